@@ -1,0 +1,3 @@
+from advisor.cli import main
+
+main()

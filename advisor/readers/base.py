@@ -1,0 +1,54 @@
+"""What every template reader returns: a VM as `.vmx`-equivalent settings with their locations.
+
+Readers for .vmx, OVF/OVA, Packer and Terraform all translate their format into the keys a
+`.vmx` file would carry (numvcpus, cpuid.coresPerSocket, memsize, scsi0.virtualDev, ...), so one
+mapping (advisor.vmxmap) turns any template into advisor's VM model, and the structured spec's
+`advanced:` keys mean exactly the same thing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True, slots=True)
+class Setting:
+    """One value read from a template.
+
+    value is None when the template computes it from something the reader cannot resolve
+    (a variable, a function call): it is unknown, never guessed; `raw` keeps the source text.
+    """
+
+    value: str | None
+    line: int | None = None
+    raw: str | None = None
+
+    @property
+    def known(self) -> bool:
+        return self.value is not None
+
+
+@dataclass(slots=True)
+class TemplateVM:
+    """One VM found in a template file."""
+
+    name: str
+    file: str
+    kind: str  # "vmx" | "ovf" | "packer" | "terraform"
+    line: int | None = None
+    # Keyed by the lower-cased .vmx key; Setting keeps the value. Use `set()` to add.
+    settings: dict[str, Setting] = field(default_factory=dict)
+    # Canonical spelling of each key as first seen (lower-cased key -> spelling).
+    spelling: dict[str, str] = field(default_factory=dict)
+    # Human-readable remarks from the reader (e.g. "num_cpus comes from var.cpus: unknown").
+    notes: list[str] = field(default_factory=list)
+    # Inline suppressions found in the file: (rule id, reason, line).
+    suppressions: list[tuple[str, str, int | None]] = field(default_factory=list)
+
+    def set(self, key: str, value: str | None, line: int | None = None, raw: str | None = None) -> None:
+        low = key.lower()
+        self.settings[low] = Setting(value, line, raw)
+        self.spelling.setdefault(low, key)
+
+    def get(self, key: str) -> Setting | None:
+        return self.settings.get(key.lower())

@@ -1,0 +1,58 @@
+"""Memory sizes as people write them ("256GB", "1 TiB", "262144 MB"), normalised to MiB.
+
+VMware's own tools say GB and mean GiB (a 4 GB VM has memsize = "4096"), so the decimal-looking
+units are binary here too. A bare number is megabytes, as in a .vmx `memsize`.
+"""
+
+from __future__ import annotations
+
+import re
+
+_FACTORS_MIB = {
+    "kb": 1 / 1024, "kib": 1 / 1024, "k": 1 / 1024,
+    "mb": 1, "mib": 1, "m": 1,
+    "gb": 1024, "gib": 1024, "g": 1024,
+    "tb": 1024**2, "tib": 1024**2, "t": 1024**2,
+    "pb": 1024**3, "pib": 1024**3, "p": 1024**3,
+}
+_SIZE = re.compile(r"^\s*(?P<num>\d+(?:\.\d+)?)\s*(?P<unit>[A-Za-z]*)\s*$")
+
+
+def parse_size_mib(value: object) -> int:
+    """Return a size in MiB; raise ValueError with a message fit for the user."""
+    if isinstance(value, bool):
+        raise ValueError("expected a size such as 64GB, not a boolean")
+    if isinstance(value, int):
+        if value <= 0:
+            raise ValueError("a size must be positive")
+        return value
+    if isinstance(value, float):
+        raise ValueError("write sizes with a unit, e.g. 1.5GB (a bare number means MB)")
+    if not isinstance(value, str):
+        raise ValueError(f"expected a size such as 64GB, got {type(value).__name__}")
+    match = _SIZE.match(value)
+    if not match:
+        raise ValueError(f"'{value}' is not a size; write e.g. 64GB, 1.5TB or 4096MB")
+    unit = match["unit"].lower() or "mb"
+    if unit not in _FACTORS_MIB:
+        raise ValueError(f"unknown unit '{match['unit']}' in '{value}'; use MB, GB or TB")
+    mib = float(match["num"]) * _FACTORS_MIB[unit]
+    if mib <= 0:
+        raise ValueError("a size must be positive")
+    if abs(mib - round(mib)) > 1e-9:
+        raise ValueError(f"'{value}' is not a whole number of MB")
+    return int(round(mib))
+
+
+def format_mib(mib: int | float) -> str:
+    """The shortest exact human form: 1048576 -> '1TB', 98304 -> '96GB', 1536 -> '1.5GB'."""
+    for unit, factor in (("TB", 1024**2), ("GB", 1024)):
+        if mib >= factor:
+            amount = mib / factor
+            if amount == int(amount):
+                return f"{int(amount)}{unit}"
+            if amount * 10 == int(amount * 10):
+                return f"{amount:.1f}{unit}"
+    if mib == int(mib):
+        return f"{int(mib)}MB"
+    return f"{mib:.1f}MB"

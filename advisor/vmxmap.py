@@ -1,0 +1,271 @@
+"""One table that says which `.vmx` key means which structured VM field.
+
+Used three ways: to reconcile a spec's `advanced:` keys with its structured fields (they must
+agree), to turn any template (.vmx, OVF, Packer, Terraform — all read as .vmx-equivalent keys)
+into a VM, and to write a VM back out as .vmx keys.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Any, Callable
+
+if TYPE_CHECKING:
+    from advisor.readers.base import TemplateVM
+    from advisor.spec import VM
+
+_TRUE = {"true", "1", "yes", "on"}
+_FALSE = {"false", "0", "no", "off"}
+
+
+def parse_bool(text: str) -> bool:
+    low = text.strip().lower()
+    if low in _TRUE:
+        return True
+    if low in _FALSE:
+        return False
+    raise ValueError(f"'{text}' is not TRUE or FALSE")
+
+
+def vmx_text(value: object) -> str:
+    """A spec value as .vmx writes it: booleans TRUE/FALSE, everything else as text."""
+    if isinstance(value, bool):
+        return "TRUE" if value else "FALSE"
+    return str(value)
+
+
+def _int(text: str) -> int:
+    try:
+        return int(text.strip().strip('"'), 0)
+    except ValueError:
+        raise ValueError(f"'{text}' is not a whole number") from None
+
+
+def _latency(text: str) -> str:
+    low = text.strip().lower()
+    if low not in {"low", "normal", "medium", "high", "high-ht"}:
+        raise ValueError(f"'{text}' is not a latency sensitivity (low, normal, medium, high)")
+    return low
+
+
+def _affinity(text: str) -> str | None:
+    low = text.strip().lower()
+    return None if low in {"", "all"} else low
+
+
+# .vmx key (lower case) -> (VM field, parse .vmx text -> field value)
+SCALAR_KEYS: dict[str, tuple[str, Callable[[str], Any]]] = {
+    "numvcpus": ("vcpus", _int),
+    "cpuid.corespersocket": ("cores_per_socket", _int),
+    "memsize": ("memory", _int),
+    "virtualhw.version": ("hardware_version", _int),
+    "guestos": ("guest_os", str.strip),
+    "vcpu.hotadd": ("cpu_hot_add", parse_bool),
+    "mem.hotadd": ("memory_hot_add", parse_bool),
+    "sched.cpu.latencysensitivity": ("latency_sensitivity", _latency),
+    "sched.cpu.min": ("cpu_reservation", _int),
+    "sched.mem.min": ("memory_reservation", _int),
+    "sched.cpu.affinity": ("cpu_affinity", _affinity),
+}
+
+_NIC_KEY = re.compile(r"^ethernet(\d+)\.virtualdev$")
+_SCSI_KEY = re.compile(r"^scsi(\d+)\.virtualdev$")
+_SCSI_TYPES = {"pvscsi": "pvscsi", "lsilogic": "lsilogic", "lsisas1068": "lsisas", "buslogic": "buslogic"}
+_SCSI_VMX = {v: k for k, v in _SCSI_TYPES.items()}
+_NIC_TYPES = {"vmxnet3", "vmxnet", "e1000", "e1000e", "vlance", "sriov", "passthrough"}
+
+
+def normalised_advanced(vm: "VM") -> dict[str, tuple[str, str]]:
+    """advanced: as {lower-case key: (spelling, text value)} — cached on the VM."""
+    cache = vm.__pydantic_private__.get("_adv") if vm.__pydantic_private__ else None
+    if cache is None:
+        cache = {str(k).lower(): (str(k), vmx_text(v)) for k, v in vm.advanced.items()}
+        vm.__pydantic_private__["_adv"] = cache
+    return cache
+
+
+def advanced_value(vm: "VM", key: str) -> str | None:
+    hit = normalised_advanced(vm).get(key.lower())
+    return hit[1] if hit else None
+
+
+def _conflict(spelling: str, text: str, field: str, current: Any) -> ValueError:
+    from advisor.spec import FieldValueError
+
+    return FieldValueError(
+        f"advanced key '{spelling}' = \"{text}\" contradicts {field}: {vmx_text(current)}; "
+        "state it once, or make both agree",
+        "advanced",
+        spelling,
+    )
+
+
+def reconcile_advanced(vm: "VM") -> None:
+    """Make structured fields and overlapping `advanced:` keys one truth (or raise)."""
+    if not vm.advanced:
+        return
+    explicit = vm.model_fields_set
+    for low, (spelling, text) in normalised_advanced(vm).items():
+        if low in SCALAR_KEYS:
+            field, parse = SCALAR_KEYS[low]
+            try:
+                value = parse(text)
+            except ValueError as exc:
+                raise ValueError(f"advanced key '{spelling}': {exc}") from None
+            if low == "sched.cpu.affinity" and value is None and field not in explicit:
+                continue
+            current = getattr(vm, field)
+            if field in explicit and current != value:
+                raise _conflict(spelling, text, field, current)
+            setattr(vm, field, value)
+        elif low == "sched.mem.pin" and parse_bool(text):
+            if "memory_reservation" in explicit and vm.memory_reservation not in ("full", vm.memory):
+                raise _conflict(spelling, text, "memory_reservation", vm.memory_reservation)
+            vm.memory_reservation = "full"
+        elif match := _NIC_KEY.match(low):
+            _reconcile_nic(vm, int(match[1]), spelling, text.strip().lower(), "nics" in explicit)
+        elif match := _SCSI_KEY.match(low):
+            _reconcile_scsi(vm, int(match[1]), spelling, text.strip().lower())
+
+
+def _reconcile_nic(vm: "VM", index: int, spelling: str, adapter: str, explicit: bool) -> None:
+    from advisor.spec import Nic
+
+    if adapter not in _NIC_TYPES:
+        raise ValueError(f"advanced key '{spelling}': '{adapter}' is not a virtual NIC type")
+    if index < len(vm.nics):
+        if explicit and vm.nics[index].adapter != adapter:
+            raise _conflict(spelling, adapter, f"nics[{index}].adapter", vm.nics[index].adapter)
+        vm.nics[index].adapter = adapter  # type: ignore[assignment]
+    elif not explicit:
+        while len(vm.nics) < index:
+            vm.nics.append(Nic(adapter=adapter))  # type: ignore[arg-type]
+        vm.nics.append(Nic(adapter=adapter))  # type: ignore[arg-type]
+    else:
+        raise ValueError(f"advanced key '{spelling}' names NIC {index}, but nics: lists {len(vm.nics)}")
+
+
+def _reconcile_scsi(vm: "VM", bus: int, spelling: str, kind: str) -> None:
+    if kind not in _SCSI_TYPES:
+        raise ValueError(f"advanced key '{spelling}': '{kind}' is not a SCSI controller type")
+    controller = _SCSI_TYPES[kind]
+    for disk in vm.disks:
+        if disk.bus == bus and disk.controller in _SCSI_VMX:
+            if "controller" in disk.model_fields_set and disk.controller != controller:
+                raise _conflict(spelling, kind, "disk controller", disk.controller)
+            disk.controller = controller  # type: ignore[assignment]
+
+
+# --- VM -> .vmx ----------------------------------------------------------------------------
+
+
+def vm_to_vmx(vm: "VM", core_mhz: int | None = None) -> dict[str, str]:
+    """The .vmx keys that express the VM as specified (not advisor's recommendations)."""
+    out: dict[str, str] = {"numvcpus": str(vm.vcpus), "memsize": str(vm.memory)}
+    if vm.cores_per_socket:
+        out["cpuid.coresPerSocket"] = str(vm.cores_per_socket)
+    if vm.hardware_version:
+        out["virtualHW.version"] = str(vm.hardware_version)
+    if vm.guest_os:
+        out["guestOS"] = vm.guest_os
+    out["vcpu.hotadd"] = vmx_text(vm.cpu_hot_add)
+    out["mem.hotadd"] = vmx_text(vm.memory_hot_add)
+    if vm.latency_sensitivity != "normal":
+        out["sched.cpu.latencySensitivity"] = vm.latency_sensitivity
+    if vm.cpu_reservation == "full" and core_mhz:
+        out["sched.cpu.min"] = str(vm.vcpus * core_mhz)
+    elif isinstance(vm.cpu_reservation, int):
+        out["sched.cpu.min"] = str(vm.cpu_reservation)
+    if "sched.cpu.min" in out:
+        out["sched.cpu.units"] = "mhz"
+    if vm.memory_reservation == "full":
+        out["sched.mem.min"] = str(vm.memory)
+        out["sched.mem.pin"] = "TRUE"
+    elif isinstance(vm.memory_reservation, int):
+        out["sched.mem.min"] = str(vm.memory_reservation)
+    if vm.cpu_affinity:
+        out["sched.cpu.affinity"] = vm.cpu_affinity
+    for bus in sorted({d.bus for d in vm.disks if d.controller in _SCSI_VMX}):
+        kind = next(d.controller for d in vm.disks if d.bus == bus and d.controller in _SCSI_VMX)
+        out[f"scsi{bus}.present"] = "TRUE"
+        out[f"scsi{bus}.virtualDev"] = _SCSI_VMX[kind]
+    for index, nic in enumerate(vm.nics):
+        out[f"ethernet{index}.present"] = "TRUE"
+        out[f"ethernet{index}.virtualDev"] = nic.adapter
+    for spelling, text in normalised_advanced(vm).values():
+        out.setdefault(spelling, text)
+    return out
+
+
+# --- template -> VM ------------------------------------------------------------------------
+
+_DISK_KEY = re.compile(r"^(scsi|nvme|sata|ide)(\d+):(\d+)\.present$")
+_SIZE_KEY = re.compile(r"^advisor\.disk(\d+)\.size$")
+_REQUIRED_DEFAULTS = {"vcpus": 1, "memory": 1024}
+
+
+def template_fields(t: "TemplateVM") -> tuple[dict[str, Any], set[str], dict[str, int | None]]:
+    """Data for VM.model_validate from a template, the fields left unknown, and field lines."""
+    unknown: set[str] = set()
+    lines: dict[str, int | None] = {}
+    advanced: dict[str, str] = {}
+    for low, setting in t.settings.items():
+        mapped = SCALAR_KEYS.get(low, (None, None))[0]
+        if low.startswith("advisor."):
+            continue
+        if setting.value is None:
+            if mapped:
+                unknown.add(mapped)
+            continue
+        advanced[t.spelling.get(low, low)] = setting.value
+        if mapped:
+            lines[mapped] = setting.line
+        lines[low] = setting.line
+    data: dict[str, Any] = {"name": t.name, "advanced": advanced}
+    if not any(k.lower() == "numvcpus" for k in advanced):
+        data["vcpus"] = _REQUIRED_DEFAULTS["vcpus"]
+    if not any(k.lower() == "memsize" for k in advanced):
+        data["memory"] = _REQUIRED_DEFAULTS["memory"]
+        unknown.add("memory")
+    data["disks"] = _template_disks(t)
+    return data, unknown, lines
+
+
+def _template_disks(t: "TemplateVM") -> list[dict[str, Any]]:
+    disks = []
+    sizes = {int(m[1]): s.value for k, s in t.settings.items() if (m := _SIZE_KEY.match(k)) and s.value}
+    for low, setting in t.settings.items():
+        match = _DISK_KEY.match(low)
+        if not match or setting.value is None or not _truthy(setting.value):
+            continue
+        bus_kind, bus = match[1], int(match[2])
+        if bus_kind == "scsi":
+            kind = t.settings.get(f"scsi{bus}.virtualdev")
+            if kind is None or kind.value is None or kind.value.lower() not in _SCSI_TYPES:
+                continue
+            controller = _SCSI_TYPES[kind.value.lower()]
+        else:
+            controller = bus_kind
+        if not _is_disk(t, low):
+            continue
+        disk: dict[str, Any] = {"controller": controller, "bus": min(bus, 3)}
+        size = sizes.get(len(disks))
+        if size:
+            disk["size"] = int(size)
+        disks.append(disk)
+    return disks
+
+
+def _is_disk(t: "TemplateVM", present_key: str) -> bool:
+    """A device slot holds a disk unless its deviceType says CD-ROM or similar."""
+    device = t.settings.get(present_key.replace(".present", ".devicetype"))
+    if device is None or device.value is None:
+        return True
+    return "cdrom" not in device.value.lower() and "atapi" not in device.value.lower()
+
+
+def _truthy(text: str) -> bool:
+    try:
+        return parse_bool(text)
+    except ValueError:
+        return False

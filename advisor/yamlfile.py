@@ -1,0 +1,194 @@
+"""Safe YAML loading that remembers where every key and item came from, within fixed limits.
+
+Every value advisor reports on must point at a line, so mappings and sequences are loaded as
+LocDict / LocList carrying the line of each key or item. Only safe loaders are used; aliases,
+depth and size are bounded so a hostile file is refused quickly instead of exhausting memory.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from advisor.errors import InputError
+
+MAX_FILE_BYTES = 16 * 1024 * 1024
+MAX_ALIAS_EXPANSION = 10_000
+MAX_DEPTH = 64
+
+_Base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+class LocDict(dict):
+    """A dict that knows the line of its own start and of each key (1-based)."""
+
+    __slots__ = ("line", "lines")
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.line: int | None = None
+        self.lines: dict[Any, int] = {}
+
+
+class LocList(list):
+    """A list that knows the line of its own start and of each item (1-based)."""
+
+    __slots__ = ("line", "lines")
+
+    def __init__(self, *args: Any) -> None:
+        super().__init__(*args)
+        self.line: int | None = None
+        self.lines: list[int] = []
+
+
+class _Loader(_Base):  # type: ignore[misc, valid-type]
+    pass
+
+
+def _mapping(loader: _Loader, node: yaml.MappingNode) -> LocDict:
+    loader.flatten_mapping(node)
+    out = LocDict()
+    out.line = node.start_mark.line + 1
+    for key_node, value_node in node.value:
+        key = loader.construct_object(key_node, deep=True)
+        try:
+            hash(key)
+        except TypeError:
+            raise InputError("a mapping key must be a plain value", line=key_node.start_mark.line + 1) from None
+        if key in out:
+            raise InputError(
+                f"duplicate key '{key}' (first on line {out.lines[key]})",
+                line=key_node.start_mark.line + 1,
+                field=str(key),
+            )
+        out[key] = loader.construct_object(value_node, deep=True)
+        out.lines[key] = key_node.start_mark.line + 1
+    return out
+
+
+def _sequence(loader: _Loader, node: yaml.SequenceNode) -> LocList:
+    out = LocList(loader.construct_object(child, deep=True) for child in node.value)
+    out.line = node.start_mark.line + 1
+    out.lines = [child.start_mark.line + 1 for child in node.value]
+    return out
+
+
+_Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _mapping)
+_Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_SEQUENCE_TAG, _sequence)
+
+
+def _check_shape(root: Any, file: str) -> None:
+    """Refuse alias bombs and absurd nesting without expanding them.
+
+    The loader builds each anchored node once and shares it, so the tree in memory stays
+    small; it is walking it (validation, output) that would explode. So compute, memoised per
+    container, how many nodes a full walk would visit, and refuse when sharing multiplies it.
+    """
+    expanded: dict[int, int] = {}
+    unique = 0
+    stack: list[tuple[Any, int, bool]] = [(root, 1, False)]
+    while stack:
+        obj, depth, done = stack.pop()
+        if not isinstance(obj, (dict, list)):
+            continue
+        children = list(obj.values()) if isinstance(obj, dict) else obj
+        if done:
+            expanded[id(obj)] = 1 + sum(expanded.get(id(c), 1) for c in children)
+            continue
+        if id(obj) in expanded:
+            continue
+        if depth > MAX_DEPTH:
+            raise InputError(f"nesting deeper than {MAX_DEPTH} levels", file=file)
+        unique += 1
+        expanded[id(obj)] = 1  # provisional: also breaks self-referencing anchors
+        stack.append((obj, depth, True))
+        stack.extend((child, depth + 1, False) for child in children if isinstance(child, (dict, list)))
+    total = expanded.get(id(root), 1)
+    if total - unique > MAX_ALIAS_EXPANSION:
+        raise InputError(
+            f"aliases expand this document to {total:,} nodes (limit {MAX_ALIAS_EXPANSION:,} "
+            "beyond its own size): a YAML alias bomb?",
+            file=file,
+        )
+
+
+def read_bytes(path: str | os.PathLike[str], limit: int = MAX_FILE_BYTES) -> bytes:
+    """Read an input file, turning every OS-level failure into an InputError naming it."""
+    name = str(path)
+    p = Path(path)
+    try:
+        if p.is_dir():
+            raise InputError("is a directory, not a file", file=name)
+        size = p.stat().st_size
+        if size > limit:
+            raise InputError(f"file is {size // (1024 * 1024)} MiB; the limit is {limit // (1024 * 1024)} MiB", file=name)
+        with open(p, "rb") as handle:
+            data = handle.read(limit + 1)
+    except InputError:
+        raise
+    except FileNotFoundError:
+        raise InputError("no such file" + (" (dangling symlink)" if p.is_symlink() else ""), file=name) from None
+    except PermissionError:
+        raise InputError("permission denied", file=name) from None
+    except OSError as exc:
+        raise InputError(exc.strerror or str(exc), file=name) from None
+    if len(data) > limit:
+        raise InputError(f"file is larger than the {limit // (1024 * 1024)} MiB limit", file=name)
+    return data
+
+
+def loads(data: bytes | str, file: str) -> Any:
+    """Parse YAML text safely; errors carry the file and line."""
+    if isinstance(data, bytes):
+        if b"\x00" in data:
+            raise InputError("binary file (contains NUL bytes), not YAML", file=file)
+        try:
+            text = data.decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            line = data[: exc.start].count(b"\n") + 1
+            raise InputError("not valid UTF-8 text", file=file, line=line) from None
+    else:
+        text = data
+    try:
+        root = yaml.load(text, Loader=_Loader)  # noqa: S506 - _Loader derives from SafeLoader
+    except InputError as exc:
+        raise exc.located(file) from None
+    except yaml.reader.ReaderError as exc:
+        line = text[: exc.position].count("\n") + 1 if isinstance(exc.position, int) else None
+        raise InputError(
+            f"not a YAML text file: character {exc.character!r} is not allowed", file=file, line=line
+        ) from None
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = mark.line + 1 if mark else None
+        reason = exc.problem or exc.context or "invalid YAML"
+        raise InputError(f"invalid YAML: {reason}", file=file, line=line) from None
+    except yaml.YAMLError as exc:
+        raise InputError(f"invalid YAML: {exc}", file=file) from None
+    except RecursionError:
+        raise InputError(f"nesting deeper than {MAX_DEPTH} levels", file=file) from None
+    _check_shape(root, file)
+    return root
+
+
+def load(path: str | os.PathLike[str]) -> Any:
+    return loads(read_bytes(path), str(path))
+
+
+def line_of(root: Any, loc: tuple[Any, ...]) -> int | None:
+    """The line of the deepest element of `loc` (a pydantic error location) we can find."""
+    best = getattr(root, "line", None)
+    node = root
+    for part in loc:
+        if isinstance(node, LocDict) and part in node:
+            best = node.lines.get(part, best)
+            node = node[part]
+        elif isinstance(node, LocList) and isinstance(part, int) and 0 <= part < len(node):
+            best = node.lines[part]
+            node = node[part]
+        else:
+            break
+    return best
