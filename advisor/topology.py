@@ -64,7 +64,7 @@ class Topology:
         clients = f"{len(self.numa_clients)} NUMA client{'s' if len(self.numa_clients) != 1 else ''}"
         nodes = f"{self.physical_nodes_spanned} physical node{'s' if self.physical_nodes_spanned != 1 else ''}"
         tail = f" over {nodes}" if len(self.numa_clients) == len(self.vnuma_nodes) and self.vnuma_exposed else f", {clients} over {nodes}"
-        return head + tail + f"; {self.sockets} socket{"s" if self.sockets != 1 else ""} × {self.cores_per_socket} core{"s" if self.cores_per_socket != 1 else ""}"
+        return head + tail + f"; {self.sockets} socket{'s' if self.sockets != 1 else ''} × {self.cores_per_socket} core{'s' if self.cores_per_socket != 1 else ''}"
 
     def as_dict(self) -> dict[str, object]:
         return {

@@ -1,0 +1,97 @@
+"""The `advisor` command line: a Click group whose subcommands are imported only when used.
+
+Start-up time is part of a CI linter's cost, so `advisor --version` imports nothing heavy and
+each subcommand module (advisor/commands/<name>.py) is loaded on demand.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+
+import click
+
+from advisor import __version__
+
+EXIT_CODES_HELP = """\b
+Exit codes:
+  0  no finding reached --fail-on (default: error)
+  1  findings reached --fail-on
+  2  usage error or invalid input (file, line and field are named)
+"""
+
+# name -> (module under advisor.commands, one-line help shown in `advisor --help`)
+COMMANDS: dict[str, tuple[str, str]] = {
+    "check": ("check", "Predict vNUMA layout and check proposed VMs (spec YAML) against the rules."),
+    "lint": ("lint", "Lint existing templates: .vmx, OVF/OVA, Packer, Terraform."),
+    "vmx": ("vmx", "Print the recommended settings as .vmx, Terraform, Packer, PowerCLI, govc or Ansible."),
+    "fix": ("fix", "Apply the recommended keys to an existing .vmx (diff, or --write)."),
+    "size": ("size", "Propose VM shapes that fit a host's NUMA nodes for a workload."),
+    "topology": ("topology", "Draw the virtual and physical NUMA layout of each VM."),
+    "hosts": ("hosts", "List the bundled host profiles."),
+    "rules": ("rules", "List the rule catalog."),
+    "explain": ("explain", "Explain one rule: rationale, evidence, fix, examples."),
+    "schema": ("schema", "Print the JSON Schema of the spec format (for editors)."),
+}
+
+
+class LazyGroup(click.Group):
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return list(COMMANDS)
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        if name not in COMMANDS:
+            return None
+        module = importlib.import_module(f"advisor.commands.{COMMANDS[name][0]}")
+        return module.command
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        # Listing help must not import every command module.
+        rows = [(name, help_text) for name, (_, help_text) in COMMANDS.items()]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
+
+@click.group(cls=LazyGroup, epilog=EXIT_CODES_HELP, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="advisor")
+@click.option("--debug", is_flag=True, envvar="ADVISOR_DEBUG", help="Show Python tracebacks for internal errors.")
+@click.pass_context
+def group(ctx: click.Context, debug: bool) -> None:
+    """VM sizing and configuration advisor for VMware vSphere.
+
+    advisor predicts the virtual NUMA topology ESXi builds for a VM, checks sizing and settings
+    against VMware's published performance studies, and prints the exact fix.
+    """
+    ctx.ensure_object(dict)
+    ctx.obj["debug"] = debug
+
+
+def main() -> None:
+    """Entry point: input errors exit 2 with one line; an internal error never dumps a
+    traceback unless --debug (or ADVISOR_DEBUG=1) asks for it."""
+    from advisor.errors import InputError
+
+    debug = "--debug" in sys.argv[1:] or os.environ.get("ADVISOR_DEBUG") == "1"
+    try:
+        group.main(prog_name="advisor", standalone_mode=True)
+    except InputError as exc:
+        click.echo(f"advisor: {_safe(str(exc))}", err=True)
+        sys.exit(2)
+    except KeyboardInterrupt:
+        click.echo("advisor: interrupted", err=True)
+        sys.exit(130)
+    except Exception as exc:  # noqa: BLE001 - last line of defence for users
+        if debug:
+            raise
+        click.echo(
+            f"advisor: internal error: {type(exc).__name__}: {_safe(str(exc))} "
+            "(run with --debug for a traceback, and please report it)",
+            err=True,
+        )
+        sys.exit(3)
+
+
+def _safe(text: str) -> str:
+    """Neutralise terminal control characters coming from user input."""
+    return "".join(ch if ch == "\n" or ch >= " " and ch != "\x7f" else f"\\x{ord(ch):02x}" for ch in text)

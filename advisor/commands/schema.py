@@ -1,0 +1,38 @@
+"""`advisor schema`: the JSON Schema of the spec format, generated from the Pydantic models."""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+
+def spec_schema() -> dict:
+    from advisor.spec import Spec
+
+    schema = Spec.model_json_schema()
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    schema["$id"] = "https://advisor.invalid/schema/spec.json"
+    schema["title"] = "advisor spec (vm.yaml)"
+    return schema
+
+
+def host_schema() -> dict:
+    from advisor.spec import Host
+
+    schema = Host.model_json_schema()
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    schema["title"] = "advisor host profile"
+    return schema
+
+
+@click.command("schema")
+@click.option("--kind", type=click.Choice(["spec", "host"]), default="spec", show_default=True,
+              help="Which file format to describe.")
+def command(kind: str) -> None:
+    """Print the JSON Schema of the spec format (or of a host profile).
+
+    Point your editor at it with a first line such as
+    `# yaml-language-server: $schema=./advisor-spec.schema.json`.
+    """
+    click.echo(json.dumps(spec_schema() if kind == "spec" else host_schema(), indent=2))
