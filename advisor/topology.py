@@ -175,16 +175,24 @@ def predict(host: Host, vm: VM, version: Version) -> Topology:
     numa_managed = affinity in ("", "all")
 
     hot_add_blocks = vm.cpu_hot_add and not (version >= V8 and _flag(vm, "numa.allowHotadd"))
+    # An unstated hardware version is taken to be a current one, as a newly built VM gets.
     exposed_possible = version >= Version(5, 0) and (hw is None or hw >= 8)
-    if hw is None and version >= Version(5, 0):
-        pass  # unknown hardware version: assume a current one, as a new VM gets
 
     memory_interleaved = False
+    manual_why = ""
     node_size_override = _int_setting(vm, "numa.vcpu.maxPerVirtualNode")
     persisted = _int_setting(vm, "numa.autosize.vcpu.maxPerVirtualNode")
     cores_per_node_v8 = _int_setting(vm, "numa.vcpu.coresPerNode") if version >= V8 else None
 
-    if v < vcpu_min or v <= cap or not exposed_possible:
+    manual_size = None
+    if exposed_possible and cores_per_node_v8 and vtopology and cores_per_node_v8 < v:
+        manual_size = cores_per_node_v8
+        manual_why = f"numa.vcpu.coresPerNode = {cores_per_node_v8} (vSphere 8 manual vNUMA) sets the node size"
+    elif exposed_possible and node_size_override and node_size_override < v and v >= vcpu_min:
+        manual_size = node_size_override
+        manual_why = f"numa.vcpu.maxPerVirtualNode = {node_size_override} sets the node size"
+
+    if not exposed_possible or (manual_size is None and (v < vcpu_min or v <= cap)):
         vnodes: tuple[int, ...] = (v,)
         clients = (v,) if v <= cap else split_even(v, math.ceil(v / cap))
         exposed = False
@@ -197,6 +205,8 @@ def predict(host: Host, vm: VM, version: Version) -> Topology:
                 f"{v} vCPU is below numa.vcpu.min ({vcpu_min}): the guest sees one node, "
                 f"though ESXi splits it into {len(clients)} NUMA clients"
             )
+        if vm.cpu_hot_add and len(clients) > 1:
+            memory_interleaved = True
     elif hot_add_blocks:
         vnodes = (v,)
         clients = split_even(v, math.ceil(v / cap))
@@ -209,12 +219,9 @@ def predict(host: Host, vm: VM, version: Version) -> Topology:
         )
     else:
         exposed = True
-        if cores_per_node_v8 and vtopology:
-            vnodes = split_fill(v, cores_per_node_v8)
-            reasons.append(f"numa.vcpu.coresPerNode = {cores_per_node_v8} (vSphere 8 manual vNUMA) sets the node size")
-        elif node_size_override:
-            vnodes = split_fill(v, node_size_override)
-            reasons.append(f"numa.vcpu.maxPerVirtualNode = {node_size_override} sets the node size")
+        if manual_size:
+            vnodes = split_fill(v, manual_size)
+            reasons.append(manual_why)
         elif persisted:
             vnodes = split_fill(v, persisted)
             reasons.append(

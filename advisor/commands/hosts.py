@@ -9,7 +9,8 @@ import click
 
 @click.command("hosts")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
-def command(fmt: str) -> None:
+@click.option("--sources", is_flag=True, help="Add a column naming where each profile's figures come from.")
+def command(fmt: str, sources: bool) -> None:
     """List the host profiles in hosts/ (use their names as `host:` in a spec)."""
     from advisor.hosts import load_profile, profile_names
     from advisor.units import format_mib
@@ -22,16 +23,22 @@ def command(fmt: str) -> None:
     from rich.table import Table
 
     table = Table(title="Host profiles", show_lines=False)
-    for column in ("name", "CPU", "sockets×cores×threads", "NUMA nodes", "memory/node", "ESXi", "source"):
-        table.add_column(column, overflow="fold")
+    table.add_column("name", no_wrap=True)
+    table.add_column("CPU")
+    table.add_column("S×C×T", no_wrap=True)
+    table.add_column("NUMA nodes", no_wrap=True)
+    table.add_column("mem/node", no_wrap=True, justify="right")
+    table.add_column("ESXi", no_wrap=True)
+    if sources:
+        table.add_column("source", overflow="fold")
     for h in hosts:
-        table.add_row(
+        row = [
             h.name,
             h.cpu or "",
             f"{h.sockets}×{h.cores_per_socket}×{h.threads_per_core}",
-            f"{h.nodes} × {h.cores_per_node} cores" + (f" ({h.numa_mode})" if h.numa_mode else ""),
+            f"{h.nodes}×{h.cores_per_node}c" + (f" {h.numa_mode}" if h.numa_mode else ""),
             format_mib(h.memory_per_node),
             str(h.esxi),
-            (h.source or "")[:60],
-        )
-    Console().print(table)
+        ]
+        table.add_row(*row, *([h.source or ""] if sources else []))
+    Console(width=None if Console().is_terminal else 100).print(table)
