@@ -29,8 +29,8 @@ class Version:
         if not match:
             raise ValueError(f"'{text}' is not a vSphere version (e.g. \"6.7\", \"7.0 U3\", \"8.0\")")
         major, minor, _patch, update = (int(g) if g else 0 for g in match.groups()[:4])
-        if not 4 <= major <= 9:
-            raise ValueError(f"vSphere {text} is outside the versions advisor knows (4.0 to 9.0)")
+        if not 3 <= major <= 9:
+            raise ValueError(f"vSphere {text} is outside the versions advisor knows (3.5 to 9.0)")
         return cls(major, minor, update)
 
     def __str__(self) -> str:

@@ -47,6 +47,7 @@ _ENTRY_RE = re.compile(
 )
 _BARE_VALUE_RE = re.compile(r"[^ \t\r\f\v\"#]+\Z")
 _ESCAPE_NEEDED_RE = re.compile(r'["|\x00-\x1f\x7f]')
+_CONTROL_RE = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
 _ESCAPE_RUN_RE = re.compile(r"(?:\|[0-9A-Fa-f]{2})+")
 _ICU_WINDOWS_RE = re.compile(r"(?:windows|ibm|ms|cp)[-_]?(\d+)(?:[-_].*)?\Z", re.I)
 # What any charset we accept must encode exactly as ASCII, so that line splitting on b"\n"
@@ -65,7 +66,7 @@ def escape(value: str) -> str:
     introduces escapes, and control characters (a raw newline would end the line). ``#`` and
     ``=`` are ordinary data inside quotes. Hex is upper case, as VMware writes it.
     """
-    return _ESCAPE_NEEDED_RE.sub(lambda m: f"|{ord(m.group()):02X}", value)
+    return _ESCAPE_NEEDED_RE.sub(_hex_escape, value)
 
 
 def unescape(raw: str, charset: str = "utf-8") -> str:
@@ -716,20 +717,35 @@ def render_fragment(settings: list[tuple[str, str, str | None]]) -> str:
         _check_key(key)
         _check_value(key, value)
         if comment:
-            out.extend(f"# {part}".rstrip() for part in comment.splitlines())
+            out.extend(_comment_lines(comment))
         out.append(f'{canonical_key(key)} = "{escape(value)}"')
     return "".join(f"{line}\n" for line in out)
+
+
+def _comment_lines(comment: str) -> list[str]:
+    """``#`` lines for a comment; control characters are shown as ``|XX`` so the fragment stays
+    plain text (a NUL would make it unreadable as a .vmx, a CR would split the line)."""
+    parts = comment.replace("\r\n", "\n").split("\n")
+    return [f"# {_CONTROL_RE.sub(_hex_escape, part)}".rstrip(_WS) for part in parts]
+
+
+def _hex_escape(match: re.Match[str]) -> str:
+    return f"|{ord(match.group()):02X}"
 
 
 def apply(doc: VmxDocument, desired: Mapping[str, str | None]) -> list[Change]:
     """Make ``doc`` say what ``desired`` says, touching only keys whose value differs.
 
-    A value of None removes the key. Applying the same mapping twice changes nothing the second
+    A value of None removes the key. Keys that differ only in case are one key, so the last of
+    them wins, as in the file. Applying the same mapping twice changes nothing the second
     time, which is what makes ``advisor vmx --write`` safe to re-run.
     """
+    merged: dict[str, tuple[str, str | None]] = {}
+    for key, new in desired.items():
+        merged[key.lower()] = (key, new)
     before = doc.lines_of()
     pending: list[tuple[str, str | None, str | None]] = []
-    for key, new in desired.items():
+    for key, new in merged.values():
         old = doc.get(key)
         if new is None:
             if old is not None:
