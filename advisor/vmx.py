@@ -292,13 +292,17 @@ def _keeps_ascii(codec: str) -> bool:
     Escape-style codecs (unicode_escape) and shift-state ones (UTF-7, HZ, ISO-2022) fail the
     probe, as do UTF-16/32 and the bytes-to-bytes codecs (hex, zlib).
     """
-    probes = (_ASCII_PROBE, _ESCAPE_PROBE)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            return all(p.decode(codec) == p.decode("ascii") and p.decode(codec).encode(codec) == p for p in probes)
+            return all(_same_as_ascii(probe, codec) for probe in (_ASCII_PROBE, _ESCAPE_PROBE))
     except (UnicodeError, LookupError, ValueError, TypeError):
         return False
+
+
+def _same_as_ascii(probe: bytes, codec: str) -> bool:
+    text = probe.decode(codec)
+    return text == probe.decode("ascii") and text.encode(codec) == probe
 
 
 # --------------------------------------------------------------------------- public records
@@ -415,15 +419,10 @@ def _check_key(key: object) -> str:
     Keys advisor writes are printable ASCII without blanks, ``=`` or ``"`` and not starting with
     ``#`` (which would make the line a comment).
     """
-    ok = (
-        isinstance(key, str)
-        and key != ""
-        and not key.startswith("#")
-        and all("!" <= ch <= "~" and ch not in '="' for ch in key)
-    )
-    if not ok:
-        raise InputError(f"{key!r} is not a valid .vmx key", field=str(key))
-    return key  # type: ignore[return-value]
+    if isinstance(key, str) and key and not key.startswith("#"):
+        if all("!" <= ch <= "~" and ch not in '="' for ch in key):
+            return key
+    raise InputError(f"{key!r} is not a valid .vmx key", field=str(key))
 
 
 def _check_value(key: str, value: object) -> str:
@@ -473,11 +472,11 @@ class VmxDocument:
         _check_no_nul(data, file)
         bom = _BOM if data.startswith(_BOM) else b""
         split = _split_lines(data[len(bom) :])
-        warnings: list[ParseWarning] = []
+        notes: list[ParseWarning] = []
         charset = _declared_charset(split)
-        encoding = _resolve_charset(charset, warnings)
-        lines = [_build_line(i, raw, eol, encoding, warnings) for i, (raw, eol) in enumerate(split, 1)]
-        return cls(lines, bom=bom, charset=charset, encoding=encoding, file=file, warnings=warnings)
+        encoding = _resolve_charset(charset, notes)
+        lines = [_build_line(i, raw, eol, encoding, notes) for i, (raw, eol) in enumerate(split, 1)]
+        return cls(lines, bom=bom, charset=charset, encoding=encoding, file=file, warnings=notes)
 
     @classmethod
     def read(cls, path: str | Path) -> VmxDocument:
@@ -506,6 +505,13 @@ class VmxDocument:
             if line.kind == "entry":
                 yield self._entry(line, number)
 
+    def entry(self, key: str) -> VmxEntry | None:
+        """The occurrence of ``key`` that counts (the last), with its spelling and line."""
+        positions = self._index().get(key.lower())
+        if not positions:
+            return None
+        return self._entry(self._lines[positions[-1]], positions[-1] + 1)
+
     def get(self, key: str, default: str | None = None) -> str | None:
         """The unescaped value of ``key`` (case-insensitive, exact); the last duplicate wins."""
         positions = self._index().get(key.lower())
@@ -518,7 +524,8 @@ class VmxDocument:
 
     def settings(self) -> dict[str, str]:
         """Lower-cased key -> unescaped value, last duplicate winning, in first-seen order."""
-        return {k: unescape(self._lines[p[-1]].raw_value, self.encoding) for k, p in self._index().items()}
+        lines = self._lines
+        return {k: unescape(lines[p[-1]].raw_value, self.encoding) for k, p in self._index().items()}
 
     def lines_of(self) -> dict[str, int]:
         """Lower-cased key -> 1-based line of the occurrence that counts (the last)."""
@@ -527,9 +534,8 @@ class VmxDocument:
     @property
     def duplicates(self) -> list[tuple[str, list[int]]]:
         """Keys that occur more than once: (key as first spelled, [1-based lines])."""
-        return [
-            (self._lines[p[0]].key, [i + 1 for i in p]) for p in self._index().values() if len(p) > 1
-        ]
+        groups = [p for p in self._index().values() if len(p) > 1]
+        return [(self._lines[p[0]].key, [i + 1 for i in p]) for p in groups]
 
     @property
     def malformed(self) -> list[int]:
@@ -538,6 +544,8 @@ class VmxDocument:
 
     @property
     def line_count(self) -> int:
+        """Physical lines (a final line without a newline counts; the empty tail after the
+        last newline does not)."""
         return len(self._lines)
 
     # ------------------------------------------------------------------ edits
@@ -628,11 +636,13 @@ class VmxDocument:
         new = _Line(raw, eol, "entry", key=key, head=head, raw_value=raw_value, tail='"', quoted=True)
         if at_top:
             self._lines.insert(0, new)
-        else:
-            if self._lines and not self._lines[-1].eol:
-                self._lines[-1].eol = eol
-            self._lines.append(new)
-        self._index_cache = None
+            self._index_cache = None
+            return
+        if self._lines and not self._lines[-1].eol:
+            self._lines[-1].eol = eol
+        self._lines.append(new)
+        if self._index_cache is not None:  # appending shifts nothing, so extend the index
+            self._index_cache.setdefault(key.lower(), []).append(len(self._lines) - 1)
 
     def _dominant_eol(self) -> bytes:
         """New lines follow the file's own convention so a CRLF file stays CRLF."""
@@ -685,24 +695,26 @@ def _declared_charset(split: list[tuple[bytes, bytes]]) -> str | None:
     return found
 
 
-def _resolve_charset(charset: str | None, warnings: list[ParseWarning]) -> str:
+def _resolve_charset(charset: str | None, notes: list[ParseWarning]) -> str:
+    """The codec to decode with; an unusable charset name degrades to UTF-8 with a warning,
+    which is safe because unchanged lines are written back from their original bytes."""
     if charset is None:
         return "utf-8"
     codec = _charset_codec(charset)
     if codec is None:
-        warnings.append(ParseWarning(None, f"unknown or unsupported charset {charset!r}; reading as UTF-8"))
+        notes.append(ParseWarning(None, f"unknown or unsupported charset {charset!r}; reading as UTF-8"))
         return "utf-8"
     return codec
 
 
-def _build_line(number: int, raw: bytes, eol: bytes, codec: str, warnings: list[ParseWarning]) -> _Line:
+def _build_line(number: int, raw: bytes, eol: bytes, codec: str, notes: list[ParseWarning]) -> _Line:
     text, clean = _decode_line(raw, codec)
     line, warning = _parse_text(text)
     line.raw, line.eol = raw, eol
     if not clean:
-        warnings.append(ParseWarning(number, f"bytes that are not valid {codec}; kept as they are"))
+        notes.append(ParseWarning(number, f"bytes that are not valid {codec}; kept as they are"))
     if warning:
-        warnings.append(ParseWarning(number, warning))
+        notes.append(ParseWarning(number, warning))
     return line
 
 
@@ -763,11 +775,8 @@ def apply(doc: VmxDocument, desired: Mapping[str, str | None]) -> list[Change]:
 
 def _spelling(doc: VmxDocument, key: str) -> str:
     """How the file spells ``key`` at its effective occurrence (canonical if absent)."""
-    spelled = canonical_key(key)
-    for entry in doc.entries():
-        if entry.key.lower() == key.lower():
-            spelled = entry.key
-    return spelled
+    found = doc.entry(key)
+    return found.key if found else canonical_key(key)
 
 
 def unified_diff(path: str | Path, before: bytes, after: bytes, encoding: str = "utf-8") -> str:

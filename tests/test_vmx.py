@@ -87,7 +87,12 @@ def test_comments_are_skipped_and_kept() -> None:
 
 @pytest.mark.parametrize(
     ("raw", "value"),
-    [("|22quoted|22", '"quoted"'), ("a|7Cb|7cc", "a|b|c"), ("one|0Atwo|0a", "one\ntwo\n"), ("100|25", "100%")],
+    [
+        ("|22quoted|22", '"quoted"'),
+        ("a|7Cb|7cc", "a|b|c"),
+        ("one|0Atwo|0a", "one\ntwo\n"),
+        ("100|25", "100%"),
+    ],
 )
 def test_pipe_hex_escapes_are_decoded(raw: str, value: str) -> None:
     """vmxparser and Packer returned `|22` literally."""
@@ -127,6 +132,13 @@ def test_duplicates_are_reported_and_the_last_wins() -> None:
     assert doc.settings()["memsize"] == "8192"
 
 
+def test_entry_gives_the_effective_occurrence_with_its_line() -> None:
+    doc = parse('# x\nMemSize = "1"\nmemsize = "2|7C"\n')
+    found = doc.entry("MEMSIZE")
+    assert found is not None
+    assert (found.key, found.value, found.raw_value, found.line) == ("memsize", "2|", "2|7C", 3)
+    assert doc.entry("numvcpus") is None
+
 def test_windows_1252_is_decoded_and_edits_are_encoded_back() -> None:
     data = '.encoding = "windows-1252"\ndisplayName = "Caf\xe9"\n'.encode("cp1252")
     doc = parse(data)
@@ -142,6 +154,14 @@ def test_shift_jis_is_decoded() -> None:
     assert doc.get("displayname") == "仮想マシン"
     assert doc.to_bytes() == data
 
+
+def test_shift_jis_pipe_trail_bytes_are_not_escapes() -> None:
+    """In Shift_JIS "ポ" is 0x83 0x7C: decoding before unescaping keeps that 0x7C a letter."""
+    doc = parse('.encoding = "Shift_JIS"\nname = "x"\n'.encode("shift_jis"))
+    doc.set("name", "ポ|22ト")
+    data = doc.to_bytes()
+    assert b"\x83\x7c" in data
+    assert parse(data).get("name") == "ポ|22ト"
 
 def test_icu_charset_names_map_to_python_codecs() -> None:
     """Workstation writes ICU names such as windows-949-2000 (Korean)."""
@@ -285,8 +305,15 @@ def test_remove_drops_every_occurrence() -> None:
 
 
 def test_apply_reports_changes_and_is_idempotent() -> None:
-    doc = parse('numvcpus = "8"\nnuma.vcpu.preferHT = "true"\ncpuid.coresPerSocket = "1"\nvcpu.hotadd = "TRUE"\n')
-    desired = {"numa.vcpu.preferHT": "TRUE", "cpuid.coresPerSocket": "4", "memsize": "16384", "vcpu.hotadd": None}
+    doc = parse(
+        'numvcpus = "8"\nnuma.vcpu.preferHT = "true"\ncpuid.coresPerSocket = "1"\nvcpu.hotadd = "TRUE"\n'
+    )
+    desired = {
+        "numa.vcpu.preferHT": "TRUE",
+        "cpuid.coresPerSocket": "4",
+        "memsize": "16384",
+        "vcpu.hotadd": None,
+    }
     changes = apply(doc, desired)
     assert changes == [
         Change("cpuid.coresPerSocket", "1", "4", 3),
@@ -297,6 +324,12 @@ def test_apply_reports_changes_and_is_idempotent() -> None:
     assert apply(doc, desired) == []
     assert doc.to_bytes() == once
     assert b'numa.vcpu.preferHT = "true"' in once  # equal boolean left alone
+
+
+def test_apply_treats_case_variants_of_a_key_as_one() -> None:
+    doc = parse('memsize = "1"\n')
+    assert apply(doc, {"MEMSIZE": "2", "memsize": "3"}) == [Change("memsize", "1", "3", 1)]
+    assert apply(doc, {"MEMSIZE": "2", "memsize": "3"}) == []
 
 
 def test_unified_diff_shows_only_the_edit() -> None:
@@ -412,7 +445,8 @@ def test_is_locked(tmp_path: Path) -> None:
 
 _KEY_TEXT = st.from_regex(r"[A-Za-z][A-Za-z0-9_.:]{0,15}", fullmatch=True)
 _LINE_PIECES = st.sampled_from(
-    ['k = "v"', "k=v", '# c', "", "  ", '"', "=", "|22", "\r", "\t", "#", '.encoding = "cp1252"', "é", "\x85", "日本"]
+    ['k = "v"', "k=v", "# c", "", "  ", '"', "=", "|22", "\r", "\t", "#"]
+    + ['.encoding = "cp1252"', ".encoding=shift_jis", "é", "\x85", "日本", "\u2028"]
 )
 
 
@@ -423,7 +457,10 @@ def test_any_bytes_round_trip(data: bytes) -> None:
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(st.lists(_LINE_PIECES, max_size=5).map("".join), max_size=12), st.sampled_from(["\n", "\r\n"]))
+@given(
+    st.lists(st.lists(_LINE_PIECES, max_size=5).map("".join), max_size=12),
+    st.sampled_from(["\n", "\r\n"]),
+)
 def test_vmx_like_text_round_trips_and_every_line_is_classified(lines: list[str], eol: str) -> None:
     data = eol.join(lines).encode("utf-8")
     doc = VmxDocument.parse(data)
