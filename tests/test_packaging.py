@@ -34,3 +34,14 @@ def test_schema_command_matches_models():
     schema = spec_schema()
     assert schema["properties"].keys() == Spec.model_json_schema()["properties"].keys()
     assert schema["additionalProperties"] is False
+
+
+def test_every_listed_package_exists():
+    """setuptools refuses to build when a listed package directory is missing (git drops empty dirs)."""
+    config = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]
+    mapped = config.get("package-dir", {})
+    for name in config["packages"]:
+        folder = REPO / mapped.get(name, name.replace(".", "/"))
+        assert folder.is_dir(), f"{name}: {folder} does not exist"
+        if name not in mapped:
+            assert (folder / "__init__.py").is_file(), f"{name}: no __init__.py"

@@ -1,0 +1,1 @@
+"""JSON Schemas shipped with advisor (report format)."""
