@@ -1,0 +1,380 @@
+"""Terraform reader: each `resource "vsphere_virtual_machine"` as the `.vmx` keys it would produce.
+
+Reads `.tf` (HCL2) and `.tf.json` files. Only literal values, and `var.x` references whose value
+is a literal (a `variable` default in this file or a sibling, or a terraform.tfvars assignment),
+become settings; any other expression is recorded as unknown with its source text and a note.
+
+Provider defaults are deliberately NOT filled in: when an argument is absent its key stays
+absent, and the model applies its own defaults. That keeps one place (the model) deciding what an
+unset value means for every template format, instead of each reader guessing provider versions.
+The only exceptions are the two disk-addressing defaults (`controller_type` = scsi,
+`unit_number` = 0): without them a disk that certainly exists could not be placed at all.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from pathlib import Path
+
+from advisor.errors import InputError
+from advisor.readers.base import TemplateVM
+from advisor.readers.hclsupport import (
+    Block,
+    Expr,
+    Variables,
+    as_int,
+    assigned_values,
+    attach_suppressions,
+    comment_suppressions,
+    decode_text,
+    json_blocks,
+    json_suppressions,
+    parse_hcl,
+    parse_json,
+    resolve,
+    resolved_value,
+    set_from_expr,
+    short,
+    variable_defaults,
+    vmx_value,
+)
+
+KIND = "terraform"
+RESOURCE = "vsphere_virtual_machine"
+
+# Arguments that map one-to-one onto a .vmx key: argument -> (key, how to format the value).
+_SCALARS: dict[str, tuple[str, str]] = {
+    "num_cpus": ("numvcpus", "int"),
+    "num_cores_per_socket": ("cpuid.coresPerSocket", "int"),
+    "memory": ("memsize", "int"),
+    "cpu_hot_add_enabled": ("vcpu.hotadd", "bool"),
+    "cpu_hot_remove_enabled": ("vcpu.hotremove", "bool"),
+    "memory_hot_add_enabled": ("mem.hotadd", "bool"),
+    "latency_sensitivity": ("sched.cpu.latencySensitivity", "lower"),
+    "cpu_reservation": ("sched.cpu.min", "int"),
+    "cpu_limit": ("sched.cpu.max", "int"),
+    "memory_reservation": ("sched.mem.min", "int"),
+    "memory_limit": ("sched.mem.max", "int"),
+    "memory_reservation_locked_to_max": ("sched.mem.pin", "bool"),
+    "hardware_version": ("virtualHW.version", "int"),
+    "guest_id": ("guestOS", "str"),
+    "firmware": ("firmware", "lower"),
+    "nested_hv_enabled": ("vhv.enable", "bool"),
+    "cpu_performance_counters_enabled": ("vpmc.enable", "bool"),
+    "efi_secure_boot_enabled": ("uefi.secureBoot.enabled", "bool"),
+    "enable_disk_uuid": ("disk.EnableUUID", "bool"),
+    "vbs_enabled": ("vbs.enable", "bool"),
+    "vvtd_enabled": ("vvtd.enable", "bool"),
+}
+
+# (level argument, count argument, .vmx key)
+_SHARES = (
+    ("cpu_share_level", "cpu_share_count", "sched.cpu.shares"),
+    ("memory_share_level", "memory_share_count", "sched.mem.shares"),
+)
+
+_SCSI_TYPES = {"pvscsi": "pvscsi", "lsilogic": "lsilogic", "lsilogic-sas": "lsisas1068", "buslogic": "buslogic"}
+_NIC_TYPES = {"vmxnet3": "vmxnet3", "e1000": "e1000", "e1000e": "e1000e", "sriov": "sriov",
+              "vmxnet2": "vmxnet", "pcnet32": "vlance"}
+_CONTROLLER_COUNTS = (("scsi_controller_count", "scsi"), ("sata_controller_count", "sata"),
+                      ("nvme_controller_count", "nvme"))
+# The provider numbers `unit_number` across all controllers of a bus: this many units per
+# controller (SCSI 0-14 on scsi0, 15-29 on scsi1, ...). vSphere allows four controllers per bus.
+_UNITS_PER_CONTROLLER = {"scsi": 15, "sata": 30, "nvme": 64}
+_MAX_CONTROLLERS = 4
+# The SCSI controller itself sits at unit 7; the provider shifts disk units 7-14 up by one.
+_SCSI_CONTROLLER_UNIT = 7
+
+# Nested blocks in the JSON form (name -> number of labels); everything else is an argument.
+_JSON_BLOCKS = {"disk": 0, "network_interface": 0, "dynamic": 1, "content": 0, "clone": 0,
+                "customize": 0, "ovf_deploy": 0, "vapp": 0, "cdrom": 0, "linux_options": 0,
+                "windows_options": 0}
+
+
+def sniff(path: Path, head: bytes) -> bool:
+    """A `.tf` / `.tf.json` file, or any file declaring a vsphere_virtual_machine resource."""
+    name = path.name.lower()
+    if name.endswith((".tf", ".tf.json")):
+        return True
+    text = head.decode("utf-8", "ignore")
+    return bool(re.search(r'resource\s+"vsphere_virtual_machine"', text)) or (
+        '"resource"' in text and '"vsphere_virtual_machine"' in text
+    )
+
+
+def read(path: Path, data: bytes, siblings: Iterable[tuple[Path, bytes]] | None = None) -> list[TemplateVM]:
+    """Every vsphere_virtual_machine resource in the file, as a TemplateVM.
+
+    `siblings` are the other files of the same folder (name, content): `variable` defaults in
+    `*.tf` / `*.tf.json` and assignments in `terraform.tfvars` / `*.auto.tfvars` resolve `var.x`.
+    A sibling that does not parse is skipped: it gets its own error when it is read itself.
+    """
+    text = decode_text(data, path)
+    is_json = path.name.lower().endswith(".json")
+    root, suppressions = _parse(text, path, is_json)
+    variables = _variables(root, path, siblings)
+    found = []
+    for block in root.children("resource"):
+        if len(block.labels) == 2 and block.labels[0] == RESOURCE:
+            found.append((_read_resource(block, path, variables), block.line, block.end_line))
+    attach_suppressions(found, suppressions)
+    return [vm for vm, _, _ in found]
+
+
+# --------------------------------------------------------------------------------------------
+# Files
+# --------------------------------------------------------------------------------------------
+
+
+def _parse(text: str, path: Path, is_json: bool) -> tuple[Block, list[tuple[str, str, int | None]]]:
+    """The file as a block tree, with the inline suppressions it carries."""
+    if not is_json:
+        return parse_hcl(text, path), comment_suppressions(text)
+    document = parse_json(text, path)
+    if not isinstance(document, dict):
+        raise InputError("a Terraform JSON file must hold an object", file=str(path), line=1)
+    root = Block(type="", labels=[], line=1, end_line=text.count("\n") + 1)
+    for key, labels in (("resource", 2), ("variable", 1)):
+        if key in document:
+            root.blocks.extend(json_blocks(document[key], key, labels, _JSON_BLOCKS, "hcl",
+                                           getattr(document, "lines", {}).get(key)))
+    return root, json_suppressions(document)
+
+
+def _variables(root: Block, path: Path, siblings: Iterable[tuple[Path, bytes]] | None) -> Variables:
+    """Known variable values: defaults from every .tf in the folder, then tfvars assignments."""
+    defaults: Variables = {}
+    assigned: Variables = {}
+    for sibling, data in siblings or ():
+        name = sibling.name.lower()
+        if sibling == path:
+            continue
+        sroot = _parse_quietly(sibling, data)
+        if sroot is None:
+            continue
+        if name == "terraform.tfvars" or name.endswith(".auto.tfvars"):
+            assigned.update(assigned_values(sroot, sibling.name))
+        elif name.endswith((".tf", ".tf.json")):
+            defaults.update(variable_defaults(sroot))
+    defaults.update(variable_defaults(root))
+    defaults.update(assigned)
+    return defaults
+
+
+def _parse_quietly(path: Path, data: bytes) -> Block | None:
+    try:
+        text = decode_text(data, path)
+        is_json = path.name.lower().endswith(".json")
+        return _parse(text, path, is_json)[0]
+    except InputError:
+        return None
+
+
+# --------------------------------------------------------------------------------------------
+# One resource
+# --------------------------------------------------------------------------------------------
+
+
+def _read_resource(block: Block, path: Path, variables: Variables) -> TemplateVM:
+    vm = TemplateVM(name=block.labels[1], file=str(path), kind=KIND, line=block.line)
+    _note_meta_arguments(block, vm)
+    for argument, (key, kind) in _SCALARS.items():
+        if argument in block.attrs:
+            set_from_expr(vm, key, argument, block.attrs[argument], kind, variables)
+    for level, count, key in _SHARES:
+        _shares(block, vm, variables, level, count, key)
+    _storage(block, vm, variables)
+    _network(block, vm, variables)
+    _extra_config(block, vm, variables)
+    return vm
+
+
+def _note_meta_arguments(block: Block, vm: TemplateVM) -> None:
+    """count/for_each, dynamic devices and cloning change what the file alone can tell."""
+    for meta in ("count", "for_each"):
+        if meta in block.attrs:
+            vm.notes.append(f"{meta} = {short(block.attrs[meta].raw)}: this VM stands for every instance")
+    for dynamic in block.children("dynamic"):
+        what = dynamic.labels[0] if dynamic.labels else "?"
+        if what in ("disk", "network_interface"):
+            vm.notes.append(f'dynamic "{what}" block (line {dynamic.line}): how many there are and '
+                            "their settings are unknown")
+    for source in ("clone", "ovf_deploy"):
+        for sub in block.children(source):
+            vm.notes.append(f"{source} block (line {sub.line}): settings not written here come from the source "
+                            "template")
+
+
+def _shares(block: Block, vm: TemplateVM, variables: Variables, level_arg: str, count_arg: str,
+            key: str) -> None:
+    """Share level low/normal/high as-is; "custom" means the count is the value."""
+    if level_arg not in block.attrs:
+        return
+    level = resolved_value(vm, level_arg, block.attrs[level_arg], variables)
+    if not level.known:
+        vm.set(key, None, level.line, raw=level.raw)
+        return
+    if str(level.value).lower() != "custom":
+        vm.set(key, vmx_value(level.value, "lower"), level.line)
+        return
+    if count_arg in block.attrs:
+        set_from_expr(vm, key, count_arg, block.attrs[count_arg], "int", variables)
+
+
+# --------------------------------------------------------------------------------------------
+# Controllers and disks
+# --------------------------------------------------------------------------------------------
+
+
+def _storage(block: Block, vm: TemplateVM, variables: Variables) -> None:
+    """Controllers (from the counts and from the disks on them), SCSI type, disks."""
+    present: dict[tuple[str, int], int | None] = {}
+    for argument, bus in _CONTROLLER_COUNTS:
+        if argument in block.attrs:
+            _controller_count(vm, argument, bus, block.attrs[argument], variables, present)
+    for index, disk in enumerate(block.children("disk")):
+        _disk(vm, index, disk, variables, present)
+    scsi_type = block.attrs.get("scsi_type")
+    if scsi_type is not None and not any(bus == "scsi" for bus, _ in present):
+        present[("scsi", 0)] = scsi_type.line  # a SCSI type implies the controller it describes
+    for (bus, number), line in sorted(present.items()):
+        vm.set(f"{bus}{number}.present", "TRUE", line)
+    if scsi_type is not None:
+        _scsi_type(vm, scsi_type, variables, sorted(n for bus, n in present if bus == "scsi"))
+
+
+def _controller_count(vm: TemplateVM, argument: str, bus: str, expr: Expr, variables: Variables,
+                      present: dict[tuple[str, int], int | None]) -> None:
+    expr = resolved_value(vm, argument, expr, variables)
+    count = as_int(expr.value) if expr.known else None
+    if count is None:
+        return
+    if count > _MAX_CONTROLLERS:
+        vm.notes.append(f"{argument} = {count}: vSphere allows at most {_MAX_CONTROLLERS}")
+    for number in range(min(max(count, 0), _MAX_CONTROLLERS)):
+        present.setdefault((bus, number), expr.line)
+
+
+def _scsi_type(vm: TemplateVM, expr: Expr, variables: Variables, numbers: list[int]) -> None:
+    """The provider gives every SCSI controller the one `scsi_type`."""
+    expr = resolved_value(vm, "scsi_type", expr, variables)
+    device = None
+    if expr.known and expr.value is not None:
+        device = _SCSI_TYPES.get(str(expr.value).lower(), str(expr.value).lower())
+    elif expr.known:
+        return  # null: the provider's default applies
+    for number in numbers:
+        vm.set(f"scsi{number}.virtualDev", device, expr.line, raw=None if device else expr.raw)
+
+
+def _disk(vm: TemplateVM, index: int, disk: Block, variables: Variables,
+          present: dict[tuple[str, int], int | None]) -> None:
+    """One `disk` block: its controller slot and its size (GB in Terraform, MB in the side key)."""
+    bus = _disk_bus(vm, index, disk, variables)
+    unit_expr = disk.attrs.get("unit_number")
+    if unit_expr is None:
+        unit = 0  # provider default: the first disk sits at unit 0
+        line = disk.line
+    else:
+        resolved = resolved_value(vm, f"disk {index} unit_number", unit_expr, variables)
+        unit = as_int(resolved.value) if resolved.known else None
+        line = unit_expr.line
+    if bus is not None and unit is not None and unit >= 0:
+        per = _UNITS_PER_CONTROLLER[bus]
+        number, slot = divmod(unit, per)
+        if bus == "scsi" and slot >= _SCSI_CONTROLLER_UNIT:
+            slot += 1
+        if number < _MAX_CONTROLLERS:
+            vm.set(f"{bus}{number}:{slot}.present", "TRUE", line)
+            present.setdefault((bus, number), line)
+    size = disk.attrs.get("size")
+    if size is not None:
+        resolved = resolved_value(vm, f"disk {index} size", size, variables)
+        gigabytes = as_int(resolved.value) if resolved.known else None
+        if gigabytes is not None:
+            vm.set(f"advisor.disk{index}.size", str(gigabytes * 1024), size.line, raw=size.raw)
+
+
+def _disk_bus(vm: TemplateVM, index: int, disk: Block, variables: Variables) -> str | None:
+    """The bus a disk sits on; None when unknown or IDE (IDE is not modelled)."""
+    expr = disk.attrs.get("controller_type")
+    if expr is None:
+        return "scsi"  # provider default, and the only bus older providers knew
+    expr = resolved_value(vm, f"disk {index} controller_type", expr, variables)
+    if not expr.known:
+        return None
+    bus = str(expr.value).lower()
+    return bus if bus in _UNITS_PER_CONTROLLER else None
+
+
+# --------------------------------------------------------------------------------------------
+# Network adapters
+# --------------------------------------------------------------------------------------------
+
+
+def _network(block: Block, vm: TemplateVM, variables: Variables) -> None:
+    """`network_interface` blocks in order are ethernet0, ethernet1, ...
+
+    Once a dynamic network_interface block appears, the position of any later adapter is unknown,
+    so those are left out (with a note) rather than numbered wrongly.
+    """
+    number = 0
+    after_dynamic = False
+    for child in block.blocks:
+        if child.type == "dynamic" and child.labels[:1] == ["network_interface"]:
+            after_dynamic = True
+        elif child.type == "network_interface":
+            if after_dynamic:
+                vm.notes.append(f"network_interface at line {child.line} follows a dynamic block: "
+                                "its adapter number is unknown")
+                continue
+            _nic(vm, number, child, variables)
+            number += 1
+
+
+def _nic(vm: TemplateVM, number: int, nic: Block, variables: Variables) -> None:
+    vm.set(f"ethernet{number}.present", "TRUE", nic.line)
+    expr = nic.attrs.get("adapter_type")
+    if expr is None:
+        return
+    expr = resolved_value(vm, f"network_interface {number} adapter_type", expr, variables)
+    if not expr.known:
+        vm.set(f"ethernet{number}.virtualDev", None, expr.line, raw=expr.raw)
+    elif expr.value is not None:
+        name = str(expr.value).lower()
+        vm.set(f"ethernet{number}.virtualDev", _NIC_TYPES.get(name, name), expr.line)
+
+
+# --------------------------------------------------------------------------------------------
+# extra_config
+# --------------------------------------------------------------------------------------------
+
+
+def _extra_config(block: Block, vm: TemplateVM, variables: Variables) -> None:
+    """`extra_config` keys are .vmx keys already: pass them through, last, as the provider does."""
+    expr = block.attrs.get("extra_config")
+    if expr is None:
+        return
+    expr, origin = resolve(expr, variables)
+    if expr.known and expr.value is None:
+        return  # null: no extra keys
+    if expr.items is None:
+        # Not an object literal: a reference or call whose keys cannot be listed.
+        vm.notes.append(f"extra_config = {short(expr.raw)}: unknown")
+        return
+    if origin:
+        vm.notes.append(f"extra_config = {short(expr.raw)}: using the map from {origin}")
+    for key in expr.dynamic_keys:
+        vm.notes.append(f"extra_config key {short(key)}: unknown")
+    # Values resolved from a variable keep the reference's line, in this file.
+    from_variable = expr.var is not None
+    for key, item in expr.items.items():
+        line = expr.line if from_variable else item.line
+        if item.known and item.value is None:
+            continue  # null leaves the key unset
+        if item.known:
+            vm.set(key, vmx_value(item.value, "str"), line)
+        else:
+            vm.set(key, None, line, raw=item.raw)
+            vm.notes.append(f"extra_config {key} = {short(item.raw)}: unknown")
