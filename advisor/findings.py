@@ -115,6 +115,11 @@ class Run:
     errors: list[InputProblem] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # e.g. unused or expired suppressions
     files: list[str] = field(default_factory=list)
+    # Metadata of every rule that was evaluated, for formats that describe rules (SARIF, JUnit):
+    # id -> {"name", "severity", "summary", "rationale", "references": [str], "fix_text"}.
+    rules: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # Every (rule id, subject, file) the engine evaluated, failing or passing: JUnit reports passes.
+    evaluated: list[tuple[str, str, str]] = field(default_factory=list)
 
     def counts(self) -> dict[str, int]:
         out = {s: 0 for s in SEVERITIES}
