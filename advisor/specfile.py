@@ -48,7 +48,11 @@ class LoadedSpec:
 
 
 def parse_spec(data: bytes | str, file: str) -> LoadedSpec:
-    root = loads(data, file)
+    return spec_from_root(loads(data, file), file)
+
+
+def spec_from_root(root: Any, file: str) -> LoadedSpec:
+    """A spec from already-parsed YAML (a rule's example, a sizing proposal)."""
     if root is None:
         raise InputError("the file is empty; a spec needs 'host:' and 'vms:'", file=file)
     if not isinstance(root, dict):
