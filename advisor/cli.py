@@ -19,6 +19,7 @@ Exit codes:
   0  no finding reached --fail-on (default: error)
   1  findings reached --fail-on
   2  usage error or invalid input (file, line and field are named)
+  3  internal error (a bug in advisor; run with --debug and report it)
 """
 
 # name -> (module under advisor.commands, one-line help shown in `advisor --help`)

@@ -16,8 +16,25 @@ from advisor.validation import to_input_errors
 from advisor.yamlfile import LocDict, load
 
 
+# Folders of the user's own host profiles (configuration `host_profiles:`), searched first.
+_EXTRA_FOLDERS: list[Path] = []
+
+
+def add_profile_folder(folder: str | Path) -> None:
+    path = Path(folder)
+    if not path.is_dir():
+        raise InputError("host profile folder not found", file=str(path), field="host_profiles")
+    if path not in _EXTRA_FOLDERS:
+        _EXTRA_FOLDERS.append(path)
+        load_profile.cache_clear()
+
+
+def _folders() -> list[Path]:
+    return [*_EXTRA_FOLDERS, data_path("hosts")]
+
+
 def profile_names() -> list[str]:
-    return sorted(p.stem for p in data_path("hosts").glob("*.yaml"))
+    return sorted({p.stem for folder in _folders() for p in folder.glob("*.yaml")})
 
 
 def host_from_data(data: Any, file: str, prefix: tuple[Any, ...] = (), root: Any = None) -> Host:
@@ -38,8 +55,8 @@ def load_host_file(path: Path) -> Host:
 
 @lru_cache(maxsize=None)
 def load_profile(name: str) -> Host:
-    path = data_path("hosts") / f"{name}.yaml"
-    if not path.is_file():
+    path = next((f / f"{name}.yaml" for f in _folders() if (f / f"{name}.yaml").is_file()), None)
+    if path is None or "/" in name or "\\" in name:
         close = difflib.get_close_matches(name, profile_names(), n=1, cutoff=0.5)
         hint = f"; did you mean '{close[0]}'?" if close else " (run 'advisor hosts' to list them)"
         raise InputError(f"unknown host profile '{name}'{hint}", field="host")

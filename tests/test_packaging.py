@@ -45,3 +45,14 @@ def test_every_listed_package_exists():
         assert folder.is_dir(), f"{name}: {folder} does not exist"
         if name not in mapped:
             assert (folder / "__init__.py").is_file(), f"{name}: no __init__.py"
+
+
+def test_shipped_editor_schemas_are_current():
+    """advisor/schemas/*-v1.schema.json are generated from the Pydantic models, never edited."""
+    import json
+
+    from advisor.commands.schema import host_schema, spec_schema
+
+    for name, build in (("spec-v1.schema.json", spec_schema), ("host-v1.schema.json", host_schema)):
+        shipped = json.loads((REPO / "advisor" / "schemas" / name).read_text())
+        assert shipped == build(), f"regenerate: advisor schema > advisor/schemas/{name}"

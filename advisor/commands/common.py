@@ -1,0 +1,146 @@
+"""What `advisor check` and `advisor lint` share: report options, policy, output, exit codes."""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+import click
+
+FORMATS = ("text", "json", "sarif", "junit", "github", "markdown")
+_BY_SUFFIX = {".json": "json", ".sarif": "sarif", ".xml": "junit", ".md": "markdown", ".txt": "text"}
+FAIL_ON = ("error", "warning", "info", "never")
+_RANK = {"info": 1, "warning": 2, "error": 3, "never": 99}
+
+
+def report_options(func: Callable[..., Any]) -> Callable[..., Any]:
+    """Options every reporting command takes, in the order --help shows them."""
+    options = [
+        click.option("--format", "formats", multiple=True, type=click.Choice(FORMATS),
+                     help="Output format; repeat with --output to write several reports in one run."),
+        click.option("--output", "-o", "outputs", multiple=True, type=click.Path(dir_okay=False),
+                     help="Write the report for the matching --format to FILE (atomically). "
+                          "Without --format the suffix picks it (.json .sarif .xml .md)."),
+        click.option("--fail-on", type=click.Choice(FAIL_ON), default=None,
+                     help="Lowest severity that makes the exit code 1 (default: error)."),
+        click.option("--select", multiple=True, help="Only these rule ids or prefixes (comma-separated, repeatable)."),
+        click.option("--ignore", "ignore_", multiple=True, help="Skip these rule ids or prefixes."),
+        click.option("--config", "config_file", type=click.Path(dir_okay=False),
+                     help="Configuration file (default: nearest .advisor.yaml or pyproject.toml [tool.advisor])."),
+        click.option("--rules", "rule_dirs", multiple=True, type=click.Path(file_okay=False),
+                     help="Extra folder of rule files (organisation policies); repeatable."),
+        click.option("--quiet", "-q", is_flag=True, help="Print findings only."),
+        click.option("--color/--no-color", default=None, help="Colour text output (default: on a terminal, unless NO_COLOR is set)."),
+    ]
+    for option in reversed(options):
+        func = option(func)
+    return func
+
+
+def split_csv(values: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(p.strip().upper() if p.strip().upper() != "ALL" else "ALL" for v in values for p in v.split(",") if p.strip())
+
+
+@dataclass(slots=True)
+class Settings:
+    """Command-line options merged with the configuration file."""
+
+    loaded: Any  # advisor.config.LoadedConfig
+    catalog: Any  # advisor.catalog.Catalog
+    policy: Any  # advisor.engine.Policy
+    fail_on: str
+    pairs: list[tuple[str, str | None]]  # (format, file or None for stdout)
+    quiet: bool
+    color: bool
+
+
+def output_pairs(formats: tuple[str, ...], outputs: tuple[str, ...]) -> list[tuple[str, str | None]]:
+    pairs: list[tuple[str, str | None]] = []
+    if len(outputs) > len(formats):
+        formats = formats + tuple(_BY_SUFFIX.get(Path(o).suffix.lower(), "") for o in outputs[len(formats):])
+        bad = [o for o, f in zip(outputs, formats) if not f]
+        if bad:
+            raise click.UsageError(f"cannot tell the format of --output {bad[0]}; add --format before it")
+    for index, fmt in enumerate(formats or ("text",)):
+        pairs.append((fmt, outputs[index] if index < len(outputs) else None))
+    if sum(1 for _, o in pairs if o is None) > 1:
+        raise click.UsageError("only one --format can go to standard output; give the others an --output file")
+    return pairs
+
+
+def settings(inputs: list[str], formats: tuple[str, ...], outputs: tuple[str, ...], fail_on: str | None,
+             select: tuple[str, ...], ignore_: tuple[str, ...], config_file: str | None,
+             rule_dirs: tuple[str, ...], quiet: bool, color: bool | None) -> Settings:
+    from advisor.catalog import load_catalog
+    from advisor.config import load_config
+    from advisor.engine import Exemption, Policy
+    from advisor.hosts import add_profile_folder
+
+    pairs = output_pairs(formats, outputs)
+    loaded = load_config(config_file, inputs)
+    cfg = loaded.config
+    for folder in cfg.host_profiles:
+        add_profile_folder(loaded.path(folder))
+    folders = [loaded.path(f) for f in cfg.rules] + list(rule_dirs)
+    catalog = load_catalog(folders)
+    policy = Policy(
+        select=split_csv(select) or tuple(s.upper() for s in cfg.select),
+        ignore=split_csv(ignore_) + tuple(s.upper() for s in cfg.ignore),
+        severity=dict(cfg.severity),
+        exemptions=[Exemption(e.rule.upper() if e.rule != "*" else "*", e.reason, "config", e.until, loaded.file, None,
+                              tuple(e.vms), tuple(e.paths)) for e in cfg.exemptions],
+    )
+    _check_known(catalog, policy.select + policy.ignore + tuple(policy.severity))
+    if color is None:
+        color = sys.stdout.isatty() and "NO_COLOR" not in os.environ and os.environ.get("TERM") != "dumb"
+    return Settings(loaded, catalog, policy, fail_on or cfg.fail_on or "error", pairs, quiet, color)
+
+
+def _check_known(catalog: Any, prefixes: tuple[str, ...]) -> None:
+    ids = catalog.ids()
+    for prefix in prefixes:
+        if prefix != "ALL" and not any(i.startswith(prefix) for i in ids):
+            import difflib
+
+            close = difflib.get_close_matches(prefix, ids, n=1)
+            raise click.UsageError(f"no rule matches '{prefix}'" + (f"; did you mean '{close[0]}'?" if close else ""))
+
+
+def exit_code(run: Any, fail_on: str) -> int:
+    if run.errors:
+        return 2
+    threshold = _RANK[fail_on]
+    worst = max((_RANK[f.severity] for f in run.findings if f.suppressed is None), default=0)
+    return 1 if worst >= threshold else 0
+
+
+def emit(run: Any, s: Settings) -> int:
+    """Render every requested format, write files atomically, and return the exit code.
+
+    When no input could be evaluated at all, no report file is written (a report of nothing
+    would overwrite a useful one); input errors still go to stderr.
+    """
+    from advisor.atomic import write_atomic
+    from advisor.output import render
+
+    for problem in run.errors:
+        click.echo(f"advisor: {_safe(str(problem))}", err=True)
+    evaluated = bool(run.vms or run.hosts)
+    for fmt, target in s.pairs:
+        if target is None and fmt == "text" and not evaluated and run.errors:
+            continue
+        text = render(fmt, run, color=s.color and target is None, quiet=s.quiet)
+        if target is None:
+            click.echo(text, nl=not text.endswith("\n"))
+        elif evaluated:
+            write_atomic(Path(target), text.encode("utf-8"))
+    return exit_code(run, s.fail_on)
+
+
+def _safe(text: str) -> str:
+    from advisor.cli import _safe as safe
+
+    return safe(text)

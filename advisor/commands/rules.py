@@ -1,0 +1,55 @@
+"""`advisor rules`: list the catalog (or the facts conditions can use)."""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+from advisor.spec import WORKLOADS
+
+
+@click.command("rules")
+@click.option("--area", help="Only rules whose id starts with this prefix (NUMA, SQL, ...).")
+@click.option("--severity", type=click.Choice(["error", "warning", "info"]), help="Only this default severity.")
+@click.option("--workload", type=click.Choice(WORKLOADS), help="Only rules that apply to this workload kind.")
+@click.option("--rules", "rule_dirs", multiple=True, type=click.Path(file_okay=False), help="Include a folder of your own rules.")
+@click.option("--facts", is_flag=True, help="List the facts rule conditions can use instead.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "markdown"]), default="text", show_default=True)
+def command(area, severity, workload, rule_dirs, facts, fmt) -> None:
+    """List the rule catalog: id, severity, scope and what each rule finds."""
+    from advisor.catalog import load_catalog
+
+    catalog = load_catalog(list(rule_dirs))
+    if facts:
+        from advisor.facts import FACTS
+
+        if fmt == "json":
+            click.echo(json.dumps([{"name": f.name, "type": f.type, "doc": f.doc} for f in FACTS.values()], indent=2))
+        else:
+            for f in sorted(FACTS.values(), key=lambda f: f.name):
+                click.echo(f"{f.name:<34} {f.type:<13} {f.doc}")
+        return
+    if fmt == "markdown":
+        from advisor.ruledocs import catalog_markdown
+
+        click.echo(catalog_markdown(catalog), nl=False)
+        return
+    chosen = [r for r in catalog.rules
+              if (not area or r.id.startswith(area.upper()))
+              and (not severity or r.d.severity == severity)
+              and (not workload or not r.d.workloads or workload in r.d.workloads)]
+    if fmt == "json":
+        click.echo(json.dumps([{"id": r.id, **r.metadata(), "scope": r.d.scope, "workloads": r.d.workloads,
+                                "when": r.d.when, "builtin": r.builtin} for r in chosen], indent=2, ensure_ascii=False))
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(box=None, pad_edge=False, show_edge=False)
+    for column in ("id", "severity", "scope", "summary"):
+        table.add_column(column, overflow="fold")
+    for r in chosen:
+        table.add_row(r.id, r.d.severity, r.d.scope, r.d.summary)
+    Console(width=None if click.get_text_stream("stdout").isatty() else 100, highlight=False).print(table)
+    click.echo(f"{len(chosen)} rules. `advisor explain ID` shows one in full.")
