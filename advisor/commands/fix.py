@@ -1,0 +1,78 @@
+"""`advisor fix`: apply the recommended keys to an existing .vmx, touching nothing else."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+
+@click.command("fix")
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.option("--host", "host_ref", help="Host profile or file, for the NUMA-aware fixes.")
+@click.option("--vsphere", help="vSphere version (default: the host's).")
+@click.option("--workload", help="Workload kind of the VM (default: generic).")
+@click.option("--write", is_flag=True, help="Write the file (atomically, keeping FILE.bak) instead of printing a diff.")
+@click.option("--select", multiple=True, help="Only fixes from these rule ids or prefixes.")
+@click.option("--ignore", "ignore_", multiple=True, help="No fixes from these rule ids or prefixes.")
+@click.option("--config", "config_file", type=click.Path(dir_okay=False), help="Configuration file.")
+@click.option("--rules", "rule_dirs", multiple=True, type=click.Path(file_okay=False), help="Extra rule folder.")
+def command(file, host_ref, vsphere, workload, write, select, ignore_, config_file, rule_dirs) -> None:
+    """Apply advisor's .vmx fixes to FILE.vmx.
+
+    Only the keys a finding asks for change; new keys go at the end; every other byte, comment,
+    order and the file's encoding stay as they were. Without --write a unified diff is printed
+    (exit 0 with no changes, 1 with changes). With --write the file is replaced atomically and
+    the original kept as FILE.vmx.bak. A second run changes nothing. A VM that is running (a
+    .lck folder beside the file) is refused.
+    """
+    from pathlib import Path
+
+    from advisor.atomic import write_atomic
+    from advisor.commands.common import settings
+    from advisor.engine import REMOVE, Evaluator
+    from advisor.errors import InputError
+    from advisor.lint import LintJob, _host_and_version, template_subject
+    from advisor.readers import vmxfile
+    from advisor.vmx import VmxDocument, apply, is_locked, unified_diff
+    from advisor.yamlfile import read_bytes
+
+    path = Path(file)
+    if path.suffix.lower() not in (".vmx", ".vmtx"):
+        raise InputError("advisor fix edits .vmx files only", file=file)
+    data = read_bytes(path)
+    doc = VmxDocument.parse(data, file=file)
+    templates = vmxfile.read(path, data)
+    if not templates:
+        raise InputError("no virtual machine settings in this file", file=file)
+    if write and is_locked(path):
+        raise InputError("the VM is running or locked (a .lck folder or file is beside it); power it off first",
+                         file=file)
+    s = settings([file], (), (), None, select, ignore_, config_file, rule_dirs, True, False)
+    job = LintJob([], s.policy, host_ref, vsphere, workload)
+    host, version = _host_and_version(job)
+    evaluator = Evaluator(s.catalog, s.policy)
+    evaluator.evaluate([template_subject(templates[0], workload)], host, version, file)
+    run = evaluator.finish()
+    desired: dict[str, str | None] = {}
+    reasons: dict[str, str] = {}
+    for finding in run.findings:
+        if finding.suppressed is None:
+            for key, value in finding.fix.get("vmx", {}).items():
+                desired[key] = None if value == REMOVE else value
+                reasons[key.lower()] = finding.rule
+    before = doc.to_bytes()
+    changes = apply(doc, desired)
+    after = doc.to_bytes()
+    if not changes:
+        click.echo(f"advisor: {file}: nothing to change", err=True)
+        sys.exit(0)
+    if not write:
+        click.echo(unified_diff(path, before, after, doc.charset or "utf-8"), nl=False)
+        for change in changes:
+            click.echo(f"# {reasons.get(change.key.lower(), '?')}: {change.key} "
+                       f"{change.old!r} -> {change.new!r}", err=True)
+        sys.exit(1)
+    write_atomic(path, after, backup=True)
+    click.echo(f"advisor: {file}: {len(changes)} key{'s' if len(changes) != 1 else ''} changed "
+               f"(original kept as {path.name}.bak)", err=True)

@@ -1,0 +1,93 @@
+"""`advisor lint`: lint .vmx, OVF/OVA, Packer and Terraform templates, for CI."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from advisor.cli import EXIT_CODES_HELP
+from advisor.commands.common import emit, report_options, settings
+from advisor.spec import WORKLOADS
+
+
+@click.command("lint", epilog=EXIT_CODES_HELP)
+@click.argument("paths", nargs=-1, required=True, type=click.Path())
+@click.option("--host", "host_ref", help="Host profile or file: also run the host-aware (NUMA, placement) rules.")
+@click.option("--vsphere", help="vSphere version the templates target (default: the host's).")
+@click.option("--workload", type=click.Choice(WORKLOADS), help="Workload kind of the templates (default: generic).")
+@click.option("--exclude", multiple=True, help="gitignore-style pattern to skip (repeatable; adds to the config's).")
+@click.option("--baseline", type=click.Path(dir_okay=False), help="Only report findings not in this baseline file.")
+@click.option("--write-baseline", type=click.Path(dir_okay=False), help="Write the current findings as a baseline and exit 0.")
+@click.option("--jobs", "-j", type=click.IntRange(1, 64), default=None, help="Worker processes (default: all cores for large runs).")
+@report_options
+def command(paths, host_ref, vsphere, workload, exclude, baseline, write_baseline, jobs, formats, outputs, fail_on,
+            select, ignore_, config_file, rule_dirs, quiet, color) -> None:
+    """Lint VM templates: .vmx, OVF/OVA, Packer (JSON/HCL2) and Terraform vsphere_virtual_machine.
+
+    Folders are walked (skipping .git, .terraform and the config's `exclude:` patterns). Without
+    --host only the rules that need no host run; the others are listed as skipped in JSON.
+    Suppress a finding inline with `# advisor: ignore RULE -- reason`.
+    """
+    from pathlib import Path
+
+    from advisor.atomic import write_atomic
+    from advisor.errors import InputError
+    from advisor.lint import Baseline, LintJob, lint
+    from advisor.readers import find_templates
+
+    s = settings(list(paths), formats, outputs, fail_on, select, ignore_, config_file, rule_dirs, quiet, color)
+    cfg = s.loaded.config
+    missing = [p for p in paths if not Path(p).exists()]
+    for p in missing:
+        click.echo(f"advisor: {p}: no such file or folder", err=True)
+    files = find_templates([Path(p) for p in paths if Path(p).exists()], list(cfg.exclude) + list(exclude))
+    job = LintJob(
+        rule_dirs=[s.loaded.path(f) for f in cfg.rules] + list(rule_dirs),
+        policy=s.policy,
+        host_ref=host_ref or (s.loaded.path(cfg.host) if cfg.host and cfg.host.endswith((".yaml", ".yml")) else cfg.host),
+        vsphere=vsphere,
+        workload=workload,
+    )
+    if job.host_ref:  # fail fast on a bad --host, before any file is read
+        from advisor.lint import _host_and_version
+
+        _host_and_version(job)
+    elif vsphere:
+        from advisor.versions import Version
+
+        try:
+            Version.parse(vsphere)
+        except ValueError as exc:
+            raise InputError(str(exc), field="--vsphere") from None
+
+    run = _run_with_progress(files, job, jobs, show=not quiet and len(files) > 20)
+    if missing:
+        from advisor.findings import InputProblem
+
+        run.errors.extend(InputProblem(p, None, None, "no such file or folder") for p in missing)
+    if write_baseline:
+        write_atomic(Path(write_baseline), Baseline.dump(run))
+        click.echo(f"advisor: wrote {write_baseline} ({sum(1 for f in run.findings if f.suppressed is None)} findings)",
+                   err=True)
+        sys.exit(2 if run.errors else 0)
+    if baseline:
+        Baseline.load(baseline).apply(run)
+    if not files and not missing:
+        raise InputError("no templates found (.vmx, .ovf, .ova, .pkr.hcl, .pkr.json, .json, .tf, .tf.json)",
+                         file=", ".join(paths))
+    sys.exit(emit(run, s))
+
+
+def _run_with_progress(files, job, jobs, show: bool):
+    from advisor.lint import lint
+
+    if not (show and sys.stderr.isatty()):
+        return lint(files, job, jobs)
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    with Progress(TextColumn("linting"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+                  console=Console(stderr=True), transient=True) as bar:
+        task = bar.add_task("lint", total=len(files))
+        return lint(files, job, jobs, progress=lambda n: bar.advance(task, n))

@@ -1,0 +1,50 @@
+"""`advisor vmx`: every .vmx key advisor recommends for each VM, in the form you build VMs with."""
+
+from __future__ import annotations
+
+import click
+
+AS = ("vmx", "terraform", "packer", "packer-json", "powercli", "govc", "ansible")
+
+
+@click.command("vmx")
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.option("--vm", "only", multiple=True, help="Only these VMs (repeatable).")
+@click.option("--as", "form", type=click.Choice(AS), default="vmx", show_default=True,
+              help="Output form: a .vmx fragment, Terraform, Packer (HCL2 or JSON), PowerCLI, govc or Ansible.")
+@click.option("--full", is_flag=True, help="With --as vmx: a complete .vmx for a new VM, not a fragment.")
+@click.option("--config", "config_file", type=click.Path(dir_okay=False), help="Configuration file.")
+@click.option("--rules", "rule_dirs", multiple=True, type=click.Path(file_okay=False), help="Extra rule folder.")
+def command(file: str, only: tuple[str, ...], form: str, full: bool, config_file, rule_dirs) -> None:
+    """Print the recommended settings for each VM of a spec.
+
+    The keys are the VM as specified plus every fix the rules recommend (suppressed findings
+    excluded), each fix preceded by a comment naming its rule. Apply the same keys to an
+    existing .vmx with `advisor fix`.
+    """
+    from advisor.commands.common import settings
+    from advisor.emit import render
+    from advisor.engine import check_files
+
+    if full and form != "vmx":
+        raise click.UsageError("--full only applies to --as vmx")
+    s = settings([file], (), (), None, (), (), config_file, rule_dirs, True, False)
+    run = check_files([file], s.catalog, s.policy)
+    if run.errors:
+        from advisor.errors import InputError
+
+        e = run.errors[0]
+        raise InputError(e.message, file=e.file, line=e.line, field=e.field)
+    chosen = [v for v in run.vms if not only or v.name in only]
+    if only and not chosen:
+        raise click.UsageError(f"no VM named {', '.join(only)} in {file}")
+    parts = []
+    for result in chosen:
+        if full:
+            from advisor.emit.vmxfrag import render_full
+
+            parts.append(render_full(result.name, result.recommended_vmx, result.vmx_reasons))
+        else:
+            parts.append(render(form, result.name, result.recommended_vmx, result.vmx_reasons))
+    text = ("\n" if form in ("vmx", "terraform", "packer", "powercli", "govc") else "").join(parts)
+    click.echo(text, nl=not text.endswith("\n"))
