@@ -203,8 +203,9 @@ class Evaluator:
                  host_file: str | None = None, host_line: Callable[[str], int | None] | None = None) -> None:
         """Evaluate VMs that share a host (or no host at all, for lint without --host)."""
         computed: list[tuple[Subject, dict[str, Any], Topology | None]] = []
+        cache: dict[tuple[Any, ...], Any] = {}
         for s in subjects:
-            facts, topo = facts_for(host, s.vm, version, s.unknown)
+            facts, topo = facts_for(host, s.vm, version, s.unknown, cache)
             computed.append((s, facts, topo))
         place_facts: dict[str, Any] = {}
         placement = None

@@ -204,11 +204,11 @@ def runs(sizes: tuple[int, ...] | list[int]) -> str:
 
 def _with_advanced(vm: VM, key: str, value: str | None, **fields: Any) -> VM:
     """A copy of the VM with one advanced key set (or removed) - for what-if layouts."""
-    variant = vm.model_copy(deep=True, update=fields)
     adv = {k: v for k, v in vm.advanced.items() if k.lower() != key.lower()}
     if value is not None:
         adv[key] = value
-    variant.advanced = adv
+    # Shallow: what-if variants only read the VM; the copy gets its own private dict.
+    variant = vm.model_copy(update={**fields, "advanced": adv})
     variant.__pydantic_private__.pop("_adv", None)
     return variant
 
@@ -516,9 +516,21 @@ def packing_suggestion(host: Host, items: list[tuple[VM, Topology]]) -> str:
     return f"{count} × {size} vCPU"
 
 
+def _shape_key(vm: VM) -> tuple[Any, ...]:
+    """Everything topology_facts reads from a VM: VMs with equal keys get equal facts."""
+    return (vm.vcpus, vm.cores_per_socket, vm.memory, vm.hardware_version, vm.cpu_hot_add, vm.cpu_affinity,
+            vm.cpu_reservation, vm.sql is not None, tuple(sorted((k, str(v)) for k, v in vm.advanced.items())))
+
+
 def facts_for(host: Host | None, vm: VM, version: Version | None,
-              unknown: frozenset[str] = frozenset()) -> tuple[dict[str, Any], Topology | None]:
-    """The VM's facts (and its topology when a host is known)."""
+              unknown: frozenset[str] = frozenset(),
+              cache: dict[tuple[Any, ...], tuple[Topology, dict[str, Any]]] | None = None,
+              ) -> tuple[dict[str, Any], Topology | None]:
+    """The VM's facts (and its topology when a host is known).
+
+    `cache` (one per host and version) shares the topology work between VMs of the same shape;
+    estates are mostly a few shapes repeated, and predict() plus its what-if variants dominate.
+    """
     facts = vm_facts(vm, unknown)
     topo = None
     if version is not None:
@@ -526,8 +538,15 @@ def facts_for(host: Host | None, vm: VM, version: Version | None,
     if host is not None and version is not None:
         facts.update(host_facts(host))
         if not (unknown & _TOPOLOGY_FIELDS):
-            topo = predict(host, vm, version)
-            facts.update(topology_facts(host, vm, version, topo))
+            key = _shape_key(vm) if cache is not None else None
+            hit = cache.get(key) if cache is not None else None
+            if hit is None:
+                topo = predict(host, vm, version)
+                hit = (topo, topology_facts(host, vm, version, topo))
+                if cache is not None:
+                    cache[key] = hit
+            topo = hit[0]
+            facts.update(hit[1])
     return facts, topo
 
 
