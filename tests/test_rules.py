@@ -63,3 +63,25 @@ def test_seed_sections_exist(rule, shared_dir):
 def test_rule_ids_are_stable_format():
     for rule in CATALOG.rules:
         assert re.fullmatch(r"[A-Z]+[0-9]{3}", rule.id)
+
+
+def test_rules_reference_page_is_current():
+    """docs/rules.md is generated from the catalog; regenerate with
+    `advisor rules --format markdown > docs/rules.md`."""
+    from advisor.ruledocs import catalog_markdown
+
+    from conftest import REPO
+
+    page = (REPO / "docs" / "rules.md").read_text(encoding="utf-8")
+    assert page == catalog_markdown(CATALOG), "docs/rules.md is stale: advisor rules --format markdown > docs/rules.md"
+
+
+def test_user_rule_with_duplicate_id_is_refused(tmp_path):
+    from advisor.catalog import load_catalog
+    from advisor.errors import InputError
+
+    rule = (CATALOG.rules[0].file)
+    text = open(rule, encoding="utf-8").read()
+    (tmp_path / "dup.yaml").write_text(text)
+    with pytest.raises(InputError, match="already defined"):
+        load_catalog([tmp_path])
