@@ -1,0 +1,239 @@
+"""Which reader handles a file, and finding template files under folders.
+
+Each reader module (vmxfile, ovf, packer, terraform) exposes KIND, sniff(path, head) and
+read(path, data[, siblings]). This package picks one by file name first and by content second,
+and imports it only when needed so `advisor` starts fast when no template is read.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from types import ModuleType
+
+from advisor.errors import InputError
+from advisor.readers.base import TemplateVM
+from advisor.yamlfile import read_bytes
+
+READERS = ("vmxfile", "ovf", "packer", "terraform")
+
+# Readers whose values may come from other files of the same folder (variable definitions).
+_FOLDER_READERS = {"packer", "terraform"}
+
+# Suffixes that name a format outright, longest first so `.pkr.json` wins over `.json`.
+_BY_SUFFIX = (
+    (".pkr.json", "packer"),
+    (".pkr.hcl", "packer"),
+    (".tf.json", "terraform"),
+    (".vmx", "vmxfile"),
+    (".vmtx", "vmxfile"),
+    (".ovf", "ovf"),
+    (".ova", "ovf"),
+    (".tf", "terraform"),
+)
+# Variable-value files: they hold no VM, only inputs for the templates beside them.
+_VARIABLE_FILES = (".pkrvars.hcl", ".pkrvars.json", ".tfvars", ".tfvars.json")
+
+# Enough of a file to recognise it by content (JSON top-level keys, an XML root, a tar header).
+HEAD_BYTES = 64 * 1024
+# An OVA carries its disks too; the descriptor must be its first member, so a prefix is enough.
+_OVA_PREFIX_BYTES = 40 * 1024 * 1024
+
+# Folders that hold tool state or dependencies, never templates someone wants linted.
+SKIPPED_DIRS = frozenset({".git", ".terraform", "node_modules"})
+# A folder with more sibling files than this is not read for variable values (bounded work).
+_MAX_SIBLINGS = 200
+
+UNKNOWN_FORMAT = "not a template advisor can read (.vmx, .ovf/.ova, Packer, Terraform)"
+
+
+def _module(name: str) -> ModuleType:
+    return importlib.import_module(f"advisor.readers.{name}")
+
+
+def detect(path: Path, head: bytes) -> str | None:
+    """The reader module name for a file, from its name or else its first bytes; None if none fits."""
+    name = path.name.lower()
+    if name.endswith(_VARIABLE_FILES):
+        return None
+    for suffix, reader in _BY_SUFFIX:
+        if name.endswith(suffix):
+            return reader
+    if name.endswith(".json"):
+        return _json_kind(head)
+    if name.endswith(".hcl"):
+        return "packer"
+    for reader in READERS:
+        if _module(reader).sniff(path, head):
+            return reader
+    return None
+
+
+def _json_kind(head: bytes) -> str | None:
+    """A plain `.json` file: a Packer template (legacy `builders`, or HCL-JSON `source`/`build`)
+    or Terraform JSON declaring a vSphere VM; anything else (package.json, ...) is not a template."""
+    keys = _top_level_keys(head)
+    if "resource" in keys and b'"vsphere_virtual_machine"' in head:
+        return "terraform"
+    if keys & {"builders", "source", "build"}:
+        return "packer"
+    return None
+
+
+def _top_level_keys(head: bytes) -> set[str]:
+    """The keys of a JSON document's outermost object, scanning at most `head`.
+
+    A scanner rather than json.loads because `head` may be a truncated prefix of the file.
+    """
+    text = head.decode("utf-8", "ignore").lstrip("\ufeff \t\r\n")
+    if not text.startswith("{"):
+        return set()
+    keys: set[str] = set()
+    depth = 0
+    expect_key = False
+    pos = 0
+    while pos < len(text):
+        char = text[pos]
+        if char == '"':
+            end = pos + 1
+            while end < len(text) and text[end] != '"':
+                end += 2 if text[end] == "\\" else 1
+            if depth == 1 and expect_key:
+                keys.add(text[pos + 1 : end])
+                expect_key = False
+            pos = end + 1
+            continue
+        if char in "{[":
+            depth += 1
+            expect_key = char == "{" and depth == 1
+        elif char in "}]":
+            depth -= 1
+        elif char == "," and depth == 1:
+            expect_key = True
+        pos += 1
+    return keys
+
+
+def read_template(path: Path, data: bytes | None = None,
+                  siblings: Iterable[tuple[Path, bytes]] | None = None) -> list[TemplateVM]:
+    """Every VM the file describes, read by the reader `detect` picks.
+
+    `siblings` (other files of the folder, as (path, bytes)) let Packer and Terraform resolve
+    variables; when None they are read from the file's folder. Pass () to read the file alone.
+    """
+    path = Path(path)
+    if data is None:
+        data = _read_file(path)
+    kind = detect(path, data[:HEAD_BYTES])
+    if kind is None:
+        raise InputError(UNKNOWN_FORMAT, file=str(path))
+    module = _module(kind)
+    try:
+        if kind in _FOLDER_READERS:
+            if siblings is None:
+                siblings = list(_folder_siblings(path))
+            return module.read(path, data, siblings)
+        return module.read(path, data)
+    except InputError as exc:
+        raise exc.located(str(path)) from None
+    except RecursionError:
+        raise InputError("nested too deeply to read", file=str(path)) from None
+
+
+def _read_file(path: Path) -> bytes:
+    if path.name.lower().endswith(".ova"):
+        return _read_prefix(path, _OVA_PREFIX_BYTES)
+    return read_bytes(path)
+
+
+def _read_prefix(path: Path, size: int) -> bytes:
+    """The first `size` bytes of a file, with the same OS-error messages as read_bytes."""
+    if not path.is_file():
+        return read_bytes(path)  # a directory or a missing file: let read_bytes say which
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(size)
+    except PermissionError:
+        raise InputError("permission denied", file=str(path)) from None
+    except OSError as exc:
+        raise InputError(exc.strerror or str(exc), file=str(path)) from None
+
+
+def _folder_siblings(path: Path) -> Iterator[tuple[Path, bytes]]:
+    """The Packer/Terraform files beside `path` that may define or assign its variables.
+
+    Unreadable siblings are skipped: reading this file should not fail because of another one.
+    """
+    wanted = (".tf", ".tf.json", ".tfvars", ".tfvars.json", ".pkr.hcl", ".pkr.json", ".pkrvars.hcl")
+    try:
+        entries = sorted(path.parent.iterdir())
+    except OSError:
+        return
+    candidates = [p for p in entries if p != path and p.name.lower().endswith(wanted)]
+    for sibling in candidates[:_MAX_SIBLINGS]:
+        try:
+            yield sibling, read_bytes(sibling)
+        except InputError:
+            continue
+
+
+def find_templates(paths: Iterable[str | os.PathLike[str]], excludes: list[str]) -> list[Path]:
+    """The template files named by `paths`: files as given, folders walked in sorted order.
+
+    A folder walk keeps only files whose name (or, for `.json` / plain `.hcl`, whose first bytes)
+    says they are a template, skips tool-state folders, and applies gitignore-style `excludes`
+    relative to the folder walked. Explicitly named files are always returned, even if excluded:
+    naming a file is a stronger statement than a pattern.
+    """
+    import pathspec  # only folder walks need it
+
+    spec = pathspec.GitIgnoreSpec.from_lines(excludes)
+    found: list[Path] = []
+    seen: set[Path] = set()
+    for given in paths:
+        root = Path(given)
+        candidates = _walk(root, spec) if root.is_dir() else [root]
+        for candidate in candidates:
+            if candidate not in seen:
+                seen.add(candidate)
+                found.append(candidate)
+    return found
+
+
+def _walk(root: Path, spec) -> Iterator[Path]:
+    for folder, dirs, files in os.walk(root):
+        here = Path(folder)
+        relative = here.relative_to(root)
+        dirs[:] = sorted(d for d in dirs if d not in SKIPPED_DIRS
+                         and not spec.match_file(f"{(relative / d).as_posix()}/"))
+        for name in sorted(files):
+            file = here / name
+            if spec.match_file((relative / name).as_posix()):
+                continue
+            if _looks_like_template(file):
+                yield file
+
+
+def _looks_like_template(file: Path) -> bool:
+    """By name alone, except `.json` and `.hcl`, which are too common to trust without a look."""
+    name = file.name.lower()
+    if name.endswith(_VARIABLE_FILES):
+        return False
+    if any(name.endswith(suffix) for suffix, _ in _BY_SUFFIX):
+        return True
+    if name.endswith((".json", ".hcl")):
+        head = _head(file)
+        if name.endswith(".json"):
+            return head is not None and _json_kind(head) is not None
+        return head is not None and _module("packer").sniff(file, head)
+    return False
+
+
+def _head(file: Path) -> bytes | None:
+    try:
+        with open(file, "rb") as handle:
+            return handle.read(HEAD_BYTES)
+    except OSError:
+        return None

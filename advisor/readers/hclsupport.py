@@ -123,7 +123,12 @@ def parse_hcl(text: str, path: Path) -> Block:
     except Exception as exc:  # lark raises several unrelated classes; all mean "bad syntax"
         raise _hcl_syntax_error(exc, path) from None
     root = Block(type="", labels=[], line=1, end_line=text.count("\n") + 1)
-    _fill_body(root, tree.body, text, path, depth=0)
+    try:
+        _fill_body(root, tree.body, text, path, depth=0)
+    except InputError as exc:
+        raise exc.located(str(path)) from None
+    except RecursionError:  # an absurdly nested expression, accepted by the (iterative) parser
+        raise InputError("HCL is nested too deeply to read", file=str(path)) from None
     return root
 
 
@@ -152,7 +157,12 @@ def _fill_body(block: Block, body: Any, text: str, path: Path, depth: int) -> No
     for child in body.children:
         if isinstance(child, AttributeRule):
             name = _label_text(child.identifier)
-            block.attrs[name] = _expr_from_rule(child.expression, text, _meta_line(child))
+            line = _meta_line(child)
+            if name in block.attrs:
+                # HCL refuses this ("Attribute redefined"); taking either value would be a guess.
+                raise InputError(f"argument '{name}' is set twice (first on line {block.attrs[name].line})",
+                                 file=str(path), line=line)
+            block.attrs[name] = _expr_from_rule(child.expression, text, line)
         elif isinstance(child, BlockRule):
             labels = [_label_text(label) for label in child.labels]
             meta = child._meta  # positions: python-hcl2 exposes them only on the private field
@@ -192,7 +202,7 @@ def _expr_from_rule(rule: Any, text: str, line: int | None) -> Expr:
     from hcl2.rules.containers import ObjectRule, TupleRule
     from hcl2.rules.expressions import ExprTermRule
 
-    from hcl2.rules.literal_rules import IdentifierRule
+    from hcl2.rules.literal_rules import FloatLitRule, IdentifierRule, IntLitRule
 
     raw = _source(rule, text)
     inner = rule
@@ -200,6 +210,11 @@ def _expr_from_rule(rule: Any, text: str, line: int | None) -> Expr:
         inner = inner.expression
     if isinstance(inner, IdentifierRule):
         return unknown(raw, line)  # a bare name in value position is a reference (each.key...)
+    if isinstance(inner, IntLitRule | FloatLitRule):
+        # python-hcl2 prints exponent forms (1e3) as an interpolation; the source text is exact.
+        number = _number(_source(inner, text))
+        if number is not None:
+            return literal(number, raw, line)
     if isinstance(inner, ObjectRule):
         return _object_from_rule(inner, text, raw, line)
     if isinstance(inner, TupleRule):
@@ -210,6 +225,14 @@ def _expr_from_rule(rule: Any, text: str, line: int | None) -> Expr:
     except Exception:  # a construct the library cannot print back: certainly not a literal
         return unknown(raw, line)
     return _from_serialized(serialized, raw or str(serialized), line)
+
+
+def _number(text: str) -> int | float | None:
+    if re.fullmatch(r"-?\d+", text):
+        return int(text)
+    if re.fullmatch(r"-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?", text):
+        return float(text)
+    return None
 
 
 def _object_from_rule(rule: Any, text: str, raw: str, line: int | None) -> Expr:
@@ -227,6 +250,10 @@ def _object_from_rule(rule: Any, text: str, raw: str, line: int | None) -> Expr:
         if key is None:
             dynamic.append(_source(key_rule, text) or "?")
             continue
+        if key in items:
+            # HCL refuses this too ("Duplicate object attribute").
+            raise InputError(f"key '{key}' appears twice in one object (first on line {items[key].line})",
+                             line=elem_line)
         items[key] = _expr_from_rule(elem.expression, text, elem_line)
     expr = _collection(raw, line, items=items)
     expr.dynamic_keys = dynamic

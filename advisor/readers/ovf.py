@@ -396,7 +396,12 @@ def _system_type(section: _Node, vm: TemplateVM) -> None:
 
 
 def _field(item: _Node, name: str) -> _Node | None:
-    return item.find(name)
+    """A child element by local name; OVF 0.9 spells some differently (`InstanceId`)."""
+    found = item.find(name)
+    if found is None:
+        lowered = name.lower()
+        found = next((c for c in item.children if c.tag.lower() == lowered), None)
+    return found
 
 
 def _resource_type(item: _Node) -> int | None:

@@ -398,11 +398,15 @@ def _nic(vm: TemplateVM, number: int, line: int | None, card: Expr | None, varia
     if card is None:
         return
     card = resolved_value(vm, option, card, variables)
-    if not card.known:
+    if card.known and card.value is None:
+        return  # null: the builder's default applies
+    name = vmx_value(card.value, "lower") if card.known else None
+    if name is None:
         vm.set(f"ethernet{number}.virtualDev", None, card.line, raw=card.raw)
-    elif card.value is not None:
-        name = str(card.value).lower()
-        vm.set(f"ethernet{number}.virtualDev", _NIC_TYPES.get(name, name), card.line)
+        if card.known:  # a list or map where one type name belongs
+            vm.notes.append(f"{option} = {short(card.raw)}: not a single adapter type, unknown")
+        return
+    vm.set(f"ethernet{number}.virtualDev", _NIC_TYPES.get(name, name), card.line)
 
 
 # --------------------------------------------------------------------------------------------

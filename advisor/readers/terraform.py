@@ -28,7 +28,9 @@ from advisor.readers.hclsupport import (
     attach_suppressions,
     comment_suppressions,
     decode_text,
+    expr_from_json,
     json_blocks,
+    json_line,
     json_suppressions,
     parse_hcl,
     parse_json,
@@ -143,23 +145,41 @@ def _parse(text: str, path: Path, is_json: bool) -> tuple[Block, list[tuple[str,
 
 
 def _variables(root: Block, path: Path, siblings: Iterable[tuple[Path, bytes]] | None) -> Variables:
-    """Known variable values: defaults from every .tf in the folder, then tfvars assignments."""
+    """Known variable values: defaults from every .tf in the folder, then tfvars assignments.
+
+    Assignments apply in Terraform's order: terraform.tfvars, terraform.tfvars.json, then the
+    *.auto.tfvars(.json) files by name, each overriding the ones before.
+    """
     defaults: Variables = {}
-    assigned: Variables = {}
+    assignments: list[tuple[tuple[int, str], Variables]] = []
     for sibling, data in siblings or ():
         name = sibling.name.lower()
         if sibling == path:
             continue
-        sroot = _parse_quietly(sibling, data)
-        if sroot is None:
-            continue
-        if name == "terraform.tfvars" or name.endswith(".auto.tfvars"):
-            assigned.update(assigned_values(sroot, sibling.name))
+        order = _tfvars_order(name)
+        if order is not None:
+            values = _assignments_quietly(sibling, data)
+            if values is not None:
+                assignments.append(((order, name), values))
         elif name.endswith((".tf", ".tf.json")):
-            defaults.update(variable_defaults(sroot))
+            sroot = _parse_quietly(sibling, data)
+            if sroot is not None:
+                defaults.update(variable_defaults(sroot))
     defaults.update(variable_defaults(root))
-    defaults.update(assigned)
+    for _, values in sorted(assignments, key=lambda item: item[0]):
+        defaults.update(values)
     return defaults
+
+
+def _tfvars_order(name: str) -> int | None:
+    """Where a variable-values file comes in Terraform's loading order; None if not auto-loaded."""
+    if name == "terraform.tfvars":
+        return 0
+    if name == "terraform.tfvars.json":
+        return 1
+    if name.endswith((".auto.tfvars", ".auto.tfvars.json")):
+        return 2
+    return None
 
 
 def _parse_quietly(path: Path, data: bytes) -> Block | None:
@@ -169,6 +189,22 @@ def _parse_quietly(path: Path, data: bytes) -> Block | None:
         return _parse(text, path, is_json)[0]
     except InputError:
         return None
+
+
+def _assignments_quietly(path: Path, data: bytes) -> Variables | None:
+    """`name = value` pairs of a .tfvars (HCL) or .tfvars.json file; None if it does not parse."""
+    try:
+        text = decode_text(data, path)
+        if not path.name.lower().endswith(".json"):
+            return assigned_values(parse_hcl(text, path), path.name)
+        document = parse_json(text, path)
+    except InputError:
+        return None
+    if not isinstance(document, dict):
+        return None
+    root = Block(type="", labels=[])
+    root.attrs = {key: expr_from_json(value, json_line(document, key), "hcl") for key, value in document.items()}
+    return assigned_values(root, path.name)
 
 
 # --------------------------------------------------------------------------------------------
@@ -212,11 +248,16 @@ def _shares(block: Block, vm: TemplateVM, variables: Variables, level_arg: str, 
     if level_arg not in block.attrs:
         return
     level = resolved_value(vm, level_arg, block.attrs[level_arg], variables)
-    if not level.known:
+    if level.known and level.value is None:
+        return  # null: the provider's default applies
+    name = vmx_value(level.value, "lower") if level.known else None
+    if name is None:
         vm.set(key, None, level.line, raw=level.raw)
+        if level.known:
+            vm.notes.append(f"{level_arg} = {short(level.raw)}: not a share level, unknown")
         return
-    if str(level.value).lower() != "custom":
-        vm.set(key, vmx_value(level.value, "lower"), level.line)
+    if name != "custom":
+        vm.set(key, name, level.line)
         return
     if count_arg in block.attrs:
         set_from_expr(vm, key, count_arg, block.attrs[count_arg], "int", variables)
@@ -259,11 +300,12 @@ def _controller_count(vm: TemplateVM, argument: str, bus: str, expr: Expr, varia
 def _scsi_type(vm: TemplateVM, expr: Expr, variables: Variables, numbers: list[int]) -> None:
     """The provider gives every SCSI controller the one `scsi_type`."""
     expr = resolved_value(vm, "scsi_type", expr, variables)
-    device = None
-    if expr.known and expr.value is not None:
-        device = _SCSI_TYPES.get(str(expr.value).lower(), str(expr.value).lower())
-    elif expr.known:
+    if expr.known and expr.value is None:
         return  # null: the provider's default applies
+    name = vmx_value(expr.value, "lower") if expr.known else None
+    device = _SCSI_TYPES.get(name, name) if name is not None else None
+    if expr.known and device is None:
+        vm.notes.append(f"scsi_type = {short(expr.raw)}: not a single controller type, unknown")
     for number in numbers:
         vm.set(f"scsi{number}.virtualDev", device, expr.line, raw=None if device else expr.raw)
 
@@ -304,6 +346,8 @@ def _disk_bus(vm: TemplateVM, index: int, disk: Block, variables: Variables) -> 
     expr = resolved_value(vm, f"disk {index} controller_type", expr, variables)
     if not expr.known:
         return None
+    if expr.value is None:
+        return "scsi"  # null: the provider default again
     bus = str(expr.value).lower()
     return bus if bus in _UNITS_PER_CONTROLLER else None
 
@@ -338,12 +382,17 @@ def _nic(vm: TemplateVM, number: int, nic: Block, variables: Variables) -> None:
     expr = nic.attrs.get("adapter_type")
     if expr is None:
         return
-    expr = resolved_value(vm, f"network_interface {number} adapter_type", expr, variables)
-    if not expr.known:
+    option = f"network_interface {number} adapter_type"
+    expr = resolved_value(vm, option, expr, variables)
+    if expr.known and expr.value is None:
+        return  # null: the provider's default applies
+    name = vmx_value(expr.value, "lower") if expr.known else None
+    if name is None:
         vm.set(f"ethernet{number}.virtualDev", None, expr.line, raw=expr.raw)
-    elif expr.value is not None:
-        name = str(expr.value).lower()
-        vm.set(f"ethernet{number}.virtualDev", _NIC_TYPES.get(name, name), expr.line)
+        if expr.known:  # a list or map where one type name belongs
+            vm.notes.append(f"{option} = {short(expr.raw)}: not a single adapter type, unknown")
+        return
+    vm.set(f"ethernet{number}.virtualDev", _NIC_TYPES.get(name, name), expr.line)
 
 
 # --------------------------------------------------------------------------------------------

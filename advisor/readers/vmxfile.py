@@ -1,0 +1,130 @@
+""".vmx reader: a VMware configuration file (or a `.vmtx` template) as the TemplateVM it describes.
+
+A .vmx already speaks the language every reader translates into, so this adapter adds no mapping:
+it parses the file with advisor.vmx (which keeps quoting, `|XX` escapes, charsets and odd lines
+faithfully), records every effective key with the line that sets it, and turns what a linter
+should know about into notes — keys set more than once (the last one wins, as in advisor.vmx)
+and lines that are not `key = "value"` entries.
+
+Inline suppressions are full-line comments, the only comments a .vmx has:
+
+    # advisor: ignore NET001 -- the appliance vendor only supports e1000e
+    # advisor: ignore NET001, STO001 -- vendor appliance
+
+The comment syntax is the one every reader shares (advisor.readers.hclsupport.parse_suppression).
+A suppression must say why: one without a reason is not applied and becomes a note instead, so
+a bare "ignore" cannot silently hide a finding.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from advisor.errors import InputError
+from advisor.readers.base import TemplateVM
+from advisor.readers.hclsupport import parse_suppression
+from advisor.vmx import VmxDocument, canonical_key
+
+KIND = "vmx"
+SUFFIXES = (".vmx", ".vmtx")
+# Keys nearly every .vmx carries near its top; one of them in the head marks a .vmx by content.
+_MARKER_KEYS = frozenset({"config.version", "virtualhw.version", "numvcpus", "displayname", ".encoding"})
+_ENTRY_LINE = re.compile(rb'[ \t]*([^ \t=#"{}\[\]<>]+)[ \t]*=[ \t]*(?:"[^"\n]*"?|[^ \t"\n{}\[]*)[ \t\r]*\Z')
+# How many notes one kind of oddity may produce before the rest are summarised in one line:
+# a file that is mostly garbage should not bury the findings under thousands of notes.
+_MAX_NOTES_PER_KIND = 20
+_SUPPRESSION_HINT = re.compile(r"advisor:\s*ignore\b")
+
+
+def sniff(path: Path, head: bytes) -> bool:
+    """`.vmx` / `.vmtx` by name, or text whose lines are all `key = value` entries (or comments)
+    and which sets one of the keys every .vmx carries (config.version, displayName, ...).
+
+    The "every line" condition keeps HCL (`resource "x" "y" {`) and YAML out: both have lines
+    that look like assignments, but never only such lines.
+    """
+    if path.suffix.lower() in SUFFIXES:
+        return True
+    if b"\0" in head:
+        return False
+    lines = head.lstrip(b"\xef\xbb\xbf").split(b"\n")
+    if len(head) >= 4096 and len(lines) > 1:
+        lines = lines[:-1]  # the head may end mid-line
+    keys = []
+    for raw in lines:
+        stripped = raw.strip(b" \t\r")
+        if not stripped or stripped.startswith(b"#"):
+            continue
+        match = _ENTRY_LINE.match(raw)
+        if match is None:
+            return False
+        keys.append(match.group(1).decode("latin-1").lower())
+    return any(key in _MARKER_KEYS for key in keys)
+
+
+def read(path: Path, data: bytes) -> list[TemplateVM]:
+    """The one VM the file describes, named after displayName (else the file name's stem)."""
+    doc = VmxDocument.parse(data, file=str(path))
+    entries = list(doc.entries())
+    if not entries:
+        raise InputError('has no `key = "value"` lines, so it is not a .vmx file', file=str(path))
+    display = doc.entry("displayName")
+    name = display.value.strip() if display is not None and display.value.strip() else path.stem
+    vm = TemplateVM(name=name, file=str(path), kind=KIND, line=display.line if display else 1)
+    lines = doc.lines_of()
+    for low, value in doc.settings().items():
+        effective = doc.entry(low)
+        spelling = canonical_key(effective.key) if effective is not None else low
+        raw = effective.raw_value if effective is not None and effective.raw_value != value else None
+        vm.set(spelling, value, lines[low], raw=raw)
+    vm.notes.extend(_duplicate_notes(doc))
+    vm.notes.extend(_parse_notes(doc))
+    _suppressions(vm, data, doc.encoding)
+    return [vm]
+
+
+def _duplicate_notes(doc: VmxDocument) -> list[str]:
+    notes = [
+        f"{key} is set on lines {', '.join(map(str, numbers))}; the last one (line {numbers[-1]}) counts"
+        for key, numbers in doc.duplicates
+    ]
+    return _capped(notes, "more keys are set more than once")
+
+
+def _parse_notes(doc: VmxDocument) -> list[str]:
+    """advisor.vmx's warnings (malformed lines, unclosed quotes, undecodable bytes, charset)."""
+    notes = [f"line {w.line}: {w.message}" if w.line else w.message for w in doc.warnings]
+    return _capped(notes, "more lines were odd in the same ways")
+
+
+def _capped(notes: list[str], rest: str) -> list[str]:
+    if len(notes) <= _MAX_NOTES_PER_KIND:
+        return notes
+    return [*notes[:_MAX_NOTES_PER_KIND], f"... {len(notes) - _MAX_NOTES_PER_KIND} {rest}"]
+
+
+def _suppressions(vm: TemplateVM, data: bytes, encoding: str) -> None:
+    """Collect `# advisor: ignore RULE -- reason` comment lines; reasonless ones become notes.
+
+    Lines are split exactly as advisor.vmx splits them (on LF only), so the line numbers agree
+    with the settings' lines.
+    """
+    body = data[3:] if data.startswith(b"\xef\xbb\xbf") else data
+    for number, raw in enumerate(body.split(b"\n"), start=1):
+        if b"advisor" not in raw.lower():
+            continue
+        text = raw.decode(encoding, "replace").strip(" \t\r\f\v")
+        if not text.startswith("#") or not _SUPPRESSION_HINT.search(text):
+            continue
+        found = parse_suppression(text[1:])
+        if not found:
+            vm.notes.append(f"line {number}: `advisor: ignore` names no rule id; nothing is suppressed")
+        for rule, reason in found:
+            if reason:
+                vm.suppressions.append((rule, reason, number))
+            else:
+                vm.notes.append(
+                    f"line {number}: the suppression of {rule} gives no reason and is not applied "
+                    f"(write `# advisor: ignore {rule} -- why it does not apply`)"
+                )
