@@ -222,11 +222,18 @@ def template_fields(t: "TemplateVM") -> tuple[dict[str, Any], set[str], dict[str
             lines[mapped] = setting.line
         lines[low] = setting.line
     data: dict[str, Any] = {"name": t.name, "advanced": advanced}
-    if not any(k.lower() == "numvcpus" for k in advanced):
-        data["vcpus"] = _REQUIRED_DEFAULTS["vcpus"]
-    if not any(k.lower() == "memsize" for k in advanced):
-        data["memory"] = _REQUIRED_DEFAULTS["memory"]
-        unknown.add("memory")
+    # The two required fields come straight from their keys (the validator reports a bad
+    # value at that key's line); the rest is reconciled from `advanced` by the VM model.
+    lowered = {k.lower(): v for k, v in advanced.items()}
+    for key, field in (("numvcpus", "vcpus"), ("memsize", "memory")):
+        if key in lowered:
+            data[field] = lowered[key].strip()
+        else:
+            # A .vmx without numvcpus has one vCPU (VMware's default); without memsize the
+            # memory is not stated anywhere, so rules that need it are skipped.
+            data[field] = _REQUIRED_DEFAULTS[field]
+            if field == "memory":
+                unknown.add("memory")
     data["disks"] = _template_disks(t)
     return data, unknown, lines
 

@@ -1,0 +1,125 @@
+"""Ansible output: a task list using community.vmware.vmware_guest with the recommendation.
+
+Option names are the module's
+(https://docs.ansible.com/ansible/latest/collections/community/vmware/vmware_guest_module.html):
+``hardware`` (num_cpus, num_cpu_cores_per_socket, memory_mb, hotadd_cpu, hotremove_cpu,
+hotadd_memory, cpu_reservation, mem_reservation, memory_reservation_lock, cpu_limit, mem_limit,
+scsi, version, nested_virt), ``guest_id``, ``networks`` (device_type), and
+``advanced_settings`` — a list of ``{key, value}`` written to the VM's ExtraConfig (added in
+community.vmware 1.8.0). ``customvalues`` is a different thing (vCenter custom attributes) and is
+not used. vmware_guest has no latency-sensitivity option, so that key goes to advanced_settings.
+
+Connection details are Jinja variables (``{{ vcenter_hostname }}`` ...) for the inventory to
+define. The YAML is produced by PyYAML, so any name or value is quoted correctly; reasons are
+``#`` comments above the task.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import yaml
+
+from advisor.emit.guestid import api_guest_id
+from advisor.emit.recommended import NIC_NAMES, SCSI_NAMES, Recommended
+
+MODULE = "community.vmware.vmware_guest"
+_TEMPLATED = ("hostname", "username", "password", "datacenter", "networks")
+_NETWORK = "{{ vm_network }}"
+# (hardware option, .vmx key, kind)
+_HARDWARE = (
+    ("num_cpus", "numvcpus", "int"),
+    ("num_cpu_cores_per_socket", "cpuid.coresPerSocket", "int"),
+    ("memory_mb", "memsize", "int"),
+    ("hotadd_cpu", "vcpu.hotadd", "bool"),
+    ("hotremove_cpu", "vcpu.hotremove", "bool"),
+    ("hotadd_memory", "mem.hotadd", "bool"),
+    ("cpu_reservation", "sched.cpu.min", "int"),
+    ("mem_reservation", "sched.mem.min", "int"),
+    ("memory_reservation_lock", "sched.mem.pin", "bool"),
+    ("cpu_limit", "sched.cpu.max", "int"),
+    ("mem_limit", "sched.mem.max", "int"),
+    ("nested_virt", "vhv.enable", "bool"),
+)
+
+
+def task(name: str, settings: dict[str, str], reasons: dict[str, tuple[str, str]] | None = None
+         ) -> tuple[dict[str, Any], list[str]]:
+    """The vmware_guest task as data, and the comment lines (reasons) that go above it."""
+    rec = Recommended.of(name, settings, reasons)
+    consumed: set[str] = set()
+    comments: list[str] = []
+    hardware: dict[str, Any] = {}
+    for option, key, kind in _HARDWARE:
+        if rec.get(key) is not None:
+            hardware[option] = rec.int(key) if kind == "int" else rec.bool(key)
+            consumed.add(key)
+    version = rec.int("virtualHW.version")
+    if version is not None:
+        hardware["version"] = version
+        consumed.add("virtualhw.version")
+    controllers = rec.scsi_controllers()
+    kinds = {kind for kind in controllers.values() if kind in SCSI_NAMES}
+    if len(kinds) == 1 and len(kinds) == len(set(controllers.values())):
+        hardware["scsi"] = SCSI_NAMES[kinds.pop()]["ansible"]
+        consumed.update(f"scsi{bus}.virtualdev" for bus in controllers)
+    elif kinds:
+        comments.append("hardware.scsi is one type for all controllers; set each disk's controller_type instead")
+    params: dict[str, Any] = {
+        "hostname": "{{ vcenter_hostname }}",
+        "username": "{{ vcenter_username }}",
+        "password": "{{ vcenter_password }}",
+        "datacenter": "{{ vcenter_datacenter }}",
+        "name": name,
+        "state": "present",
+    }
+    guest = rec.get("guestOS")
+    if guest is not None:
+        guest_id, certain = api_guest_id(guest)
+        if not certain:
+            comments.append(f"guest_id is derived from .vmx guestOS {guest!r}; check it against vSphere's list")
+        params["guest_id"] = guest_id
+        consumed.add("guestos")
+    if hardware:
+        params["hardware"] = hardware
+    networks = []
+    for index, kind in rec.nics().items():
+        if kind in NIC_NAMES:
+            networks.append({"name": _NETWORK, "device_type": NIC_NAMES[kind]["ansible"]})
+            consumed.add(f"ethernet{index}.virtualdev")
+    if networks:
+        params["networks"] = networks  # templated on purpose: the port group is the user's
+    extras = rec.extras(consumed)
+    if extras:
+        params["advanced_settings"] = [{"key": key, "value": value} for key, value in extras]
+    comments = rec.reasons_for(rec.values) + comments
+    # The connection variables are meant to be templated; everything advisor wrote is literal.
+    literal = {k: v if k in _TEMPLATED else _literal(v) for k, v in params.items()}
+    title = _literal(f"Apply advisor's recommendation to {name}")
+    return {"name": title, MODULE: literal, "delegate_to": "localhost"}, comments
+
+
+_JINJA_START = ("{{", "{%", "{#")
+
+
+def _literal(value: Any) -> Any:
+    """Strings Ansible would template (they contain ``{{``, ``{%`` or ``{#``) wrapped in a Jinja
+    raw block, so a VM name or a value is used exactly as written."""
+    if isinstance(value, str) and any(mark in value for mark in _JINJA_START):
+        return "{% raw %}" + value.replace("{% endraw %}", "{% endraw %}{{ '{% endraw %}' }}{% raw %}") + "{% endraw %}"
+    if isinstance(value, dict):
+        return {k: _literal(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_literal(v) for v in value]
+    return value
+
+
+def render(name: str, settings: dict[str, str], reasons: dict[str, tuple[str, str]] | None = None) -> str:
+    body, comments = task(name, settings, reasons)
+    header = [
+        f"# Generated by advisor for VM {name!r}.",
+        "# Shape changes (vCPUs, memory, hot-add, controller type) need the VM powered off.",
+        *(f"# {text}" for text in comments),
+    ]
+    text = yaml.safe_dump([body], sort_keys=False, allow_unicode=True, default_flow_style=False, width=1000)
+    return "\n".join(header) + "\n" + text
