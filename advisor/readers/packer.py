@@ -180,6 +180,23 @@ def _legacy_sources(document: dict, path: Path) -> tuple[list[tuple[str, str, Bl
     return sources, variables
 
 
+_SIBLING_CACHE: dict[tuple[str, bytes], tuple[Variables, Variables] | None] = {}
+
+
+def _sibling_values(path: Path, data: bytes) -> tuple[Variables, Variables] | None:
+    """(variable defaults, assignments) of another file of the folder, parsed once per run."""
+    key = (str(path), data)
+    if key not in _SIBLING_CACHE:
+        if len(_SIBLING_CACHE) > 512:
+            _SIBLING_CACHE.clear()
+        try:
+            root = parse_hcl(decode_text(data, path), path)
+            _SIBLING_CACHE[key] = (variable_defaults(root), assigned_values(root, path.name))
+        except InputError:
+            _SIBLING_CACHE[key] = None
+    return _SIBLING_CACHE[key]
+
+
 def _with_siblings(variables: Variables, path: Path, siblings: Iterable[tuple[Path, bytes]] | None) -> Variables:
     """Defaults from the folder's other `*.pkr.hcl`, this file's own, then `*.auto.pkrvars.hcl`."""
     defaults: Variables = {}
@@ -188,14 +205,13 @@ def _with_siblings(variables: Variables, path: Path, siblings: Iterable[tuple[Pa
         name = sibling.name.lower()
         if sibling == path or not name.endswith((".pkr.hcl", ".pkrvars.hcl")):
             continue
-        try:
-            root = parse_hcl(decode_text(data, sibling), sibling)
-        except InputError:
+        parsed = _sibling_values(sibling, data)
+        if parsed is None:
             continue  # reported when that file is read itself
         if name.endswith(".auto.pkrvars.hcl"):
-            assigned.update(assigned_values(root, sibling.name))
+            assigned.update(parsed[1])
         else:
-            defaults.update(variable_defaults(root))
+            defaults.update(parsed[0])
     defaults.update(variables)
     defaults.update(assigned)
     return defaults

@@ -162,9 +162,7 @@ def _variables(root: Block, path: Path, siblings: Iterable[tuple[Path, bytes]] |
             if values is not None:
                 assignments.append(((order, name), values))
         elif name.endswith((".tf", ".tf.json")):
-            sroot = _parse_quietly(sibling, data)
-            if sroot is not None:
-                defaults.update(variable_defaults(sroot))
+            defaults.update(_sibling_defaults(sibling, data))
     defaults.update(variable_defaults(root))
     for _, values in sorted(assignments, key=lambda item: item[0]):
         defaults.update(values)
@@ -180,6 +178,21 @@ def _tfvars_order(name: str) -> int | None:
     if name.endswith((".auto.tfvars", ".auto.tfvars.json")):
         return 2
     return None
+
+
+_SIBLING_CACHE: dict[tuple[str, bytes], Variables] = {}
+
+
+def _sibling_defaults(path: Path, data: bytes) -> Variables:
+    """Variable defaults of another .tf in the folder, parsed once per run (not per template:
+    a folder of N files would otherwise parse N² times)."""
+    key = (str(path), data)
+    if key not in _SIBLING_CACHE:
+        if len(_SIBLING_CACHE) > 512:
+            _SIBLING_CACHE.clear()
+        sroot = _parse_quietly(path, data)
+        _SIBLING_CACHE[key] = variable_defaults(sroot) if sroot is not None else {}
+    return _SIBLING_CACHE[key]
 
 
 def _parse_quietly(path: Path, data: bytes) -> Block | None:
