@@ -1,0 +1,146 @@
+"""`advisor lint` end to end: readers → engine → report, suppressions, baseline, parallel runs."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import REPO
+
+WIDE_VMX = """.encoding = "UTF-8"
+config.version = "8"
+virtualHW.version = "10"
+displayName = "sql-wide"
+guestOS = "windows8srv-64"
+numvcpus = "64"
+memsize = "262144"
+scsi0.present = "TRUE"
+scsi0.virtualDev = "lsilogic"
+scsi0:0.present = "TRUE"
+scsi0:0.fileName = "sql-wide.vmdk"
+scsi0:1.present = "TRUE"
+scsi0:1.fileName = "sql-wide_1.vmdk"
+ethernet0.present = "TRUE"
+ethernet0.virtualDev = "e1000"
+"""
+
+
+def advisor(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "advisor", *args], capture_output=True, text=True, cwd=cwd,
+                          timeout=300)
+
+
+def lint_json(*args: str, cwd: Path | None = None) -> tuple[int, dict]:
+    result = advisor("lint", *args, "--format", "json", "--fail-on", "never", cwd=cwd)
+    assert "Traceback" not in result.stderr, result.stderr
+    return result.returncode, json.loads(result.stdout)
+
+
+def test_vmx_with_host_gets_numa_findings_at_the_right_line(tmp_path):
+    vmx = tmp_path / "sql.vmx"
+    vmx.write_text(WIDE_VMX)
+    code, doc = lint_json(str(vmx), "--host", "hp-dl580-g7")
+    assert code == 0
+    numa = [f for f in doc["findings"] if f["rule"] == "NUMA001"]
+    assert numa and numa[0]["line"] == 6  # numvcpus
+    assert doc["vms"][0]["topology"]["vnuma_nodes"] == [10, 10, 10, 10, 10, 10, 4]
+
+
+def test_without_host_the_host_rules_are_skipped_not_guessed(tmp_path):
+    vmx = tmp_path / "sql.vmx"
+    vmx.write_text(WIDE_VMX)
+    _, doc = lint_json(str(vmx))
+    assert not [f for f in doc["findings"] if f["rule"] == "NUMA001"]
+    assert any(s.startswith("NUMA001") for s in doc["vms"][0]["skipped"])
+    assert doc["vms"][0]["topology"] is None
+
+
+def test_inline_suppression_with_reason(tmp_path):
+    vmx = tmp_path / "sql.vmx"
+    vmx.write_text(WIDE_VMX + "# advisor: ignore NUMA001 -- vendor-certified layout\n")
+    _, doc = lint_json(str(vmx), "--host", "hp-dl580-g7")
+    numa = [f for f in doc["findings"] if f["rule"] == "NUMA001"]
+    assert numa[0]["suppressed"]["kind"] == "inline"
+    assert numa[0]["suppressed"]["reason"] == "vendor-certified layout"
+
+
+def test_unused_inline_suppression_is_reported(tmp_path):
+    vmx = tmp_path / "small.vmx"
+    vmx.write_text('displayName = "small"\nnumvcpus = "2"\nmemsize = "4096"\n# advisor: ignore NUMA001 -- just in case\n')
+    _, doc = lint_json(str(vmx), "--host", "hp-dl580-g7")
+    assert any("unused suppression" in n for n in doc["notes"])
+
+
+def test_baseline_reports_only_new_findings(tmp_path):
+    folder = tmp_path / "templates"
+    folder.mkdir()
+    (folder / "a.vmx").write_text(WIDE_VMX)
+    baseline = tmp_path / "baseline.json"
+    result = advisor("lint", str(folder), "--host", "hp-dl580-g7", "--write-baseline", str(baseline))
+    assert result.returncode == 0, result.stderr
+    _, doc = lint_json(str(folder), "--host", "hp-dl580-g7", "--baseline", str(baseline))
+    assert doc["findings"] and all(f["suppressed"] and f["suppressed"]["kind"] == "baseline" for f in doc["findings"])
+    (folder / "b.vmx").write_text(WIDE_VMX.replace("sql-wide", "sql-new"))
+    _, doc = lint_json(str(folder), "--host", "hp-dl580-g7", "--baseline", str(baseline))
+    new = [f for f in doc["findings"] if f["suppressed"] is None]
+    assert new and all(f["file"].endswith("b.vmx") for f in new)
+    (folder / "a.vmx").unlink()
+    _, doc = lint_json(str(folder), "--host", "hp-dl580-g7", "--baseline", str(baseline))
+    assert any("no longer match" in n for n in doc["notes"])
+
+
+def test_exclude_from_config_and_flag(tmp_path):
+    (tmp_path / "keep").mkdir()
+    (tmp_path / "vendor").mkdir()
+    (tmp_path / "keep" / "a.vmx").write_text(WIDE_VMX)
+    (tmp_path / "vendor" / "b.vmx").write_text(WIDE_VMX)
+    _, doc = lint_json(str(tmp_path), "--exclude", "vendor/")
+    assert [Path(f).name for f in doc["files"]] == ["a.vmx"]
+    (tmp_path / ".advisor.yaml").write_text("exclude: ['keep/']\n")
+    _, doc = lint_json(str(tmp_path))
+    assert [Path(f).name for f in doc["files"]] == ["b.vmx"]
+
+
+def test_bad_file_is_an_input_error_and_others_still_run(tmp_path):
+    (tmp_path / "good.vmx").write_text(WIDE_VMX)
+    (tmp_path / "bad.vmx").write_bytes(b"\x00\x01binary\x00")
+    (tmp_path / "bad.tf").write_text('resource "vsphere_virtual_machine" "x" {\n  num_cpus = \n')
+    result = advisor("lint", str(tmp_path), "--host", "hp-dl580-g7", "--format", "json")
+    assert result.returncode == 2
+    doc = json.loads(result.stdout)
+    assert {Path(e["file"]).name for e in doc["errors"]} == {"bad.vmx", "bad.tf"}
+    assert [v["name"] for v in doc["vms"]] == ["sql-wide"]
+    assert "bad.vmx" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_parallel_output_is_identical_to_serial(tmp_path):
+    for i in range(12):
+        (tmp_path / f"vm{i:02d}.vmx").write_text(WIDE_VMX.replace("sql-wide", f"vm{i}").replace('"64"', f'"{4 * (i + 1)}"'))
+    serial = advisor("lint", str(tmp_path), "--host", "hp-dl580-g7", "--format", "json", "--jobs", "1", "--fail-on", "never")
+    parallel = advisor("lint", str(tmp_path), "--host", "hp-dl580-g7", "--format", "json", "--jobs", "2", "--fail-on", "never")
+    assert serial.returncode == parallel.returncode == 0
+    assert json.loads(serial.stdout) == json.loads(parallel.stdout)
+
+
+def test_unresolved_terraform_variable_is_unknown_not_guessed(tmp_path):
+    tf = tmp_path / "main.tf"
+    tf.write_text('resource "vsphere_virtual_machine" "db" {\n  name = "db"\n  num_cpus = var.cpus\n'
+                  '  memory = 65536\n  network_interface {\n    adapter_type = "e1000"\n  }\n}\n')
+    _, doc = lint_json(str(tf), "--host", "hp-dl580-g7")
+    assert doc["vms"][0]["topology"] is None
+    assert any("vcpus" in s or "no host" in s for s in doc["vms"][0]["skipped"]) or doc["vms"][0]["skipped"]
+
+
+@pytest.mark.usefixtures("shared_dir")
+def test_whole_corpus_lints_without_traceback(shared_dir):
+    result = advisor("lint", str(shared_dir / "corpus"), "--host", "hp-dl580-g7", "--format", "json", "--fail-on", "never")
+    assert result.returncode in (0, 2), result.stderr
+    assert "Traceback" not in result.stderr
+    doc = json.loads(result.stdout)
+    assert len(doc["files"]) >= 100
+    for error in doc["errors"]:
+        assert error["file"] and error["message"]
