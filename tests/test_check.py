@@ -53,7 +53,7 @@ def test_example_json_is_valid(example):
 
 
 def test_text_report_of_the_64_vcpu_example_fits_100_columns():
-    result = advisor("check", str(SQL64))
+    result = advisor("check", str(SQL64), "--fail-on", "warning")
     assert result.returncode == 1  # the example is meant to have findings
     assert "7 vNUMA nodes [10×6, 4]" in result.stdout
     assert "numa.vcpu.preferHT" in result.stdout
@@ -226,6 +226,6 @@ def test_no_color_and_quiet(tmp_path):
     spec = tmp_path / "vm.yaml"
     spec.write_text(SPEC_64)
     quiet = advisor("check", str(spec), "--quiet")
-    assert "NUMA001" in quiet.stdout and "vNUMA nodes" not in quiet.stdout
+    assert "NUMA001" in quiet.stdout and "64 vCPU →" not in quiet.stdout
     forced = advisor("check", str(spec), "--color")
     assert "\x1b[" in forced.stdout
