@@ -134,7 +134,8 @@ def emit(run: Any, s: Settings) -> int:
             continue
         text = render(fmt, run, color=s.color and target is None, quiet=s.quiet)
         if target is None:
-            click.echo(text, nl=not text.endswith("\n"))
+            # color= stops click from stripping the codes we were asked for (--color on a pipe).
+            click.echo(text, nl=not text.endswith("\n"), color=s.color)
         elif evaluated:
             write_atomic(Path(target), text.encode("utf-8"))
     return exit_code(run, s.fail_on)

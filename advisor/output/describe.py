@@ -1,0 +1,100 @@
+"""Plain-text pieces the human-readable formats (text, Markdown, GitHub) share.
+
+Keeping them in one place means the terminal report, a PR comment and an annotation describe a
+fix, a topology and the totals in the same words.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import Any
+
+from advisor.findings import Finding, Run
+
+REMOVE = "REMOVE"  # a fix's .vmx value that means "delete this key" (advisor.engine.REMOVE)
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+
+def visible(text: object, keep: str = "\n") -> str:
+    """Text from user input with control characters shown as ``\\xNN`` instead of obeyed.
+
+    An ESC in a VM name would otherwise start a terminal escape sequence, and a CR would let a
+    name overwrite the line it is printed on. The characters in ``keep`` (newlines by default)
+    are left alone; each format decides how to show them.
+    """
+    return _CONTROL.sub(lambda m: m.group() if m.group() in keep else f"\\x{ord(m.group()):02x}", str(text))
+
+
+def one_line(text: object) -> str:
+    """``visible`` text with line breaks turned into spaces, for places a newline cannot go."""
+    return visible(text).replace("\r\n", " ").replace("\n", " ")
+
+
+def vmx_line(key: str, value: object) -> str:
+    """``key = "value"`` as it goes in a .vmx, or a removal for the REMOVE marker."""
+    from advisor.vmx import escape
+
+    if value == REMOVE:
+        return f"remove {one_line(key)}"
+    return f'{one_line(key)} = "{escape(str(value))}"'
+
+
+def fix_lines(fix: dict[str, Any]) -> list[str]:
+    """A finding's fix as short lines: .vmx keys, guest/host settings, resizes, then the advice."""
+    lines = [vmx_line(k, v) for k, v in (fix.get("vmx") or {}).items()]
+    for part in ("guest", "host", "resize"):
+        for key, value in (fix.get(part) or {}).items():
+            lines.append(f"{part}: {one_line(key)} = {one_line(value)}")
+    if fix.get("text"):
+        lines.append(one_line(fix["text"]))
+    return lines
+
+
+def runs(sizes: Iterable[int]) -> str:
+    """[10, 10, 10, 4] -> '10×3, 4', as advisor.topology writes layouts."""
+    parts: list[str] = []
+    values = list(sizes)
+    i = 0
+    while i < len(values):
+        j = i
+        while j < len(values) and values[j] == values[i]:
+            j += 1
+        parts.append(f"{values[i]}×{j - i}" if j - i > 1 else str(values[i]))
+        i = j
+    return ", ".join(parts)
+
+
+def topology_summary(topology: dict[str, Any] | None) -> str:
+    """The topology's own one-line summary, or one built from its fields when it has none."""
+    if not topology:
+        return "no host given: topology not predicted"
+    if topology.get("summary"):
+        return one_line(topology["summary"])
+    vcpus = topology.get("vcpus", "?")
+    nodes = list(topology.get("vnuma_nodes") or [])
+    spanned = topology.get("physical_nodes_spanned", "?")
+    plural = "" if spanned == 1 else "s"
+    if topology.get("vnuma_exposed"):
+        return f"{vcpus} vCPU → {len(nodes)} vNUMA nodes [{runs(nodes)}] over {spanned} physical node{plural}"
+    return f"{vcpus} vCPU → no vNUMA (guest sees 1 node) over {spanned} physical node{plural}"
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}{'' if count == 1 else 's'}"
+
+
+def totals(run: Run) -> str:
+    """'2 errors, 1 warning, 3 info (1 suppressed) in 2 files', plus input errors when any."""
+    counts = run.counts()
+    suppressed = sum(1 for f in run.findings if f.suppressed is not None)
+    files = len(run.files) or len({f.file for f in run.findings if f.file})
+    text = (f"{_plural(counts['error'], 'error')}, {_plural(counts['warning'], 'warning')}, "
+            f"{counts['info']} info ({suppressed} suppressed) in {_plural(files, 'file')}")
+    if run.errors:
+        text += f"; {_plural(len(run.errors), 'input error')}"
+    return text
+
+
+def first_reference(finding: Finding) -> str | None:
+    return one_line(finding.references[0]) if finding.references else None

@@ -1,0 +1,52 @@
+"""GitHub Actions workflow commands: one annotation per finding on the pull request's files.
+
+`::error file=F,line=L,title=T::message` (warning -> ::warning, info -> ::notice). GitHub
+percent-encodes the parts of a command: in the message `%`, CR and LF; in a property value also
+`:` and `,`, which would otherwise end the value. Encoding them is also what stops a hostile
+VM name from smuggling in a second command: a line break in the data can never start a new
+line of the log. Suppressed findings are left out: they were accepted, so they must not
+annotate the diff. Input errors are errors on their file; notes become notices.
+"""
+
+from __future__ import annotations
+
+from advisor.findings import Finding, InputProblem, Run
+from advisor.output.describe import visible
+
+COMMANDS = {"error": "error", "warning": "warning", "info": "notice"}
+# Line breaks are percent-encoded below; every other control character (an ESC would colour
+# GitHub's log view) is shown as \xNN text.
+_KEEP = "\r\n"
+
+
+def escape_data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def escape_property(text: str) -> str:
+    return escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def command(name: str, message: str, **properties: object) -> str:
+    """`::name k=v,k=v::message` with every part escaped; properties that are None are left out."""
+    props = ",".join(f"{key}={escape_property(visible(value, keep=_KEEP))}" for key, value in properties.items() if value is not None)
+    return f"::{name}{' ' + props if props else ''}::{escape_data(visible(message, keep=_KEEP))}"
+
+
+def _finding(f: Finding) -> str:
+    message = f.message
+    if f.fix.get("text"):
+        message += f"\nFix: {f.fix['text']}"
+    return command(COMMANDS[f.severity], message, file=f.file, line=f.line, title=f"{f.rule} {f.name}")
+
+
+def _input_error(e: InputProblem) -> str:
+    message = (f"{e.field}: " if e.field else "") + e.message
+    return command("error", message, file=e.file, line=e.line, title="advisor input error")
+
+
+def render(run: Run) -> str:
+    lines = [_input_error(e) for e in run.errors]
+    lines += [_finding(f) for f in run.findings if f.suppressed is None]
+    lines += [command("notice", note, title="advisor") for note in run.notes]
+    return "".join(line + "\n" for line in lines)

@@ -1,0 +1,161 @@
+"""SARIF 2.1.0 report, for GitHub code scanning and other static-analysis dashboards.
+
+One SARIF run: the driver lists every rule that was evaluated (so a dashboard can show a rule's
+rationale and fix even for a run without findings), each finding is a result pointing at its
+file and line, suppressed findings stay in the log with a `suppressions` entry (so dashboards
+show them as dismissed rather than fixed), and input errors become tool execution
+notifications of the single invocation.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from pathlib import PurePosixPath, PureWindowsPath
+from typing import Any
+from urllib.parse import quote
+
+import advisor
+from advisor.findings import Finding, Run
+
+SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+INFORMATION_URI = "https://github.com/vsphere-advisor/advisor"
+LEVELS = {"error": "error", "warning": "warning", "info": "note"}
+# Suppressions in the spec file itself (or an inline comment) sit next to the code they excuse;
+# configuration and baseline files are kept apart from it.
+SUPPRESSION_KINDS = {"spec": "inSource", "inline": "inSource", "config": "external", "baseline": "external"}
+_URL = re.compile(r"https?://[^\s<>\"]+")
+
+
+def artifact_uri(path: str) -> str:
+    """A path as given on the command line as a URI reference: relative stays relative.
+
+    Backslashes become slashes and unsafe characters are percent-encoded, so a path with spaces
+    or `#` still names the same file; an absolute path becomes a file:// URI as SARIF asks.
+    """
+    windows = PureWindowsPath(path)
+    if windows.drive and windows.is_absolute():
+        return windows.as_uri()
+    posix = path.replace("\\", "/")
+    if PurePosixPath(posix).is_absolute():
+        return PurePosixPath(posix).as_uri()
+    return quote(posix, safe="/-._~")
+
+
+def pascal_case(name: str) -> str:
+    """'unbalanced-vnuma-prefer-ht' -> 'UnbalancedVnumaPreferHt' (SARIF names are identifiers)."""
+    return "".join(part[:1].upper() + part[1:] for part in re.split(r"[^0-9A-Za-z]+", name) if part)
+
+
+def _descriptor(rule_id: str, meta: dict[str, Any]) -> dict[str, Any]:
+    rationale = meta.get("rationale") or meta.get("summary") or rule_id
+    references = list(meta.get("references") or [])
+    text = [rationale]
+    markdown = [rationale]
+    if meta.get("fix_text"):
+        text.append(f"Fix: {meta['fix_text']}")
+        markdown.append(f"**Fix:** {meta['fix_text']}")
+    if references:
+        text.append("References:\n" + "\n".join(f"- {r}" for r in references))
+        markdown.append("**References:**\n\n" + "\n".join(f"- {r}" for r in references))
+    descriptor: dict[str, Any] = {
+        "id": rule_id,
+        "name": pascal_case(meta.get("name") or rule_id),
+        "shortDescription": {"text": meta.get("summary") or rule_id},
+        "fullDescription": {"text": rationale},
+        "help": {"text": "\n\n".join(text), "markdown": "\n\n".join(markdown)},
+        "defaultConfiguration": {"level": LEVELS.get(meta.get("severity", "warning"), "warning")},
+        "properties": {"tags": _tags(rule_id, meta)},
+    }
+    urls = [m.group(0) for r in references for m in [_URL.search(r)] if m]
+    if urls:
+        descriptor["helpUri"] = urls[0]
+    return descriptor
+
+
+def _tags(rule_id: str, meta: dict[str, Any]) -> list[str]:
+    """'vsphere', the rule family from its id prefix (NUMA001 -> numa), and its severity."""
+    family = re.match(r"[A-Za-z]+", rule_id)
+    tags = ["vsphere"]
+    if family:
+        tags.append(family.group(0).lower())
+    tags.append(meta.get("severity", "warning"))
+    return tags
+
+
+def _location(file: str, line: int | None) -> dict[str, Any]:
+    physical: dict[str, Any] = {"artifactLocation": {"uri": artifact_uri(file)}}
+    if line is not None and line >= 1:
+        physical["region"] = {"startLine": line}
+    return {"physicalLocation": physical}
+
+
+def _fingerprint(f: Finding) -> str:
+    """Stable across edits that only move lines, so a dashboard tracks the same finding."""
+    key = "\0".join((f.rule, f.subject, f.file or ""))
+    return hashlib.sha256(key.encode("utf-8")).hexdigest()[:32]
+
+
+def _result(f: Finding, index: int) -> dict[str, Any]:
+    result: dict[str, Any] = {
+        "ruleId": f.rule,
+        "ruleIndex": index,
+        "level": LEVELS[f.severity],
+        "message": {"text": f.message},
+    }
+    if f.file:
+        result["locations"] = [_location(f.file, f.line)]
+    result["partialFingerprints"] = {"advisorFinding/v1": _fingerprint(f)}
+    if f.suppressed is not None:
+        result["suppressions"] = [{
+            "kind": SUPPRESSION_KINDS.get(f.suppressed.kind, "external"),
+            "status": "accepted",
+            "justification": f.suppressed.reason,
+        }]
+    result["properties"] = {"subject": f.subject, "fix": f.fix, "references": list(f.references)}
+    return result
+
+
+def document(run: Run) -> dict[str, Any]:
+    rule_ids = list(run.rules)
+    metadata = dict(run.rules)
+    # A finding whose rule has no metadata (should not happen) still gets a descriptor, so that
+    # every ruleIndex points at a rule.
+    for f in run.findings:
+        if f.rule not in metadata:
+            metadata[f.rule] = {"name": f.name, "severity": f.severity, "summary": f.message,
+                                "references": list(f.references)}
+            rule_ids.append(f.rule)
+    index = {rule_id: i for i, rule_id in enumerate(rule_ids)}
+    notifications = [
+        {
+            "level": "error",
+            "message": {"text": (f"{e.field}: " if e.field else "") + e.message},
+            "locations": [_location(e.file, e.line)],
+        }
+        for e in run.errors
+    ] + [{"level": "note", "message": {"text": note}} for note in run.notes]
+    invocation: dict[str, Any] = {"executionSuccessful": not run.errors}
+    if notifications:
+        invocation["toolExecutionNotifications"] = notifications
+    return {
+        "$schema": SARIF_SCHEMA,
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {"driver": {
+                "name": "advisor",
+                "version": advisor.__version__,
+                "informationUri": INFORMATION_URI,
+                "rules": [_descriptor(rule_id, metadata[rule_id]) for rule_id in rule_ids],
+            }},
+            "invocations": [invocation],
+            "artifacts": [{"location": {"uri": artifact_uri(p)}, "roles": ["analysisTarget"]} for p in run.files],
+            "results": [_result(f, index[f.rule]) for f in run.findings],
+            "columnKind": "unicodeCodePoints",
+        }],
+    }
+
+
+def render(run: Run) -> str:
+    return json.dumps(document(run), indent=2, ensure_ascii=True, default=str) + "\n"

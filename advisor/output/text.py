@@ -1,0 +1,173 @@
+"""The terminal report: per file, each host's capacity, each VM's topology, then its findings.
+
+Everything from user input goes into Rich ``Text`` objects (never markup strings) after its
+control characters are made visible, so a VM called ``[bold]x`` or containing an ESC prints
+literally. Lines are laid out for 100 columns and wrapped by Rich, except in quiet mode, which prints
+exactly one `file:line: RULE severity subject: message` line per finding. Colour is the
+caller's decision (--color, NO_COLOR, a terminal or not), so the environment is not consulted.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from collections.abc import Iterable
+
+from rich.console import Console, Group, RenderableType
+from rich.padding import Padding
+from rich.table import Table
+from rich.text import Text
+
+from advisor.findings import Finding, HostResult, Run, VmResult
+from advisor.output.describe import first_reference, fix_lines, one_line, topology_summary, totals, visible
+
+WIDTH = 100
+# The end of a line that holds only padding and colour codes.
+_TRAILING = re.compile(r"(?:\s|\x1b\[[0-9;]*m)+$")
+_CODE = re.compile(r"\x1b\[[0-9;]*m")
+STYLES = {"error": "bold red", "warning": "yellow", "info": "blue"}
+
+
+def _console(color: bool) -> Console:
+    return Console(
+        file=io.StringIO(),
+        width=WIDTH,
+        color_system="standard" if color else None,
+        force_terminal=color,
+        force_jupyter=False,
+        no_color=False,
+        highlight=False,
+        emoji=False,
+        markup=False,
+        soft_wrap=False,
+        legacy_windows=False,
+    )
+
+
+def _finding(f: Finding, indent: int) -> RenderableType:
+    """'RULE severity  message', then the fix lines and the first reference, indented."""
+    head = Text()
+    head.append(f.rule, style="bold")
+    head.append(" ")
+    head.append(f.severity, style=STYLES[f.severity])
+    head.append("  ")
+    head.append(visible(f.message))
+    parts: list[RenderableType] = [head]
+    details = Table.grid(padding=(0, 1))
+    details.add_column(no_wrap=True, style="dim")
+    details.add_column(overflow="fold")
+    lines = fix_lines(f.fix)
+    if lines:
+        details.add_row("fix:", Text("\n".join(lines)))
+    reference = first_reference(f)
+    if reference:
+        details.add_row("see:", Text(reference, style="dim"))
+    if details.row_count:
+        parts.append(Padding(details, (0, 0, 0, 2)))
+    return Padding(Group(*parts), (0, 0, 0, indent))
+
+
+def _quiet_line(f: Finding) -> Text:
+    """One self-contained line per finding, `file:line: RULE severity subject: message`."""
+    where = visible(f.file or "-") + (f":{f.line}" if f.line else "")
+    line = Text(f"{where}: ")
+    line.append(f.rule, style="bold")
+    line.append(" ")
+    line.append(f.severity, style=STYLES[f.severity])
+    line.append(f" {one_line(f.subject)}: {visible(f.message)}")
+    return line
+
+
+def _vm_header(vm: VmResult) -> Text:
+    header = Text()
+    header.append("vm ", style="bold")
+    header.append(one_line(vm.name), style="bold")
+    if vm.count > 1:
+        header.append(f" ×{vm.count}", style="bold")
+    if vm.host:
+        header.append(f" on {one_line(vm.host)}")
+    header.append(": ")
+    header.append(topology_summary(vm.topology), style="cyan")
+    return header
+
+
+def _host_header(host: HostResult) -> Text:
+    header = Text()
+    header.append("host ", style="bold")
+    header.append(one_line(host.summary))
+    return header
+
+
+def _files(run: Run) -> list[str]:
+    """Input files in command-line order, then any file only a result mentions."""
+    seen = dict.fromkeys(run.files)
+    for item in [*run.hosts, *run.vms, *run.findings]:
+        if item.file is not None:
+            seen.setdefault(item.file)
+    return list(seen)
+
+
+def _take(pool: list[Finding], keep: Iterable[Finding]) -> list[Finding]:
+    """Remove ``keep`` from ``pool`` (so no finding prints twice) and return it as a list."""
+    chosen = list(keep)
+    ids = {id(f) for f in chosen}
+    pool[:] = [f for f in pool if id(f) not in ids]
+    return chosen
+
+
+def _file_section(run: Run, file: str, pool: list[Finding]) -> list[RenderableType]:
+    out: list[RenderableType] = [Text(visible(file), style="bold underline")]
+    for host in (h for h in run.hosts if h.file == file):
+        out.append(Padding(_host_header(host), (0, 0, 0, 2)))
+        subject = f"host {host.name}"
+        for f in _take(pool, [f for f in pool if f.file == file and f.vm is None and f.subject == subject]):
+            out.append(_finding(f, 4))
+    for vm in (v for v in run.vms if v.file == file):
+        out.append(Padding(_vm_header(vm), (0, 0, 0, 2)))
+        for f in _take(pool, [f for f in pool if f.file == file and f.vm == vm.name]):
+            out.append(_finding(f, 4))
+    if any(e.file == file for e in run.errors) and len(out) == 1:
+        out.append(Padding(Text("not evaluated: see the input error above", style="dim"), (0, 0, 0, 2)))
+    rest = _take(pool, [f for f in pool if f.file == file])
+    if rest:
+        out.append(Padding(Text("other findings", style="bold"), (0, 0, 0, 2)))
+        out.extend(_finding(f, 4) for f in rest)
+    return out
+
+
+def render(run: Run, *, color: bool = False, quiet: bool = False) -> str:
+    console = _console(color)
+    for problem in run.errors:
+        console.print(Text(visible(str(problem)), style="red"), soft_wrap=quiet)
+    shown = [f for f in run.findings if f.suppressed is None]
+    if quiet:
+        for f in shown:
+            # Unwrapped on purpose: one line per finding, for grep and for editors that jump
+            # to `file:line:`.
+            console.print(_quiet_line(f), soft_wrap=True)
+        return _finish(console)
+    if run.errors:
+        console.print()
+    pool = list(shown)
+    for file in _files(run):
+        for renderable in _file_section(run, file, pool):
+            console.print(renderable)
+        console.print()
+    if pool:  # findings without a file: none from the engine today, but never drop one silently
+        console.print(Text("other findings", style="bold underline"))
+        for f in pool:
+            console.print(_finding(f, 2))
+        console.print()
+    for note in run.notes:
+        console.print(Text("note: " + visible(note), style="dim"))
+    counts = run.counts()
+    style = "bold red" if counts["error"] or run.errors else ("yellow" if counts["warning"] else "green")
+    console.print(Text(totals(run), style=style))
+    return _finish(console)
+
+
+def _finish(console: Console) -> str:
+    """The captured report without the spaces Rich pads each line to the full width with."""
+    text = console.file.getvalue()  # type: ignore[attr-defined]
+    return "".join(_TRAILING.sub(lambda m: "".join(_CODE.findall(m.group())), line) + "\n"
+                   for line in text.splitlines())
