@@ -162,7 +162,8 @@ class Rule:
             "summary": self.d.summary,
             "rationale": " ".join(self.d.rationale.split()),
             "references": [r.text() for r in self.d.references],
-            "fix_text": self.d.fix.text,
+            # Rule-level help has no VM to fill placeholders from: show them as <fact>.
+            "fix_text": PLACEHOLDER.sub(lambda m: f"<{m.group(1)}>", self.d.fix.text),
         }
 
 

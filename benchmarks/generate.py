@@ -11,7 +11,8 @@ same bytes:
   in place (never copied into the repository); without it, the small templates in
   benchmarks/templates/ are the bases;
 * Terraform files with `vsphere_virtual_machine` resources (varied num_cpus, memory, scsi_type,
-  adapter_type, extra_config, some values left to variables, some `dynamic` disk blocks).
+  adapter_type, extra_config, some values left to variables, some `dynamic` disk blocks), in
+  module folders of ten files.
 
 Usable as a module (the harness and tests import it) or as a script:
 
@@ -454,8 +455,17 @@ def make_vmx(root: Path, count: int, seed: int = SEED, corpus: Path | None = COR
     return paths, origin
 
 
+TF_FILES_PER_MODULE = 10
+
+
+def terraform_path(root: Path, index: int) -> Path:
+    """Files in module folders of ten, as a repository of Terraform modules holds them (a
+    module's files share variables, so readers look at the siblings of each file)."""
+    return root / f"module-{index // TF_FILES_PER_MODULE:02d}" / f"vms-{index:04d}.tf"
+
+
 def make_terraform(root: Path, count: int, seed: int = SEED) -> list[Path]:
-    return _write_many(root, count, lambda i: root / f"vms-{i:04d}.tf",
+    return _write_many(root, count, lambda i: terraform_path(root, i),
                        lambda i: terraform_file_text(seed, i).encode())
 
 
