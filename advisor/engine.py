@@ -152,9 +152,13 @@ def _activation(facts: dict[str, Any]) -> dict[str, Any]:
 class Evaluator:
     """Runs one catalog under one policy; collects findings into a Run."""
 
-    def __init__(self, catalog: Catalog, policy: Policy | None = None) -> None:
+    def __init__(self, catalog: Catalog, policy: Policy | None = None, full_vmx: bool = True) -> None:
+        """full_vmx: recommend every key of the VM (check, vmx) or only the keys fixes change
+        (lint: a template already holds the rest, and a large estate should not be copied
+        into memory once more)."""
         from advisor.catalog import cel_env
 
+        self.full_vmx = full_vmx
         self.catalog = catalog
         self.policy = policy or Policy()
         self.env = cel_env()
@@ -255,7 +259,7 @@ class Evaluator:
         from advisor.vmx import canonical_key
         from advisor.vmxmap import vm_to_vmx
 
-        settings = vm_to_vmx(vm, host.core_mhz if host else None)
+        settings = vm_to_vmx(vm, host.core_mhz if host else None) if self.full_vmx else {}
         spelled = {k.lower(): k for k in settings}
         # Most severe fix last, so it wins when two rules set the same key.
         for rule, fix in sorted(fixes, key=lambda rf: {"info": 0, "warning": 1, "error": 2}[rf[0].d.severity]):

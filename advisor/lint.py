@@ -90,7 +90,7 @@ def lint_paths(files: list[Path], job: LintJob, evaluator: Evaluator | None = No
     from advisor.readers import read_template
 
     if evaluator is None:
-        evaluator = Evaluator(load_catalog(job.rule_dirs), job.policy)
+        evaluator = Evaluator(load_catalog(job.rule_dirs), job.policy, full_vmx=False)
     host, version = _host_and_version(job)
     for path in files:
         evaluator.run.files.append(str(path))
@@ -122,7 +122,7 @@ def lint(files: list[Path], job: LintJob, jobs: int | None = None,
     catalog = load_catalog(job.rule_dirs)  # load errors surface here, before any work
     workers = jobs if jobs is not None else (min(os.cpu_count() or 1, 8) if len(files) >= PARALLEL_THRESHOLD else 1)
     if workers <= 1 or len(files) < 2:
-        evaluator = Evaluator(catalog, job.policy)
+        evaluator = Evaluator(catalog, job.policy, full_vmx=False)
         chunk = 50
         for start in range(0, len(files), chunk):
             lint_paths(files[start:start + chunk], job, evaluator)
@@ -143,7 +143,7 @@ def lint(files: list[Path], job: LintJob, jobs: int | None = None,
             parts.append(future.result())
             if progress:
                 progress(futures[future])
-    return merge(parts, Evaluator(catalog, job.policy))
+    return merge(parts, Evaluator(catalog, job.policy, full_vmx=False))
 
 
 def merge(parts: list[Run], evaluator: Evaluator) -> Run:

@@ -21,6 +21,8 @@ keys case-sensitively, and silently losing duplicates. This module avoids each o
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import codecs
 import difflib
 import re
@@ -198,6 +200,7 @@ _DIGITS_RE = re.compile(r"\d+")
 _CANONICAL = {_DIGITS_RE.sub("#", t.lower()): t for t in _CANONICAL_TEMPLATES}
 
 
+@lru_cache(maxsize=4096)
 def canonical_key(key: str) -> str:
     """VMware's spelling of ``key`` (``NUMVCPUS`` -> ``numvcpus``, ``scsi0:1.filename`` ->
     ``scsi0:1.fileName``); keys advisor has no opinion on are returned unchanged."""

@@ -102,7 +102,8 @@ def _check_shape(root: Any, file: str) -> None:
             continue
         if depth > MAX_DEPTH:
             raise InputError(f"nesting deeper than {MAX_DEPTH} levels", file=file)
-        unique += 1
+        # The container and its scalars: both are counted in `expanded`, so both are its size.
+        unique += 1 + sum(1 for c in children if not isinstance(c, (dict, list)))
         expanded[id(obj)] = 1  # provisional: also breaks self-referencing anchors
         stack.append((obj, depth, True))
         stack.extend((child, depth + 1, False) for child in children if isinstance(child, (dict, list)))

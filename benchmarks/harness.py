@@ -1,0 +1,148 @@
+"""A small measuring harness: run a command several times, keep the median wall time and the
+peak resident memory of each run.
+
+Wall time is taken around the child with time.perf_counter(). Peak memory is the child's
+ru_maxrss from wait4 (the largest resident set of the child or of any of its own children, such
+as lint's worker processes). Linux carries the spawning process's high-water mark into a child
+at exec, so a child started from this (larger) Python process would never look smaller than it;
+the warm-up run therefore goes through GNU time (/usr/bin/time -f %M), a small C parent, and is
+the memory sample. Without GNU time, wait4's figure is used and is an upper bound.
+
+One warm-up run first (it fills the OS file cache, writes .pyc files and measures memory), then
+up to `repeats` timed runs, fewer when a run is slow so that one case stays within its budget.
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Sequence
+
+_MAXRSS_UNIT = 1 if sys.platform == "darwin" else 1024  # bytes per ru_maxrss unit
+GNU_TIME = Path("/usr/bin/time")
+
+
+def _gnu_time_works() -> bool:
+    if not GNU_TIME.is_file():
+        return False
+    probe = subprocess.run([str(GNU_TIME), "-f", "%M", "true"], capture_output=True, text=True)
+    return probe.returncode == 0 and probe.stderr.strip().splitlines()[-1:] != [] \
+        and probe.stderr.strip().splitlines()[-1].isdigit()
+
+
+USE_GNU_TIME = _gnu_time_works()
+
+
+@dataclass
+class Sample:
+    wall_s: float
+    peak_rss_bytes: int
+    returncode: int
+    stdout: bytes = b""
+    stderr: bytes = b""
+
+
+@dataclass
+class Measurement:
+    """The timed runs of one command (the warm-up is not among them)."""
+
+    name: str
+    command: list[str]
+    runs_s: list[float] = field(default_factory=list)
+    peak_rss_bytes: int = 0
+    error: str | None = None
+    rss_source: str = ""  # "gnu-time" or "wait4 (upper bound)"
+    stdout: bytes = b""  # of the last run, when asked for (bench_engine prints its phases)
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None and bool(self.runs_s)
+
+    @property
+    def median_s(self) -> float | None:
+        return statistics.median(self.runs_s) if self.runs_s else None
+
+    @property
+    def peak_rss_mb(self) -> float | None:
+        return self.peak_rss_bytes / 2**20 if self.peak_rss_bytes else None
+
+    def as_dict(self) -> dict:
+        return {
+            "command": self.command,
+            "median_s": self.median_s,
+            "runs_s": self.runs_s,
+            "min_s": min(self.runs_s) if self.runs_s else None,
+            "peak_rss_mb": round(self.peak_rss_mb, 1) if self.peak_rss_mb else None,
+            "rss_source": self.rss_source,
+            "error": self.error,
+        }
+
+
+def run_once(command: Sequence[str], env: dict[str, str] | None = None, cwd: Path | None = None,
+             capture_stdout: bool = False, timeout_s: float = 900, memory: bool = False) -> Sample:
+    """One run: stdout discarded (or kept), stderr kept in a temp file (a pipe could fill up).
+    With `memory` (and GNU time present) the run goes through /usr/bin/time for its peak RSS."""
+    with tempfile.TemporaryFile() as err, tempfile.TemporaryFile() as out, \
+            tempfile.NamedTemporaryFile("r", suffix=".rss") as rss:
+        if memory and USE_GNU_TIME:
+            command = [str(GNU_TIME), "-f", "%M", "-o", rss.name, *command]
+        start = time.perf_counter()
+        proc = subprocess.Popen(list(command), stdin=subprocess.DEVNULL,
+                                stdout=out if capture_stdout else subprocess.DEVNULL,
+                                stderr=err, env=env, cwd=cwd)
+        # A blocking wait keeps the timing exact; a timer kills a run that hangs.
+        killer = threading.Timer(timeout_s, proc.kill)
+        killer.start()
+        try:
+            _, status, usage = os.wait4(proc.pid, 0)
+        finally:
+            killer.cancel()
+        wall = time.perf_counter() - start
+        proc.returncode = os.waitstatus_to_exitcode(status)  # reaped here; Popen must not wait again
+        err.seek(0)
+        out.seek(0)
+        peak = usage.ru_maxrss * _MAXRSS_UNIT
+        if memory and USE_GNU_TIME:
+            # GNU time writes "Command exited with non-zero status N" before the figure.
+            last = (rss.read().strip().splitlines() or ["0"])[-1]
+            peak = int(last) * 1024 if last.isdigit() else peak
+        return Sample(wall, peak, proc.returncode,
+                      out.read() if capture_stdout else b"", err.read())
+
+
+def measure(name: str, command: Sequence[str], *, repeats: int, budget_s: float = 60.0,
+            ok_codes: tuple[int, ...] = (0, 1), env: dict[str, str] | None = None, cwd: Path | None = None,
+            capture_stdout: bool = False, log=lambda s: None) -> Measurement:
+    """Warm up once, then time up to `repeats` runs (at least one) within about `budget_s`."""
+    m = Measurement(name, [str(c) for c in command])
+    log(f"  {name} ...")
+    first = run_once(m.command, env, cwd, capture_stdout, memory=True)
+    if first.returncode not in ok_codes:
+        m.error = _failure(first)
+        return m
+    runs = max(1, min(repeats, int(budget_s / max(first.wall_s, 1e-3))))
+    samples: list[Sample] = []
+    while len(samples) < runs:
+        sample = run_once(m.command, env, cwd, capture_stdout)
+        if sample.returncode not in ok_codes:
+            m.error = _failure(sample)
+            return m
+        samples.append(sample)
+    m.runs_s = [s.wall_s for s in samples]
+    m.peak_rss_bytes = first.peak_rss_bytes
+    m.rss_source = "gnu-time" if USE_GNU_TIME else "wait4 (upper bound)"
+    m.stdout = samples[-1].stdout
+    return m
+
+
+def _failure(sample: Sample) -> str:
+    lines = [ln for ln in sample.stderr.decode("utf-8", "replace").splitlines() if ln.strip()]
+    tail = lines[-1].strip() if lines else "(no message)"
+    return f"exit {sample.returncode}: {tail[:300]}"

@@ -1,0 +1,431 @@
+"""advisor's benchmarks in one command: advisor beside the tools a pipeline would otherwise run.
+
+    python benchmarks/run.py [--quick] [--profile] [--json benchmarks/out/results.json]
+
+On a fresh machine this builds benchmarks/.venv (advisor editable + yamllint) and
+benchmarks/.venv-checkov (checkov pins its own HCL parser), generates seeded inputs under
+benchmarks/.data/, then measures, each case as the median of several runs after a warm-up:
+
+1. start-up: `python -c pass`, `advisor --version`, `advisor check` on a 10-VM spec,
+   `advisor lint` on one .vmx and `yamllint` on the same spec, as ratios to `python -c pass`;
+2. per-file CI cost: `advisor check` and `yamllint` over the same N spec files;
+3. template linting at scale: `advisor lint` over 10,000 .vmx files and a Terraform folder,
+   beside a plain-Python read-and-split floor and `checkov -d` on the same folder;
+4. engine throughput: the whole catalog over one spec of 10,000 and 100,000 VMs.
+
+Only ratios within one run mean anything on a shared machine; the JSON keeps every run's time
+and the machine facts. `--profile` adds a cProfile summary of the slowest advisor case.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import os
+import platform
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+import generate  # noqa: E402 - benchmarks/ is not a package
+import setup_env  # noqa: E402
+from harness import Measurement, measure  # noqa: E402
+
+OUT = HERE / "out"
+
+
+@dataclass(frozen=True)
+class Sizes:
+    """How hard one mode works: runs per case and the N of the per-file comparison."""
+
+    startup_repeats: int
+    repeats: int
+    big_repeats: int
+    per_file_n: tuple[int, ...]
+    budget_s: float  # per case, after the warm-up
+
+    @classmethod
+    def full(cls) -> "Sizes":
+        return cls(startup_repeats=15, repeats=5, big_repeats=3, per_file_n=(1, 100, 1000), budget_s=60)
+
+    @classmethod
+    def quick(cls) -> "Sizes":
+        return cls(startup_repeats=5, repeats=3, big_repeats=1, per_file_n=(1, 10, 100), budget_s=6)
+
+
+@dataclass
+class Row:
+    section: str
+    label: str
+    m: Measurement | None
+    derived: str = ""
+
+
+@dataclass
+class Target:
+    name: str
+    goal: str
+    value: str
+    passed: bool | None  # None: not measured in this mode or the case failed
+
+
+@dataclass
+class Report:
+    rows: list[Row] = field(default_factory=list)
+    targets: list[Target] = field(default_factory=list)
+    derived: dict[str, object] = field(default_factory=dict)
+    measurements: dict[str, Measurement] = field(default_factory=dict)
+
+
+class Bench:
+    """Runs the cases and keeps what they measured."""
+
+    def __init__(self, bins: dict[str, Path], data: generate.DataSet, sizes: Sizes, log) -> None:
+        self.bins = bins
+        self.data = data
+        self.sizes = sizes
+        self.log = log
+        self.report = Report()
+        main = bins["main"]
+        self.python = str(setup_env.venv_python(setup_env.MAIN_VENV))
+        self.advisor = str(main / "advisor")
+        self.yamllint = str(main / "yamllint")
+        self.checkov = str(bins["checkov"] / "checkov") if "checkov" in bins else None
+        # Nothing from the caller's environment may change how the measured tools start or write.
+        dropped = ("PYTHONPATH", "PYTHONSTARTUP", "PYTHONPROFILEIMPORTTIME", "PYTHONUNBUFFERED", "PYTHONDEVMODE",
+                   "PYTHONWARNINGS", "PYTHONTRACEMALLOC", "PYTHONDONTWRITEBYTECODE")
+        env = {k: v for k, v in os.environ.items() if k not in dropped}
+        env.update(NO_COLOR="1", COLUMNS="100")
+        self.env = env
+
+    # -- helpers --------------------------------------------------------------------------
+    def run(self, key: str, command: list[str], repeats: int, ok_codes: tuple[int, ...] = (0, 1),
+            capture_stdout: bool = False) -> Measurement:
+        m = measure(key, command, repeats=repeats, budget_s=self.sizes.budget_s, ok_codes=ok_codes,
+                    env=self.env, cwd=generate.REPO, capture_stdout=capture_stdout, log=self.log)
+        if m.error:
+            self.log(f"    FAILED: {m.error}")
+        self.report.measurements[key] = m
+        return m
+
+    def add(self, section: str, label: str, m: Measurement | None, derived: str = "") -> None:
+        self.report.rows.append(Row(section, label, m, derived))
+
+    def target(self, name: str, goal: str, value: float | None, limit: float, higher_is_better: bool = False,
+               fmt: str = "{:.2f}") -> None:
+        if value is None:
+            self.report.targets.append(Target(name, goal, "n/a", None))
+            return
+        passed = value >= limit if higher_is_better else value <= limit
+        self.report.targets.append(Target(name, goal, fmt.format(value), passed))
+
+    # -- 1. start-up ----------------------------------------------------------------------
+    def startup(self) -> None:
+        r = self.sizes.startup_repeats
+        spec = str(self.data.specs[0])
+        vmx = str(generate.vmx_path(self.data.vmx_dir, 0))
+        base = self.run("startup.python", [self.python, "-c", "pass"], r)
+        cases = [
+            ("startup.version", "advisor --version", [self.advisor, "--version"]),
+            ("startup.check", "advisor check (10-VM spec)", [self.advisor, "check", spec]),
+            ("startup.lint", "advisor lint (one .vmx)", [self.advisor, "lint", vmx]),
+            ("startup.yamllint", "yamllint (same spec)", [self.yamllint, spec]),
+        ]
+        self.add("start-up", "python -c pass", base, "1.0x (baseline)")
+        ratios: dict[str, float | None] = {}
+        for key, label, command in cases:
+            m = self.run(key, command, r)
+            ratio = m.median_s / base.median_s if m.ok and base.ok else None
+            ratios[key] = ratio
+            self.add("start-up", label, m, f"{ratio:.1f}x python" if ratio else "")
+        self.report.derived["startup_ratio_to_python"] = ratios
+        self.target("advisor --version start-up", "<= 6x python -c pass", ratios["startup.version"], 6, fmt="{:.1f}x")
+        self.target("advisor check (10 VMs) start-up", "<= 14x python -c pass", ratios["startup.check"], 14,
+                    fmt="{:.1f}x")
+
+    # -- 2. per-file CI cost --------------------------------------------------------------
+    def per_file(self) -> None:
+        out: dict[int, dict[str, float | None]] = {}
+        for n in self.sizes.per_file_n:
+            files = [str(p) for p in self.data.spec_subset(n)]
+            if len(files) < n:
+                continue
+            repeats = self.sizes.repeats if n < 1000 else self.sizes.big_repeats
+            a = self.run(f"per_file.check.{n}", [self.advisor, "check", *files], repeats)
+            y = self.run(f"per_file.yamllint.{n}", [self.yamllint, *files], repeats)
+            a_ms = a.median_s * 1000 / n if a.ok else None
+            y_ms = y.median_s * 1000 / n if y.ok else None
+            ratio = a_ms / y_ms if a_ms and y_ms else None
+            out[n] = {"advisor_ms_per_file": a_ms, "yamllint_ms_per_file": y_ms, "ratio": ratio}
+            self.add("per-file", f"advisor check, N={n}", a, f"{a_ms:.1f} ms/file" if a_ms else "")
+            self.add("per-file", f"yamllint, N={n}", y,
+                     (f"{y_ms:.1f} ms/file" if y_ms else "") + (f"; advisor/yamllint {ratio:.2f}" if ratio else ""))
+        self.report.derived["per_file"] = out
+        at100 = out.get(100, {}).get("ratio")
+        self.target("advisor check per file at N=100", "<= yamllint's per-file cost (ratio <= 1)", at100, 1.0)
+
+    # -- 3. template linting at scale -----------------------------------------------------
+    def lint_at_scale(self) -> None:
+        big = self.sizes.big_repeats
+        floor = str(HERE / "floor.py")
+        vmx_dir, small_dir, tf_dir = str(self.data.vmx_dir), str(self.data.vmx_small_dir), str(self.data.tf_dir)
+        n_vmx = sum(1 for _ in self.data.vmx_dir.rglob("*.vmx"))
+        n_small = sum(1 for _ in self.data.vmx_small_dir.rglob("*.vmx"))
+        n_tf = sum(1 for _ in self.data.tf_dir.rglob("*.tf"))
+        # Exit 2 would mean a generated file was refused as input: that is a finding of the
+        # benchmark, so it fails the case instead of being timed.
+        json_out = ["--format", "json"]
+        f_vmx = self.run("lint.floor.vmx", [self.python, floor, vmx_dir, ".vmx"], self.sizes.repeats, (0,))
+        l_vmx = self.run("lint.vmx", [self.advisor, "lint", vmx_dir, *json_out], big)
+        l_vmx1 = self.run("lint.vmx.jobs1", [self.advisor, "lint", vmx_dir, "--jobs", "1", *json_out], big)
+        l_small1 = self.run("lint.vmx_small.jobs1", [self.advisor, "lint", small_dir, "--jobs", "1", *json_out], big)
+
+        def rate(m: Measurement, n: int) -> float | None:
+            return n / m.median_s if m.ok else None
+
+        def over(m: Measurement, ref: Measurement) -> float | None:
+            return m.median_s / ref.median_s if m.ok and ref.ok else None
+
+        fps, fps1 = rate(l_vmx, n_vmx), rate(l_vmx1, n_vmx)
+        vs_floor, vs_floor1 = over(l_vmx, f_vmx), over(l_vmx1, f_vmx)
+        self.add("lint", f"floor: read + regex split, {n_vmx:,} .vmx", f_vmx,
+                 f"{rate(f_vmx, n_vmx):,.0f} files/s" if f_vmx.ok else "")
+        self.add("lint", f"advisor lint, {n_vmx:,} .vmx (default jobs)", l_vmx,
+                 f"{fps:,.0f} files/s; {vs_floor:.1f}x floor" if fps else "")
+        self.add("lint", f"advisor lint, {n_vmx:,} .vmx (--jobs 1)", l_vmx1,
+                 f"{fps1:,.0f} files/s; {vs_floor1:.1f}x floor" if fps1 else "")
+        growth = None
+        if l_vmx1.ok and l_small1.ok:
+            growth = l_vmx1.peak_rss_bytes / l_small1.peak_rss_bytes
+            per_file_kb = (l_vmx1.peak_rss_bytes - l_small1.peak_rss_bytes) / max(1, n_vmx - n_small) / 1024
+            self.add("lint", f"advisor lint, {n_small:,} .vmx (--jobs 1)", l_small1,
+                     f"RSS x{growth:.2f} for x{n_vmx / n_small:.0f} files ({per_file_kb:.1f} KiB/file)")
+        else:
+            self.add("lint", f"advisor lint, {n_small:,} .vmx (--jobs 1)", l_small1)
+
+        f_tf = self.run("lint.floor.tf", [self.python, floor, tf_dir, ".tf"], self.sizes.repeats, (0,))
+        l_tf = self.run("lint.tf", [self.advisor, "lint", tf_dir, *json_out], big)
+        self.add("lint", f"floor: read + regex split, {n_tf} .tf", f_tf)
+        self.add("lint", f"advisor lint, {n_tf} .tf files", l_tf,
+                 f"{over(l_tf, f_tf):.1f}x floor" if l_tf.ok and f_tf.ok else "")
+        vs_checkov = None
+        if self.checkov:
+            c_tf = self.run("lint.checkov.tf", [self.checkov, "-d", tf_dir, "--framework", "terraform",
+                                                "--skip-download", "--quiet", "--compact", "--soft-fail"], big)
+            vs_checkov = over(l_tf, c_tf)
+            self.add("lint", f"checkov -d, same {n_tf} .tf", c_tf,
+                     f"advisor/checkov {vs_checkov:.2f}" if vs_checkov else "")
+        self.report.derived["lint"] = {
+            "vmx_files": n_vmx, "vmx_files_per_s": fps, "vmx_files_per_s_jobs1": fps1,
+            "vmx_ratio_to_floor": vs_floor, "vmx_ratio_to_floor_jobs1": vs_floor1,
+            "vmx_rss_growth_small_to_big_jobs1": growth, "tf_files": n_tf, "tf_ratio_to_checkov": vs_checkov,
+        }
+        full_size = n_vmx >= 10_000
+        self.target(f"lint {n_vmx:,} .vmx throughput", ">= 5,000 files/s", fps if full_size else None, 5000,
+                    higher_is_better=True, fmt="{:,.0f} files/s")
+        self.target(f"lint {n_vmx:,} .vmx vs floor", "<= 3x read-and-split floor", vs_floor, 3.0, fmt="{:.1f}x")
+        self.target("lint memory vs file count", f"peak RSS x{n_vmx // max(1, n_small)} files < 2x", growth, 2.0,
+                    fmt="{:.2f}x")
+        self.target("lint Terraform folder vs checkov", "<= 1/5 of checkov -d (ratio <= 0.2)", vs_checkov, 0.2)
+
+    # -- 4. engine throughput -------------------------------------------------------------
+    def engine(self) -> None:
+        script = str(HERE / "bench_engine.py")
+        phases: dict[int, dict] = {}
+        for n, spec in sorted(self.data.engine.items()):
+            m = self.run(f"engine.{n}", [self.python, script, "--spec", str(spec), "--json"], self.sizes.big_repeats,
+                         (0,), capture_stdout=True)
+            if m.ok:
+                phases[n] = json.loads(m.stdout)
+            p = phases.get(n)
+            self.add("engine", f"catalog over {n:,} VMs (one spec)", m,
+                     f"load {p['load_s']:.2f} s + evaluate {p['evaluate_s']:.2f} s, {p['rules']} rules, "
+                     f"{p['findings']:,} findings" if p else "")
+        sizes = sorted(phases)
+        growth = None
+        if len(sizes) == 2:
+            small, large = sizes
+            t_ratio = phases[large]["total_s"] / phases[small]["total_s"]
+            m_small = self.report.measurements[f"engine.{small}"]
+            m_large = self.report.measurements[f"engine.{large}"]
+            rss_ratio = m_large.peak_rss_bytes / m_small.peak_rss_bytes
+            n_ratio = large / small
+            linear = 0.7 * n_ratio <= t_ratio <= 1.3 * n_ratio
+            growth = {"vms_ratio": n_ratio, "time_ratio": t_ratio, "rss_ratio": rss_ratio, "time_linear": linear}
+            self.add("engine", f"growth {small:,} -> {large:,} VMs", None,
+                     f"time x{t_ratio:.1f}, peak RSS x{rss_ratio:.1f} for x{n_ratio:.0f} VMs: "
+                     + ("linear" if linear else ("super-linear" if t_ratio > n_ratio else "sub-linear")))
+        self.report.derived["engine"] = {"phases": phases, "growth": growth}
+        for n, limit in ((10_000, 2.0), (100_000, 20.0)):
+            p = phases.get(n)
+            self.target(f"engine, {n:,} VMs (load + evaluate)", f"<= {limit:g} s", p["total_s"] if p else None, limit,
+                        fmt="{:.2f} s")
+        if 100_000 in self.data.engine:
+            m = self.report.measurements.get("engine.100000")
+            self.target("engine, 100,000 VMs peak memory", "< 1 GB", m.peak_rss_mb if m and m.ok else None, 1024,
+                        fmt="{:.0f} MiB")
+
+    # -- 5. profile -----------------------------------------------------------------------
+    def profile(self) -> Path | None:
+        """cProfile the slowest advisor case (single process, so the profile sees all the work)."""
+        advisor_cases = {k: m for k, m in self.report.measurements.items()
+                         if m.ok and (k.startswith(("per_file.check", "lint.vmx", "lint.tf", "engine.", "startup.")))
+                         and "floor" not in k and "checkov" not in k and "yamllint" not in k}
+        if not advisor_cases:
+            return None
+        key = max(advisor_cases, key=lambda k: advisor_cases[k].median_s or 0)
+        m = advisor_cases[key]
+        OUT.mkdir(parents=True, exist_ok=True)
+        dump = OUT / f"profile-{key}.prof"
+        if key.startswith("engine."):
+            command = [*m.command[:-1], "--profile", str(dump)]  # drop --json; bench_engine profiles itself
+        else:
+            args = m.command[1:]
+            if args[0] == "lint" and "--jobs" not in args:
+                args = [*args, "--jobs", "1"]
+            command = [self.python, "-m", "cProfile", "-o", str(dump), "-m", "advisor", *args]
+        self.log(f"profiling the slowest case, {key}")
+        subprocess.run(command, env=self.env, cwd=generate.REPO, stdout=subprocess.DEVNULL, check=False)
+        text_path = OUT / f"profile-{key}.txt"
+        summary = subprocess.run([self.python, "-c", _PSTATS, str(dump), str(generate.REPO)], capture_output=True,
+                                 text=True, check=True).stdout
+        text_path.write_text(f"# cProfile of {' '.join(command)}\n\n{summary}")
+        self.report.derived["profile"] = {"case": key, "summary": str(text_path.relative_to(generate.REPO))}
+        return text_path
+
+
+# Top 15 by cumulative time among advisor's own functions (the CLI and runpy frames above them
+# say nothing), then the top 15 by own time over everything, libraries included.
+_PSTATS = """
+import io, pstats, sys
+dump, repo = sys.argv[1], sys.argv[2]
+for order, restrict in (("cumulative", "/advisor/"), ("tottime", "")):
+    buf = io.StringIO()
+    stats = pstats.Stats(dump, stream=buf).sort_stats(order)
+    stats.print_stats(restrict, 15) if restrict else stats.print_stats(15)
+    body = buf.getvalue().replace(repo + "/", "")
+    where = " in advisor/" if restrict else ""
+    print(f"== top 15 by {order}{where} ==")
+    print(body[body.find("   ncalls"):] if "   ncalls" in body else body)
+"""
+
+
+# -- machine facts, table, JSON ---------------------------------------------------------------
+
+def machine_facts(python: str, advisor: str) -> dict:
+    probe = subprocess.run([python, "-c", "import platform, sys; print(sys.version.split()[0]); "
+                            "print(platform.python_implementation())"], capture_output=True, text=True, check=True)
+    version, impl = probe.stdout.split()
+    adv = subprocess.run([advisor, "--version"], capture_output=True, text=True).stdout.strip()
+    facts = {
+        "timestamp": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+        "cores": os.cpu_count(),
+        "usable_cores": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count(),
+        "python": version,
+        "python_implementation": impl,
+        "platform": platform.platform(),
+        "machine": platform.machine(),
+        "advisor_version": adv.rsplit(" ", 1)[-1] if adv else None,
+    }
+    cpu = Path("/proc/cpuinfo")
+    if cpu.is_file():
+        names = [ln.split(":", 1)[1].strip() for ln in cpu.read_text().splitlines() if ln.startswith("model name")]
+        facts["cpu"] = names[0] if names else None
+    mem = Path("/proc/meminfo")
+    if mem.is_file():
+        total = next((ln.split()[1] for ln in mem.read_text().splitlines() if ln.startswith("MemTotal")), None)
+        facts["memory_gib"] = round(int(total) / 2**20, 1) if total else None
+    return facts
+
+
+def _seconds(value: float | None) -> str:
+    if value is None:
+        return "-"
+    return f"{value * 1000:.0f} ms" if value < 1 else f"{value:.2f} s"
+
+
+def table(report: Report, facts: dict, mode: str) -> str:
+    lines = [f"advisor benchmarks ({mode}) - {facts['timestamp']}",
+             f"{facts['cores']} cores, {facts.get('cpu') or facts['machine']}, Python {facts['python']}, "
+             f"{facts['platform']}, advisor {facts['advisor_version']}", ""]
+    header = f"{'case':<44} {'median':>9} {'runs':>4} {'peak RSS':>9}  notes"
+    section = None
+    for row in report.rows:
+        if row.section != section:
+            section = row.section
+            lines += ["", f"[{section}]", header, "-" * len(header)]
+        m = row.m
+        if m is not None and m.error:
+            lines.append(f"{row.label:<44} {'FAILED':>9} {'':>4} {'':>9}  {m.error}")
+            continue
+        median = _seconds(m.median_s) if m else ""
+        runs = str(len(m.runs_s)) if m else ""
+        rss = f"{m.peak_rss_mb:.0f} MiB" if m and m.peak_rss_mb else ""
+        lines.append(f"{row.label:<44} {median:>9} {runs:>4} {rss:>9}  {row.derived}")
+    lines += ["", "[targets]", f"{'target':<40} {'goal':<40} {'measured':>14}  result", "-" * 104]
+    for t in report.targets:
+        verdict = "n/a" if t.passed is None else ("PASS" if t.passed else "MISS")
+        lines.append(f"{t.name:<40} {t.goal:<40} {t.value:>14}  {verdict}")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Run advisor's benchmarks and print a table.")
+    parser.add_argument("--quick", action="store_true", help="small inputs and fewer runs (a smoke run, < 2 min)")
+    parser.add_argument("--json", type=Path, default=OUT / "results.json", help="where to write the results")
+    parser.add_argument("--profile", action="store_true", help="also profile the slowest advisor case")
+    parser.add_argument("--only", choices=("startup", "per-file", "lint", "engine"), action="append",
+                        help="run only these sections (repeatable)")
+    args = parser.parse_args(argv)
+
+    def log(text: str) -> None:
+        print(text, file=sys.stderr, flush=True)
+
+    bins = setup_env.ensure_venvs(log)
+    python = str(setup_env.venv_python(setup_env.MAIN_VENV))
+    plan = generate.Plan.quick() if args.quick else generate.Plan()
+    # Generation reads host profiles through advisor, so it runs in the venv; ensure() below
+    # then only finds the manifest it wrote and returns the layout.
+    # One folder per mode, so switching between --quick and a full run does not regenerate.
+    root = generate.DATA / ("quick" if args.quick else "full")
+    subprocess.run([python, str(HERE / "generate.py"), "--out", str(root), *(["--quick"] if args.quick else [])],
+                   check=True, stdout=subprocess.DEVNULL)
+    data = generate.ensure(plan, root)
+    sizes = Sizes.quick() if args.quick else Sizes.full()
+    bench = Bench(bins, data, sizes, log)
+    facts = machine_facts(python, bench.advisor)
+    sections = {"startup": bench.startup, "per-file": bench.per_file, "lint": bench.lint_at_scale,
+                "engine": bench.engine}
+    for name, run_section in sections.items():
+        if not args.only or name in args.only:
+            log(f"[{name}]")
+            run_section()
+    profile_path = bench.profile() if args.profile else None
+
+    mode = "quick" if args.quick else "full"
+    text = table(bench.report, facts, mode)
+    print(text)
+    if profile_path:
+        print(f"profile of the slowest case: {profile_path.relative_to(generate.REPO)}")
+    args.json.parent.mkdir(parents=True, exist_ok=True)
+    result = {
+        "schema": "advisor-benchmarks/v1",
+        "mode": mode,
+        "machine": facts,
+        "data": {"seed": plan.seed, "vmx_origin": data.vmx_origin, "plan": plan.__dict__ | {"engine_vms": list(plan.engine_vms)}},
+        "measurements": {k: m.as_dict() for k, m in bench.report.measurements.items()},
+        "derived": bench.report.derived,
+        "targets": [t.__dict__ for t in bench.report.targets],
+    }
+    args.json.write_text(json.dumps(result, indent=2) + "\n")
+    log(f"wrote {args.json}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
