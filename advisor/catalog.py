@@ -126,6 +126,9 @@ class Rule:
     builtin: bool
     min_version: Version | None = None
     max_version: Version | None = None
+    # The examples as read (with line numbers), keyed "fail" / "pass": validation would turn
+    # them into plain dicts, and findings on an example should point at its lines.
+    examples: dict[str, list[Any]] = field(default_factory=dict)
 
     @property
     def id(self) -> str:
@@ -238,7 +241,8 @@ def load_rule_file(path: Path, builtin: bool) -> list[Rule]:
         line = line_of(root, ("rules", index))
         program = _compile(d, file, line_of(root, ("rules", index, "when")) or line)
         facts = frozenset(referenced_facts(d.when))
-        rule = Rule(d, file, line, program, facts, builtin)
+        raw = root["rules"][index]["examples"]
+        rule = Rule(d, file, line, program, facts, builtin, examples={"fail": list(raw["fail"]), "pass": list(raw["pass"])})
         try:
             rule.min_version = Version.parse(d.vsphere.min) if d.vsphere.min else None
             rule.max_version = Version.parse(d.vsphere.max) if d.vsphere.max else None

@@ -54,6 +54,7 @@ _declare(STRING,
     ("vm.legacy_nic_types", "emulated NIC types in use (e1000, e1000e, vlance, vmxnet)"),
     ("vm.containers_networking", "container networking mode: bridge, host, macvlan, sriov"),
     ("vm.aligned_vcpus_text", "vCPU counts near the requested one that balance over whole nodes"),
+    ("vm.max_vcpus_why", "which limit sets vm.max_vcpus"),
     ("topo.layout", "vNUMA node sizes, e.g. '10×6, 4'"),
     ("topo.summary", "one-line topology summary"),
     ("topo.prefer_ht_layout", "vNUMA layout with numa.vcpu.preferHT=TRUE"),
@@ -91,6 +92,7 @@ _declare(INT,
     ("vm.gpu_max_profile_gb", "frame buffer of the largest profile for that GPU (GB)"),
     ("vm.java_jvms", "JVMs running in the VM"),
     ("vm.aligned_vcpus", "nearest vCPU count at or below the VM's that balances over whole nodes"),
+    ("vm.max_vcpus", "most vCPUs this VM may have: the vSphere version's and the hardware version's limit"),
     ("topo.vnuma_nodes", "virtual NUMA nodes the guest sees"),
     ("topo.clients", "NUMA clients ESXi schedules"),
     ("topo.physical_nodes", "physical nodes the VM spans"),
@@ -535,6 +537,11 @@ def facts_for(host: Host | None, vm: VM, version: Version | None,
     topo = None
     if version is not None:
         facts.update(_version_facts(version))
+        limit, why = facts["version.max_vcpus"], f"vSphere {version}"
+        hw_limit = facts.get("vm.hw_max_vcpus")
+        if hw_limit is not None and hw_limit < limit:
+            limit, why = hw_limit, f"hardware version {vm.hardware_version}"
+        facts["vm.max_vcpus"], facts["vm.max_vcpus_why"] = limit, why
     if host is not None and version is not None:
         facts.update(host_facts(host))
         if not (unknown & _TOPOLOGY_FIELDS):

@@ -17,7 +17,7 @@ CATALOG = builtin_catalog()
 CASES = [
     pytest.param(rule, verdict, index, example, id=f"{rule.id}-{verdict}{index}")
     for rule in CATALOG.rules
-    for verdict, examples in (("fail", rule.d.examples.fail), ("pass", rule.d.examples.pass_))
+    for verdict, examples in rule.examples.items()
     for index, example in enumerate(examples)
 ]
 
