@@ -255,7 +255,9 @@ def _template_disks(t: "TemplateVM") -> list[dict[str, Any]]:
             controller = bus_kind
         if not _is_disk(t, low):
             continue
-        disk: dict[str, Any] = {"controller": controller, "bus": min(bus, 3)}
+        # The first disk is taken to be the boot disk: fixes must not move it to a controller
+        # the guest may have no driver for (an unbootable VM is worse than a slow one).
+        disk: dict[str, Any] = {"controller": controller, "bus": min(bus, 3), "role": "os" if not disks else "data"}
         size = sizes.get(len(disks))
         if size:
             disk["size"] = int(size)
