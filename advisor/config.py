@@ -9,6 +9,7 @@ configuration (rule folders, host profile folders) are relative to the file that
 from __future__ import annotations
 
 import datetime as _dt
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
@@ -23,7 +24,8 @@ Severity = Literal["error", "warning", "info"]
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    # Built on first use: most runs have no configuration file to validate.
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
 
 class ExemptionConfig(_Strict):
@@ -48,8 +50,9 @@ class Config(_Strict):
     exemptions: list[ExemptionConfig] = Field(default_factory=list)
 
 
-class LoadedConfig(BaseModel):
-    config: Config = Field(default_factory=Config)
+@dataclass(slots=True)
+class LoadedConfig:
+    config: Config = field(default_factory=lambda: Config.model_construct())
     file: str | None = None
 
     def path(self, relative: str) -> str:

@@ -85,3 +85,14 @@ def test_user_rule_with_duplicate_id_is_refused(tmp_path):
     (tmp_path / "dup.yaml").write_text(text)
     with pytest.raises(InputError, match="already defined"):
         load_catalog([tmp_path])
+
+
+def test_shipped_rule_files_pass_full_validation():
+    """At run time the built-in catalog skips validators; here every file is validated."""
+    from advisor.catalog import load_rule_file, rule_files
+    from advisor.resources import data_path
+
+    for path in rule_files(data_path("rules")):
+        validated = load_rule_file(path, builtin=True, validate=True)
+        trusted = load_rule_file(path, builtin=True, validate=False)
+        assert [r.d for r in validated] == [r.d for r in trusted], path.name
