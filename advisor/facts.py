@@ -199,9 +199,9 @@ _MAX_PROFILE = {"m60": ("grid_m60-8q", 8), "m10": ("grid_m10-8q", 8), "p40": ("g
 
 
 def runs(sizes: tuple[int, ...] | list[int]) -> str:
-    from advisor.topology import _runs
+    from advisor.topology import layout_text
 
-    return _runs(tuple(sizes))
+    return layout_text(sizes)
 
 
 def _with_advanced(vm: VM, key: str, value: str | None, **fields: Any) -> VM:

@@ -11,6 +11,7 @@ is the group of vCPUs the NUMA scheduler homes on one physical node.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from advisor.spec import VM, Host
@@ -56,7 +57,7 @@ class Topology:
     def summary(self) -> str:
         """`64 vCPU → 7 vNUMA nodes [10×6, 4] over 4 physical nodes`."""
         if self.vnuma_exposed:
-            head = f"{self.vcpus} vCPU → {len(self.vnuma_nodes)} vNUMA nodes [{_runs(self.vnuma_nodes)}]"
+            head = f"{self.vcpus} vCPU → {len(self.vnuma_nodes)} vNUMA nodes [{layout_text(self.vnuma_nodes)}]"
         else:
             head = f"{self.vcpus} vCPU → no vNUMA (guest sees 1 node)"
         if not self.numa_managed:
@@ -89,8 +90,9 @@ class Topology:
         }
 
 
-def _runs(sizes: tuple[int, ...]) -> str:
-    """[10,10,10,10,10,10,4] -> '10×6, 4'."""
+def layout_text(sizes: Iterable[int]) -> str:
+    """[10,10,10,10,10,10,4] -> '10×6, 4': a vNUMA or client layout as people write it."""
+    sizes = tuple(sizes)
     parts: list[str] = []
     i = 0
     while i < len(sizes):
@@ -326,7 +328,7 @@ def _clients_for(
         packed = _pack_sockets(v, cps, len(clients))
         if max(packed) <= cap and sorted(packed) != sorted(clients):
             reasons.append(
-                f"cores per socket {cps} keeps sockets whole inside NUMA clients: clients of {_runs(packed)} vCPUs"
+                f"cores per socket {cps} keeps sockets whole inside NUMA clients: clients of {layout_text(packed)} vCPUs"
             )
             return packed
         if max(packed) > cap:

@@ -52,17 +52,10 @@ def fix_lines(fix: dict[str, Any]) -> list[str]:
 
 
 def runs(sizes: Iterable[int]) -> str:
-    """[10, 10, 10, 4] -> '10×3, 4', as advisor.topology writes layouts."""
-    parts: list[str] = []
-    values = list(sizes)
-    i = 0
-    while i < len(values):
-        j = i
-        while j < len(values) and values[j] == values[i]:
-            j += 1
-        parts.append(f"{values[i]}×{j - i}" if j - i > 1 else str(values[i]))
-        i = j
-    return ", ".join(parts)
+    """[10, 10, 10, 4] -> '10×3, 4', exactly as advisor.topology writes layouts."""
+    from advisor.topology import layout_text
+
+    return layout_text(sizes)
 
 
 def topology_summary(topology: dict[str, Any] | None) -> str:
