@@ -163,6 +163,7 @@ class Evaluator:
         from advisor.catalog import cel_env
 
         self.full_vmx = full_vmx
+        self._applicable: dict[tuple[str, Version | None], tuple[list[Rule], tuple[str, ...]]] = {}
         self.catalog = catalog
         self.policy = policy or Policy()
         self.env = cel_env()
@@ -221,27 +222,44 @@ class Evaluator:
         if host is not None and known_topos:
             place_facts, placement = placement_facts(host, known_topos)
 
+        shown: dict[int, dict[str, Any]] = {}  # VMs of one shape share a Topology: one dict each
         for s, facts, topo in computed:
             facts.update(place_facts)
-            self._evaluate_vm(s, facts, topo, host, version)
+            topo_dict = None
+            if topo is not None:
+                topo_dict = shown.get(id(topo))
+                if topo_dict is None:
+                    topo_dict = shown[id(topo)] = topo.as_dict()
+            self._evaluate_vm(s, facts, topo_dict, host, version)
 
         if host is not None and version is not None:
             self._evaluate_host(subjects, host, version, place_facts, placement, host_file or (subjects[0].file if subjects else ""),
                                 host_line)
 
-    def _evaluate_vm(self, s: Subject, facts: dict[str, Any], topo: Topology | None, host: Host | None,
+    def _rules_for(self, workload: str, version: Version | None) -> tuple[list[Rule], tuple[str, ...]]:
+        """The VM rules that apply to a workload and version, and every fact they read."""
+        key = (workload, version)
+        hit = self._applicable.get(key)
+        if hit is None:
+            rules = [r for r in self.vm_rules if r.applies_to(workload, version)]
+            hit = self._applicable[key] = (rules, tuple(sorted({n for r in rules for n in r.facts})))
+        return hit
+
+    def _evaluate_vm(self, s: Subject, facts: dict[str, Any], topo: dict[str, Any] | None, host: Host | None,
                      version: Version | None) -> None:
         vm = s.vm
-        result = VmResult(vm.name, s.file, host.name if host else None, vm.count, s.line,
-                          topo.as_dict() if topo else None)
-        activation = self.env.Activation(_activation(facts))
+        result = VmResult(vm.name, s.file, host.name if host else None, vm.count, s.line, topo)
+        rules, needed = self._rules_for(vm.workload, version)
+        # Only the facts some applicable rule reads go into CEL: building the activation is
+        # the largest fixed cost per VM.
+        known = {n: facts[n] for n in needed if facts.get(n) is not None}
+        unknown = frozenset(needed).difference(known) if len(known) < len(needed) else frozenset()
+        activation = self.env.Activation(known)
         subject = f"vm {vm.name}"
         fixes: list[tuple[Rule, dict[str, Any]]] = []
-        for rule in self.vm_rules:
-            if not rule.applies_to(vm.workload, version):
-                continue
-            missing = [n for n in rule.facts if facts.get(n) is None]
-            if missing:
+        for rule in rules:
+            if unknown and not unknown.isdisjoint(rule.facts):
+                missing = sorted(unknown & rule.facts)
                 why = "no host given" if all(n.split(".")[0] in ("host", "topo", "place", "version") for n in missing) \
                     else "unknown " + ", ".join(sorted(missing))
                 result.skipped.append(f"{rule.id}: {why}")
@@ -353,12 +371,14 @@ def capacity_summary(host: Host, version: Version, place_facts: dict[str, Any]) 
 def spec_subjects(loaded: Any) -> list[Subject]:
     """Subjects for every VM of a loaded spec (advisor.specfile.LoadedSpec)."""
     out = []
+    vm_lines = getattr(loaded.root.get("vms") if isinstance(loaded.root, dict) else None, "lines", None)
     for index, vm in enumerate(loaded.spec.vms):
         exemptions = [
             Exemption(s.rule, s.reason, "spec", s.until, loaded.file, loaded.line("vms", index, "ignore", i))
             for i, s in enumerate(vm.ignore)
-        ]
-        out.append(Subject(vm, loaded.file, loaded.vm_line(index), _spec_locator(loaded, index), exemptions))
+        ] if vm.ignore else []
+        line = vm_lines[index] if vm_lines is not None else loaded.vm_line(index)
+        out.append(Subject(vm, loaded.file, line, _spec_locator(loaded, index), exemptions))
     return out
 
 

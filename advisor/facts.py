@@ -18,7 +18,7 @@ from functools import lru_cache
 from typing import Any, Callable
 
 from advisor.spec import VM, Host
-from advisor.topology import Topology, predict
+from advisor.topology import Topology, predict, with_memory
 from advisor.versions import Version, hw_feature, hw_max_vcpus, limits_for
 
 # CEL type names used in declarations; mapped to cel.Type in advisor.catalog.
@@ -56,6 +56,7 @@ _declare(STRING,
     ("vm.aligned_vcpus_text", "vCPU counts near the requested one that balance over whole nodes"),
     ("vm.max_vcpus_why", "which limit sets vm.max_vcpus"),
     ("topo.layout", "vNUMA node sizes, e.g. '10×6, 4'"),
+    ("topo.clients_layout", "NUMA client sizes ESXi schedules, e.g. '24×2, 12' (empty when affinity pins the VM)"),
     ("topo.summary", "one-line topology summary"),
     ("topo.prefer_ht_layout", "vNUMA layout with numa.vcpu.preferHT=TRUE"),
     ("topo.cps_layout_default", "vNUMA layout the VM would get with the default cores per socket"),
@@ -100,6 +101,7 @@ _declare(INT,
     ("topo.largest_vnode", "vCPUs in the largest virtual node"),
     ("topo.memory_remote_mib", "memory that cannot be node-local (MiB)"),
     ("topo.default_cps_vnuma_nodes", "virtual nodes with the default cores per socket"),
+    ("topo.aligned_cores_per_socket", "cores per socket making each virtual socket one vNUMA node of the default layout (1 if nodes differ)"),
     ("host.sockets", "CPU sockets"),
     ("host.cores", "physical cores"),
     ("host.logical_cpus", "logical processors (hardware threads)"),
@@ -196,6 +198,16 @@ _PROFILE_GB = re.compile(r"-(\d+)[a-z]$", re.IGNORECASE)
 _MAX_PROFILE = {"m60": ("grid_m60-8q", 8), "m10": ("grid_m10-8q", 8), "p40": ("grid_p40-24q", 24),
                 "t4": ("grid_t4-16q", 16), "v100": ("grid_v100-16q", 16), "a100": ("grid_a100-40c", 40),
                 "a40": ("nvidia_a40-48q", 48), "l40": ("nvidia_l40-48q", 48)}
+
+
+def socket_per_vnode(vnodes: tuple[int, ...], vcpus: int) -> int:
+    """Cores per socket that make each virtual socket exactly one vNUMA node.
+
+    VMware's sizing guidance (and Denneman's 6.5+ advice) aligns sockets with vNUMA nodes; when
+    the nodes differ in size no single value does that, and the default of 1 is the safe choice.
+    """
+    size = vnodes[0] if vnodes else 1
+    return size if len(set(vnodes)) == 1 and vcpus % size == 0 else 1
 
 
 def runs(sizes: tuple[int, ...] | list[int]) -> str:
@@ -400,6 +412,7 @@ def topology_facts(host: Host, vm: VM, version: Version, topo: Topology) -> dict
     v = vm.vcpus
     out: dict[str, Any] = {
         "topo.layout": runs(topo.vnuma_nodes),
+        "topo.clients_layout": runs(topo.numa_clients),
         "topo.summary": topo.summary(),
         "topo.vnuma_nodes": len(topo.vnuma_nodes) if topo.vnuma_exposed else 1,
         "topo.clients": len(topo.numa_clients),
@@ -432,12 +445,14 @@ def topology_facts(host: Host, vm: VM, version: Version, topo: Topology) -> dict
         default = predict(host, vm.model_copy(update={"cores_per_socket": None}), version)
         out["topo.cps_layout_default"] = runs(default.vnuma_nodes)
         out["topo.default_cps_vnuma_nodes"] = len(default.vnuma_nodes)
+        out["topo.aligned_cores_per_socket"] = socket_per_vnode(default.vnuma_nodes, v)
         out["topo.vnode_below_physical"] = (topo.vnuma_exposed and len(topo.vnuma_nodes) > len(default.vnuma_nodes))
         out["topo.cps_unbalances"] = (default.balanced and not topo.balanced) or (
             len(set(default.numa_clients)) < len(set(topo.numa_clients)))
     else:
         out["topo.cps_layout_default"] = out["topo.layout"]
         out["topo.default_cps_vnuma_nodes"] = out["topo.vnuma_nodes"]
+        out["topo.aligned_cores_per_socket"] = socket_per_vnode(topo.vnuma_nodes, v)
         out["topo.vnode_below_physical"] = False
         out["topo.cps_unbalances"] = False
     out["topo.spans_needlessly"] = (
@@ -519,9 +534,18 @@ def packing_suggestion(host: Host, items: list[tuple[VM, Topology]]) -> str:
 
 
 def _shape_key(vm: VM) -> tuple[Any, ...]:
-    """Everything topology_facts reads from a VM: VMs with equal keys get equal facts."""
-    return (vm.vcpus, vm.cores_per_socket, vm.memory, vm.hardware_version, vm.cpu_hot_add, vm.cpu_affinity,
+    """What predict() reads from a VM apart from memory: equal keys give equal layouts."""
+    return (vm.vcpus, vm.cores_per_socket, vm.hardware_version, vm.cpu_hot_add, vm.cpu_affinity,
             vm.cpu_reservation, vm.sql is not None, tuple(sorted((k, str(v)) for k, v in vm.advanced.items())))
+
+
+def _memory_facts(host: Host, vm: VM, topo: Topology) -> dict[str, Any]:
+    return {
+        "topo.memory_remote_mib": topo.memory_remote_mib,
+        "topo.memory_fits_node": vm.memory <= host.memory_per_node,
+        "topo.spans_needlessly": (topo.numa_managed and topo.physical_nodes_spanned > 1
+                                  and vm.vcpus <= host.cores_per_node and vm.memory <= host.memory_per_node),
+    }
 
 
 def facts_for(host: Host | None, vm: VM, version: Version | None,
@@ -530,8 +554,9 @@ def facts_for(host: Host | None, vm: VM, version: Version | None,
               ) -> tuple[dict[str, Any], Topology | None]:
     """The VM's facts (and its topology when a host is known).
 
-    `cache` (one per host and version) shares the topology work between VMs of the same shape;
-    estates are mostly a few shapes repeated, and predict() plus its what-if variants dominate.
+    `cache` (one per host and version) shares the topology work between VMs of the same vCPU
+    shape; estates are mostly a few shapes repeated with varied memory, and predict() plus its
+    what-if variants dominate the cost. Memory-dependent facts are redone per VM.
     """
     facts = vm_facts(vm, unknown)
     topo = None
@@ -549,11 +574,14 @@ def facts_for(host: Host | None, vm: VM, version: Version | None,
             hit = cache.get(key) if cache is not None else None
             if hit is None:
                 topo = predict(host, vm, version)
-                hit = (topo, topology_facts(host, vm, version, topo))
+                hit = (topo, topology_facts(host, vm, version, topo), vm.memory)
                 if cache is not None:
                     cache[key] = hit
-            topo = hit[0]
+            else:
+                topo = hit[0] if hit[2] == vm.memory else with_memory(hit[0], host, vm.memory)
             facts.update(hit[1])
+            topo = topo or hit[0]
+            facts.update(_memory_facts(host, vm, topo))
     return facts, topo
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from advisor.spec import VM, Host
 from advisor.versions import Version
@@ -280,10 +280,7 @@ def predict(host: Host, vm: VM, version: Version) -> Topology:
 
     local, remote = _memory(vm.memory, clients_out or (v,), client_nodes or (0,), host, v, memory_interleaved)
     if remote:
-        reasons.append(
-            f"memory {vm.memory // 1024} GB exceeds what its nodes hold locally "
-            f"({host.memory_per_node // 1024} GB per node): ~{remote // 1024} GB remote"
-        )
+        reasons.append(_memory_reason(vm.memory, host, remote))
     return Topology(
         vcpus=v,
         sockets=sockets,
@@ -354,6 +351,27 @@ def place_clients(clients: tuple[int, ...], nodes: int, load: list[int] | None =
             used.clear()
         load[node] += clients[index]
     return tuple(chosen)
+
+
+_MEMORY_REASON = "exceeds what its nodes hold locally"
+
+
+def _memory_reason(memory: int, host: Host, remote: int) -> str:
+    return (f"memory {memory // 1024} GB {_MEMORY_REASON} "
+            f"({host.memory_per_node // 1024} GB per node): ~{remote // 1024} GB remote")
+
+
+def with_memory(topo: Topology, host: Host, memory: int) -> Topology:
+    """The same layout for a VM with another amount of memory (only the memory split differs).
+
+    Estates repeat a vCPU shape with many memory sizes; this spares a full predict() each.
+    """
+    local, remote = _memory(memory, topo.numa_clients or (topo.vcpus,), topo.client_nodes or (0,), host,
+                            topo.vcpus, topo.memory_interleaved)
+    reasons = tuple(r for r in topo.reasons if _MEMORY_REASON not in r)
+    if remote:
+        reasons += (_memory_reason(memory, host, remote),)
+    return replace(topo, memory_local_mib=local, memory_remote_mib=remote, reasons=reasons)
 
 
 def _memory(
