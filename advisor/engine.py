@@ -429,7 +429,7 @@ def run_example(catalog: Catalog, rule: Rule, example: dict[str, Any], label: st
     """Evaluate one of a rule's examples with only that rule enabled (tests, `advisor explain`)."""
     from advisor.specfile import spec_from_root
 
-    loaded = spec_from_root(example, label)
+    loaded = spec_from_root(example, label, lenient_shape=True)
     evaluator = Evaluator(catalog, Policy(select=(rule.id,)))
     evaluate_spec(loaded, evaluator)
     return evaluator.finish()

@@ -51,14 +51,16 @@ def parse_spec(data: bytes | str, file: str) -> LoadedSpec:
     return spec_from_root(loads(data, file), file)
 
 
-def spec_from_root(root: Any, file: str) -> LoadedSpec:
+def spec_from_root(root: Any, file: str, lenient_shape: bool = False) -> LoadedSpec:
     """A spec from already-parsed YAML (a rule's example, a sizing proposal)."""
     if root is None:
         raise InputError("the file is empty; a spec needs 'host:' and 'vms:'", file=file)
     if not isinstance(root, dict):
         raise InputError("a spec is a mapping with 'host:' and 'vms:' at the top", file=file, line=getattr(root, "line", 1))
     try:
-        spec = Spec.model_validate(root)
+        # lenient_shape admits what templates can hold but specs may not (cores per socket
+        # not dividing vCPUs), so rule examples can show the template case.
+        spec = Spec.model_validate(root, context={"lenient_shape": lenient_shape})
     except ValidationError as exc:
         raise to_input_errors(exc, Spec, root, file)[0] from None
     host = inline_or_named(spec.host, file, root)
