@@ -136,6 +136,7 @@ class Proposal:
     vmx_reasons: dict[str, tuple[str, str]]
     recommended_guest: dict[str, Any]
     info: list[str]  # info-level findings on the emitted spec: rule id and message
+    memory_local: bool = True  # memory fits the nodes the VM spans, shared with the VMs homed there
     other_hosts: list[dict[str, Any]] = field(default_factory=list)
     sort_key: tuple[Any, ...] = ()
 
@@ -562,6 +563,9 @@ class Sizer:
             recommended_guest=dict(result.recommended_guest),
             info=[f"{f.rule}: {f.message}" for f in run.findings if f.suppressed is None],
         )
+        crowd = max(placement.clients_per_node) if placement.clients_per_node else 1
+        local = self.geo.usable_mib / self.host.nodes * shaped.physical_nodes_spanned / max(1, crowd)
+        proposal.memory_local = memory + self.hyper.overhead(cand.vcpus, memory) <= local
         proposal.sort_key = self._rank(cand, proposal)
         return proposal
 
@@ -574,6 +578,9 @@ class Sizer:
         return f"no count of {cand.vcpus}-vCPU VMs fits {self.host.name}'s nodes ({self._cap_text()})"
 
     def _rank(self, cand: Candidate, p: Proposal) -> tuple[Any, ...]:
+        return (not p.memory_local, *self._rank_shape(cand, p))
+
+    def _rank_shape(self, cand: Candidate, p: Proposal) -> tuple[Any, ...]:
         used = p.count * p.vcpus
         if self.req.vcpus:
             return (not p.balanced, cand.kind != "requested", abs(p.vcpus - self.req.vcpus), cand.index, -used)

@@ -11,6 +11,17 @@ import click
 from advisor.spec import WORKLOADS
 
 
+def load_profile_or_explain(name: str):
+    """A profile by name; an unknown one is an input error naming --host and the closest profile."""
+    from advisor.errors import InputError
+    from advisor.hosts import load_profile
+
+    try:
+        return load_profile(name)
+    except InputError as exc:
+        raise InputError(exc.message, field="--host") from None
+
+
 def _positive(ctx: click.Context, param: click.Parameter, value: int | None) -> int | None:
     if value is not None and value < 1:
         raise click.BadParameter("must be at least 1")
@@ -50,7 +61,7 @@ def command(host_refs: tuple[str, ...], workload: str, vcpus: int | None, vms: i
     2 impossible request (more vCPUs or memory than the host or vSphere version allows).
     """
     from advisor.errors import InputError
-    from advisor.hosts import load_host_file, load_profile, profile_names, resolve_host
+    from advisor.hosts import load_host_file, load_profile, profile_names
     from advisor.sizing import Request, size
     from advisor.units import parse_size_mib
     from advisor.versions import Version
@@ -70,7 +81,7 @@ def command(host_refs: tuple[str, ...], workload: str, vcpus: int | None, vms: i
             host = load_host_file(path)
             refs[host.name] = str(path.resolve())
         else:
-            host = resolve_host(ref, None, "--host", None)
+            host = load_profile_or_explain(ref)
         if any(h.name == host.name for h in hosts):
             raise click.UsageError(f"host '{host.name}' is given twice")
         hosts.append(host)
