@@ -469,8 +469,10 @@ class Sizer:
                                context={"lenient_shape": True})
         return predict(host, vm, self.version)
 
-    def _count(self, cand: Candidate, topo: Topology, geo: Geometry, memory: int | None) -> tuple[int, Any, bool]:
-        """How many VMs of this shape the host takes with every node equally loaded."""
+    def _count(self, cand: Candidate, topo: Topology, geo: Geometry, memory: int | None,
+               vms: int | None = None, total: int | None = None) -> tuple[int, Any, bool]:
+        """How many VMs of this shape the host takes with every node equally loaded (exactly
+        `vms`, or the fewest that reach `total` vCPUs, when asked)."""
         from advisor.placement import place
 
         host = geo.host
@@ -490,16 +492,14 @@ class Sizer:
             even = max(per_node) - min(per_node) == 0 or max(per_node) <= 1
             return (even or not need_balance), placement, even
 
-        if self.req.vms:
-            k = self.req.vms
+        if vms:
+            k = vms
             if k > kmax:
                 return 0, None, False
             ok, placement, even = fits(k, need_balance=False)
             return (k if ok else 0), placement, even
-        start = 1
-        if self.req.total_vcpus:
-            start = math.ceil(self.req.total_vcpus / cand.vcpus)
-            for k in range(start, kmax + 1):
+        if total:
+            for k in range(math.ceil(total / cand.vcpus), kmax + 1):
                 ok, placement, even = fits(k, need_balance=True)
                 if ok:
                     return k, placement, even
@@ -529,7 +529,8 @@ class Sizer:
 
     def _build(self, cand: Candidate, label: str) -> Proposal | None:
         topo = self._topology(cand, self.host)
-        count, placement, even = self._count(cand, topo, self.geo, self.req.memory_mib)
+        count, placement, even = self._count(cand, topo, self.geo, self.req.memory_mib, self.req.vms,
+                                             self.req.total_vcpus)
         if count == 0:
             self.rejected.append(Rejected(label, [self._no_fit(cand)]))
             return None
@@ -653,12 +654,7 @@ class Sizer:
         cand = Candidate(p.kind, p.vcpus, p.prefer_ht, -1)
         geo = Geometry.of(host, self.wl, self.req.headroom_pct, self.hyper.reserve)
         topo = self._topology(cand, host, p.cores_per_socket if p.cores_per_socket > 1 else None)
-        saved = self.req
-        try:
-            self.req = Request(saved.workload, headroom_pct=saved.headroom_pct, version=saved.version)
-            count, placement, even = self._count(cand, topo, geo, p.memory_mib)
-        finally:
-            self.req = saved
+        count, placement, even = self._count(cand, topo, geo, p.memory_mib)
         return {"host": host.name, "count": count, "balanced": topo.balanced and even,
                 "topology": topo.summary(), "node_load": list(placement.load) if placement else []}
 
