@@ -44,8 +44,22 @@ class LocList(list):
         self.lines: list[int] = []
 
 
+# Implicit tag resolution runs a Python regex per scalar; estates repeat the same few values
+# ("pvscsi", "8GB", true) thousands of times. The safe loader has no path resolvers, so the tag
+# depends only on these arguments and can be remembered (bounded, per process).
+_RESOLVED: dict[tuple[Any, Any, Any], str] = {}
+_RESOLVED_MAX = 65_536
+
+
 class _Loader(_Base):  # type: ignore[misc, valid-type]
-    pass
+    def resolve(self, kind: Any, value: Any, implicit: Any) -> str:
+        key = (kind, value, implicit)
+        tag = _RESOLVED.get(key)
+        if tag is None:
+            tag = super().resolve(kind, value, implicit)
+            if len(_RESOLVED) < _RESOLVED_MAX:
+                _RESOLVED[key] = tag
+        return tag
 
 
 def _mapping(loader: _Loader, node: yaml.MappingNode) -> LocDict:
