@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import io
 import re
+import textwrap
 from collections.abc import Iterable
 
 from rich.console import Console, Group, RenderableType
@@ -52,19 +53,30 @@ def _finding(f: Finding, indent: int) -> RenderableType:
     head.append(f.severity, style=STYLES[f.severity])
     head.append("  ")
     head.append(visible(f.message))
-    parts: list[RenderableType] = [head]
-    details = Table.grid(padding=(0, 1))
-    details.add_column(no_wrap=True, style="dim")
-    details.add_column(overflow="fold")
+    parts: list[RenderableType] = [Padding(head, (0, 0, 0, indent))]
     lines = fix_lines(f.fix)
     if lines:
-        details.add_row("fix:", Text("\n".join(lines)))
+        parts.extend(_hanging("fix:", lines, "", indent + 2))
     reference = first_reference(f)
     if reference:
-        details.add_row("see:", Text(reference, style="dim"))
-    if details.row_count:
-        parts.append(Padding(details, (0, 0, 0, 2)))
-    return Padding(Group(*parts), (0, 0, 0, indent))
+        parts.extend(_hanging("see:", [reference], "dim", indent + 2))
+    return Group(*parts)
+
+
+def _hanging(label: str, lines: list[str], style: str, indent: int) -> list[Text]:
+    """`label text`, wrapped under the text's first column. Wrapped here rather than by a Rich
+    table: a report of a thousand findings spent most of its time measuring tables."""
+    width = WIDTH - indent - len(label) - 1
+    out = []
+    for line in lines:
+        pieces = textwrap.wrap(visible(line), width, break_long_words=True, break_on_hyphens=False) or [""]
+        for piece in pieces:
+            text = Text(" " * indent)
+            text.append(label if not out else " " * len(label), style="dim")
+            text.append(" ")
+            text.append(piece, style=style)
+            out.append(text)
+    return out
 
 
 def _quiet_line(f: Finding) -> Text:
