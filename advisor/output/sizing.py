@@ -101,6 +101,7 @@ def render_text(s: Sizing, color: bool) -> str:
                 f"up to {cap['vcpus_per_node']} vCPUs and {format_mib(cap['memory_per_node_mib'])} per node for VMs")
     console.print(head)
     console.print(Text(" ".join(s.workload.why.split()), style="dim"))
+    console.print(Text("evidence: " + "; ".join(r.text() for r in s.workload.references), style="dim"))
     for note in s.notes:
         console.print(Text(f"note: {visible(note)}", style="dim"))
     if not s.proposals:
