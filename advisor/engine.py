@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import fnmatch
+import gc
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
@@ -211,6 +212,17 @@ class Evaluator:
     def evaluate(self, subjects: list[Subject], host: Host | None, version: Version | None,
                  host_file: str | None = None, host_line: Callable[[str], int | None] | None = None) -> None:
         """Evaluate VMs that share a host (or no host at all, for lint without --host)."""
+        # The spec and catalog live for the whole run: frozen, the collector skips them
+        # instead of rescanning them on every collection the evaluation's allocations
+        # trigger (about a fifth of the evaluation time for 10,000 VMs).
+        gc.freeze()
+        try:
+            self._evaluate(subjects, host, version, host_file, host_line)
+        finally:
+            gc.unfreeze()
+
+    def _evaluate(self, subjects: list[Subject], host: Host | None, version: Version | None,
+                  host_file: str | None, host_line: Callable[[str], int | None] | None) -> None:
         computed: list[tuple[Subject, dict[str, Any], Topology | None]] = []
         cache: dict[tuple[Any, ...], Any] = {}
         for s in subjects:

@@ -13,7 +13,7 @@ from advisor.hosts import inline_or_named
 from advisor.spec import VM, Host, Spec
 from advisor.validation import to_input_errors
 from advisor.versions import Version
-from advisor.yamlfile import LocDict, line_of, loads, read_bytes
+from advisor.yamlfile import LocDict, gc_paused, line_of, loads, read_bytes
 
 
 @dataclass
@@ -60,7 +60,8 @@ def spec_from_root(root: Any, file: str, lenient_shape: bool = False) -> LoadedS
     try:
         # lenient_shape admits what templates can hold but specs may not (cores per socket
         # not dividing vCPUs), so rule examples can show the template case.
-        spec = Spec.model_validate(root, context={"lenient_shape": lenient_shape})
+        with gc_paused():
+            spec = Spec.model_validate(root, context={"lenient_shape": lenient_shape})
     except ValidationError as exc:
         raise to_input_errors(exc, Spec, root, file)[0] from None
     host = inline_or_named(spec.host, file, root)
