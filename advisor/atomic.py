@@ -43,8 +43,25 @@ def write_atomic(
     return target
 
 
+def check_target(path: str | Path, *, follow_symlinks: bool = False) -> Path:
+    """Refuse up front what write_atomic would refuse (a symlink, something that is not a
+    regular file, a folder that does not exist), so a command can fail before doing its work
+    rather than after writing some of its outputs. Returns the path that would be written."""
+    target = _target(Path(path), follow_symlinks)
+    original = _stat_or_none(target)
+    if original is not None and not stat.S_ISREG(original.st_mode):
+        raise InputError("is not a regular file; refusing to replace it", file=str(target))
+    if original is None and not target.parent.is_dir():
+        raise InputError("the folder does not exist", file=str(target))
+    return target
+
+
 def _target(path: Path, follow_symlinks: bool) -> Path:
-    if not path.is_symlink():
+    try:
+        link = path.is_symlink()
+    except OSError as exc:  # a name too long for the filesystem, ...
+        raise InputError(f"cannot write here: {exc.strerror or exc}", file=str(path)) from None
+    if not link:
         return path
     if not follow_symlinks:
         raise InputError(
@@ -60,6 +77,8 @@ def _stat_or_none(path: Path) -> os.stat_result | None:
         return path.stat()
     except FileNotFoundError:
         return None
+    except OSError as exc:  # a file where a folder should be, a name too long, ...
+        raise InputError(f"cannot write here: {exc.strerror or exc}", file=str(path)) from None
 
 
 def _commit(dest: Path, data: bytes, like: os.stat_result | None) -> None:
@@ -79,6 +98,8 @@ def _write_temp(dest: Path, data: bytes, like: os.stat_result | None) -> Path:
         fd, name = tempfile.mkstemp(dir=dest.parent, prefix=f".{dest.name}.", suffix=".tmp")
     except FileNotFoundError:
         raise InputError("the folder does not exist", file=str(dest)) from None
+    except OSError as exc:  # no permission, a read-only filesystem, ...
+        raise InputError(f"cannot write here: {exc.strerror or exc}", file=str(dest)) from None
     temp = Path(name)
     try:
         with os.fdopen(fd, "wb") as handle:

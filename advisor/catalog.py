@@ -210,7 +210,7 @@ def referenced_facts(expression: str) -> set[str]:
 def _compile(rule: RuleDef, file: str, line: int | None) -> Any:
     env = cel_env()
     try:
-        return env.compile(rule.when)
+        program = env.compile(rule.when)
     except Exception as exc:  # the binding raises a plain RuntimeError/ValueError with CEL's text
         text = " ".join(str(exc).split())
         undeclared = re.search(r"undeclared reference to '([^']+)'", text)
@@ -221,6 +221,13 @@ def _compile(rule: RuleDef, file: str, line: int | None) -> Any:
             close = difflib.get_close_matches(name, FACTS, n=1)
             text = f"unknown fact '{name}'" + (f"; did you mean '{close[0]}'?" if close else "")
         raise InputError(f"{rule.id}: condition does not compile: {text}", file=file, line=line, field="when") from None
+    from cel_expr_python import cel
+
+    kind = program.return_type()
+    if kind != cel.Type.BOOL:  # an int or a dyn() would only fail when evaluated, as a crash
+        raise InputError(f"{rule.id}: the condition gives {str(kind).lower()}, not true/false", file=file, line=line,
+                         field="when")
+    return program
 
 
 def _check_placeholders(rule: Rule, file: str, root: Any, index: int) -> None:

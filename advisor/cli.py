@@ -94,5 +94,9 @@ def main() -> None:
 
 
 def _safe(text: str) -> str:
-    """Neutralise terminal control characters coming from user input."""
-    return "".join(ch if ch == "\n" or ch >= " " and ch != "\x7f" else f"\\x{ord(ch):02x}" for ch in text)
+    """Neutralise terminal control characters coming from user input.
+
+    Line breaks too: a message is one line, and a value holding a line break and "::error::"
+    must not start a second line that a CI log would read as a command of its own.
+    """
+    return "".join(ch if " " <= ch < "\x7f" or ch > "\x9f" else f"\\x{ord(ch):02x}" for ch in text)

@@ -9,6 +9,7 @@ configuration (rule folders, host profile folders) are relative to the file that
 from __future__ import annotations
 
 import datetime as _dt
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -79,13 +80,18 @@ def _from_yaml(path: Path) -> LoadedConfig:
 def _from_pyproject(path: Path) -> LoadedConfig | None:
     import tomllib
 
-    from advisor.yamlfile import read_bytes
+    from advisor.yamlfile import long_number_line, read_bytes
 
     try:
-        data = tomllib.loads(read_bytes(path).decode("utf-8"))
+        text = read_bytes(path).decode("utf-8")
+        data = tomllib.loads(text)
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise InputError(f"not valid TOML: {exc}", file=str(path)) from None
-    section = data.get("tool", {}).get("advisor")
+    except ValueError:  # tomllib's int() refuses integers of more than 4300 digits
+        raise InputError("not valid TOML: a number has more digits than advisor reads", file=str(path),
+                         line=long_number_line(text)) from None
+    tool = data.get("tool")
+    section = tool.get("advisor") if isinstance(tool, dict) else None
     if section is None:
         return None
     try:
@@ -97,7 +103,10 @@ def _from_pyproject(path: Path) -> LoadedConfig | None:
 
 def discover(start: Path) -> LoadedConfig:
     """The nearest configuration at or above `start` (a file or folder); empty when none."""
-    folder = start.resolve()
+    try:
+        folder = start.resolve()
+    except (OSError, RuntimeError):  # a symlink loop: reading the input will report it
+        folder = Path(os.path.abspath(start))
     if not folder.is_dir():
         folder = folder.parent
     for candidate in (folder, *folder.parents):

@@ -176,10 +176,19 @@ class Evaluator:
 
     # -- one rule -----------------------------------------------------------------------
     def _holds(self, rule: Rule, activation: Any) -> bool:
-        result = rule.program.eval(activation)
+        try:
+            result = rule.program.eval(activation)
+        except RuntimeError as exc:  # e.g. CEL's comprehension iteration budget
+            result = " ".join(str(exc).split())
         value = result.plain_value() if hasattr(result, "plain_value") else result
         if not isinstance(value, bool):
-            raise TypeError(f"{rule.id}: condition gave {value!r}, not true/false")
+            if rule.builtin:
+                raise TypeError(f"{rule.id}: condition gave {value!r}, not true/false")
+            # A user's rule failing at run time (a division by zero, a comprehension over the
+            # iteration budget) is an input error of their rule file, not a crash of advisor.
+            from advisor.errors import InputError
+
+            raise InputError(f"{rule.id}: the condition failed: {value}", file=rule.file, line=rule.line, field="when")
         return value
 
     def _finding(self, rule: Rule, facts: dict[str, Any], subject: str, vm: VM | None, file: str,

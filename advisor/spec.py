@@ -9,6 +9,7 @@ overlap (see advisor.vmxmap) so that a spec and a linted template mean the same 
 from __future__ import annotations
 
 import datetime as _dt
+import math
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -268,7 +269,10 @@ class VM(Strict):
             text = value.strip().lower()
             for unit, factor in (("ghz", 1000), ("mhz", 1)):
                 if text.endswith(unit):
-                    return int(round(float(text[: -len(unit)]) * factor))
+                    mhz = float(text[: -len(unit)]) * factor
+                    if not math.isfinite(mhz):
+                        raise ValueError(f"'{value}' is not a finite number of MHz")
+                    return int(round(mhz))
             raise ValueError("a CPU reservation is MHz (e.g. 24000, '24GHz') or 'full'")
         if isinstance(value, int) and not isinstance(value, bool) and value < 0:
             raise ValueError("a reservation cannot be negative")

@@ -6,6 +6,7 @@ units are binary here too. A bare number is megabytes, as in a .vmx `memsize`.
 
 from __future__ import annotations
 
+import math
 import re
 
 _FACTORS_MIB = {
@@ -37,6 +38,8 @@ def parse_size_mib(value: object) -> int:
     if unit not in _FACTORS_MIB:
         raise ValueError(f"unknown unit '{match['unit']}' in '{value}'; use MB, GB or TB")
     mib = float(match["num"]) * _FACTORS_MIB[unit]
+    if not math.isfinite(mib):
+        raise ValueError(f"'{value}' is too large to be a size")
     if mib <= 0:
         raise ValueError("a size must be positive")
     if abs(mib - round(mib)) > 1e-9:

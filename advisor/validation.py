@@ -61,6 +61,8 @@ def to_input_errors(
             loc = loc + tuple(extra)
         if message.startswith("Value error, "):
             message = message[len("Value error, "):]
+        if err["type"] == "extra_forbidden" and err["loc"] and loc[-1:] != tuple(err["loc"][-1:]):
+            loc = loc + tuple(err["loc"][-1:])  # the unknown key itself, even one spelled like a union tag ('Host')
         if err["type"] == "extra_forbidden":
             owner = _model_at(model, loc)
             known = list(owner.model_fields) if owner else []

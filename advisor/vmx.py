@@ -205,10 +205,13 @@ def canonical_key(key: str) -> str:
     """VMware's spelling of ``key`` (``NUMVCPUS`` -> ``numvcpus``, ``scsi0:1.filename`` ->
     ``scsi0:1.fileName``); keys advisor has no opinion on are returned unchanged."""
     template = _CANONICAL.get(_DIGITS_RE.sub("#", key.lower()))
-    if template is None:
+    numbers = _DIGITS_RE.findall(key)
+    # A key that spells a '#' itself (`scsi0:#.present`) matches a template without the numbers
+    # to fill it: it is no key VMware writes, so it keeps its own spelling.
+    if template is None or len(numbers) != template.count("#"):
         return key
-    numbers = iter(_DIGITS_RE.findall(key))
-    return re.sub("#", lambda _m: next(numbers), template)
+    found = iter(numbers)
+    return re.sub("#", lambda _m: next(found), template)
 
 
 # --------------------------------------------------------------------------- volatile keys

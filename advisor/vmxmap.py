@@ -73,6 +73,7 @@ _SCSI_KEY = re.compile(r"^scsi(\d+)\.virtualdev$")
 _SCSI_TYPES = {"pvscsi": "pvscsi", "lsilogic": "lsilogic", "lsisas1068": "lsisas", "buslogic": "buslogic"}
 _SCSI_VMX = {v: k for k, v in _SCSI_TYPES.items()}
 _NIC_TYPES = {"vmxnet3", "vmxnet", "e1000", "e1000e", "vlance", "sriov", "passthrough"}
+_MAX_NICS = 10  # network adapters per VM (vSphere configuration maximum)
 
 
 def normalised_advanced(vm: "VM") -> dict[str, tuple[str, str]]:
@@ -138,6 +139,9 @@ def _reconcile_nic(vm: "VM", index: int, spelling: str, adapter: str, explicit: 
             raise _conflict(spelling, adapter, f"nics[{index}].adapter", vm.nics[index].adapter)
         vm.nics[index].adapter = adapter  # type: ignore[assignment]
     elif not explicit:
+        if index >= _MAX_NICS:
+            raise ValueError(f"advanced key '{spelling}': a VM has at most {_MAX_NICS} network adapters "
+                             f"(ethernet0 to ethernet{_MAX_NICS - 1})")
         while len(vm.nics) < index:
             vm.nics.append(Nic(adapter=adapter))  # type: ignore[arg-type]
         vm.nics.append(Nic(adapter=adapter))  # type: ignore[arg-type]

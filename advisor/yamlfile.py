@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import gc
 import os
+import re
+import sys
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterator
@@ -62,6 +64,28 @@ class _Loader(_Base):  # type: ignore[misc, valid-type]
             if len(_RESOLVED) < _RESOLVED_MAX:
                 _RESOLVED[key] = tag
         return tag
+
+    def construct_object(self, node: Any, deep: bool = False) -> Any:
+        # PyYAML's scalar constructors call int() and date() unguarded: an integer past Python's
+        # 4300-digit limit or a date such as 2020-13-45 would escape as a bare ValueError.
+        try:
+            return super().construct_object(node, deep=deep)
+        except (ValueError, OverflowError) as exc:
+            shown = str(node.value)[:40] if isinstance(node, yaml.ScalarNode) else node.tag
+            raise InputError(f"cannot read the value '{shown}': {_value_problem(exc)}",
+                             line=node.start_mark.line + 1) from None
+
+
+def _value_problem(exc: Exception) -> str:
+    text = str(exc)
+    return "the number has more digits than advisor reads" if "integer string conversion" in text else text
+
+
+def long_number_line(text: str) -> int | None:
+    """The line of the first integer too long for int() (Python refuses over 4300 digits)."""
+    limit = sys.get_int_max_str_digits()
+    match = re.search(r"\d{%d,}" % (limit + 1), text) if limit else None
+    return text.count("\n", 0, match.start()) + 1 if match else None
 
 
 def _mapping(loader: _Loader, node: yaml.MappingNode) -> LocDict:

@@ -74,12 +74,16 @@ def output_pairs(formats: tuple[str, ...], outputs: tuple[str, ...]) -> list[tup
 def settings(inputs: list[str], formats: tuple[str, ...], outputs: tuple[str, ...], fail_on: str | None,
              select: tuple[str, ...], ignore_: tuple[str, ...], config_file: str | None,
              rule_dirs: tuple[str, ...], quiet: bool, color: bool | None) -> Settings:
+    from advisor.atomic import check_target
     from advisor.catalog import load_catalog
     from advisor.config import load_config
     from advisor.engine import Exemption, Policy
     from advisor.hosts import add_profile_folder
 
     pairs = output_pairs(formats, outputs)
+    for _, target in pairs:  # a bad --output fails now, before any work and before any other output
+        if target is not None:
+            check_target(target)
     loaded = load_config(config_file, inputs)
     cfg = loaded.config
     for folder in cfg.host_profiles:

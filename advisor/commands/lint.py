@@ -38,9 +38,7 @@ def command(paths, host_ref, vsphere, workload, exclude, baseline, write_baselin
 
     s = settings(list(paths), formats, outputs, fail_on, select, ignore_, config_file, rule_dirs, quiet, color)
     cfg = s.loaded.config
-    missing = [p for p in paths if not Path(p).exists()]
-    for p in missing:
-        click.echo(f"advisor: {p}: no such file or folder", err=True)
+    missing = [p for p in paths if not Path(p).exists()]  # reported with the other input errors
     files = find_templates([Path(p) for p in paths if Path(p).exists()], list(cfg.exclude) + list(exclude))
     job = LintJob(
         rule_dirs=[s.loaded.path(f) for f in cfg.rules] + list(rule_dirs),
@@ -67,6 +65,10 @@ def command(paths, host_ref, vsphere, workload, exclude, baseline, write_baselin
 
         run.errors.extend(InputProblem(p, None, None, "no such file or folder") for p in missing)
     if write_baseline:
+        from advisor.commands.common import _safe
+
+        for problem in run.errors:
+            click.echo(f"advisor: {_safe(str(problem))}", err=True)
         write_atomic(Path(write_baseline), Baseline.dump(run))
         click.echo(f"advisor: wrote {write_baseline} ({sum(1 for f in run.findings if f.suppressed is None)} findings)",
                    err=True)

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 from advisor.findings import SEVERITY_RANK, Finding, InputProblem, Run
-from advisor.output.describe import first_reference, fix_lines, visible
+from advisor.output.describe import first_reference, fix_lines, one_line, visible
 
 FAILING = ("error", "warning")
 
@@ -47,9 +47,11 @@ class _Suite:
 
 
 def _describe(f: Finding) -> str:
-    lines = [f"{f.severity} {f.rule} {f.name}: {f.message}"]
+    # One line per item: a line break inside user text must not start a line of its own (a CI
+    # log that shows the report would read a forged "::error::" line as a command).
+    lines = [f"{f.severity} {f.rule} {f.name}: {one_line(f.message)}"]
     if f.file:
-        lines.append(f"at {f.file}" + (f":{f.line}" if f.line else ""))
+        lines.append(f"at {one_line(f.file)}" + (f":{f.line}" if f.line else ""))
     lines += [f"fix: {line}" for line in fix_lines(f.fix)]
     reference = first_reference(f)
     if reference:
@@ -77,7 +79,7 @@ def _outcome(suite: _Suite, case: ET.Element, findings: list[Finding]) -> None:
 def _input_error(suite: _Suite, problem: InputProblem) -> None:
     case = suite.case("input", problem.field or "file", problem.file, problem.line)
     error = ET.SubElement(case, "error", {"message": _text(problem.message), "type": "InputError"})
-    error.text = _text(str(problem))
+    error.text = one_line(str(problem))
     suite.counts["errors"] += 1
 
 
@@ -120,7 +122,7 @@ def document(run: Run) -> ET.Element:
     if run.notes and suites:
         # Notes (unused or expired suppressions) belong to no single test; the first suite
         # carries them, as <testsuites> itself has no output element in common JUnit schemas.
-        ET.SubElement(next(iter(suites.values())).element, "system-out").text = _text("\n".join(run.notes))
+        ET.SubElement(next(iter(suites.values())).element, "system-out").text = "\n".join(map(one_line, run.notes))
     return root
 
 

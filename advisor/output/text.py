@@ -2,9 +2,12 @@
 
 Everything from user input goes into Rich ``Text`` objects (never markup strings) after its
 control characters are made visible, so a VM called ``[bold]x`` or containing an ESC prints
-literally. Lines are laid out for 100 columns and wrapped by Rich, except in quiet mode, which prints
-exactly one `file:line: RULE severity subject: message` line per finding. Colour is the
-caller's decision (--color, NO_COLOR, a terminal or not), so the environment is not consulted.
+literally. Line breaks inside user text become spaces, and a line that would still begin with
+`::` (a long name wrapped just before "::error::") has that colon shown as \\x3a: GitHub Actions
+runs any log line starting with `::` as a workflow command. Lines are laid out for 100 columns
+and wrapped by Rich, except in quiet mode, which prints exactly one
+`file:line: RULE severity subject: message` line per finding. Colour is the caller's decision
+(--color, NO_COLOR, a terminal or not), so the environment is not consulted.
 """
 
 from __future__ import annotations
@@ -52,7 +55,7 @@ def _finding(f: Finding, indent: int) -> RenderableType:
     head.append(" ")
     head.append(f.severity, style=STYLES[f.severity])
     head.append("  ")
-    head.append(visible(f.message))
+    head.append(one_line(f.message))
     parts: list[RenderableType] = [Padding(head, (0, 0, 0, indent))]
     lines = fix_lines(f.fix)
     if lines:
@@ -81,12 +84,12 @@ def _hanging(label: str, lines: list[str], style: str, indent: int) -> list[Text
 
 def _quiet_line(f: Finding) -> Text:
     """One self-contained line per finding, `file:line: RULE severity subject: message`."""
-    where = visible(f.file or "-") + (f":{f.line}" if f.line else "")
+    where = one_line(f.file or "-") + (f":{f.line}" if f.line else "")
     line = Text(f"{where}: ")
     line.append(f.rule, style="bold")
     line.append(" ")
     line.append(f.severity, style=STYLES[f.severity])
-    line.append(f" {one_line(f.subject)}: {visible(f.message)}")
+    line.append(f" {one_line(f.subject)}: {one_line(f.message)}")
     return line
 
 
@@ -128,7 +131,7 @@ def _take(pool: list[Finding], keep: Iterable[Finding]) -> list[Finding]:
 
 
 def _file_section(run: Run, file: str, pool: list[Finding]) -> list[RenderableType]:
-    out: list[RenderableType] = [Text(visible(file), style="bold underline")]
+    out: list[RenderableType] = [Text(one_line(file), style="bold underline")]
     for host in (h for h in run.hosts if h.file == file):
         out.append(Padding(_host_header(host), (0, 0, 0, 2)))
         subject = f"host {host.name}"
@@ -150,7 +153,7 @@ def _file_section(run: Run, file: str, pool: list[Finding]) -> list[RenderableTy
 def render(run: Run, *, color: bool = False, quiet: bool = False) -> str:
     console = _console(color)
     for problem in run.errors:
-        console.print(Text(visible(str(problem)), style="red"), soft_wrap=quiet)
+        console.print(Text(one_line(str(problem)), style="red"), soft_wrap=quiet)
     shown = [f for f in run.findings if f.suppressed is None]
     if quiet:
         for f in shown:
@@ -171,7 +174,7 @@ def render(run: Run, *, color: bool = False, quiet: bool = False) -> str:
             console.print(_finding(f, 2))
         console.print()
     for note in run.notes:
-        console.print(Text("note: " + visible(note), style="dim"))
+        console.print(Text("note: " + one_line(note), style="dim"))
     counts = run.counts()
     style = "bold red" if counts["error"] or run.errors else ("yellow" if counts["warning"] else "green")
     console.print(Text(totals(run), style=style))
@@ -179,7 +182,14 @@ def render(run: Run, *, color: bool = False, quiet: bool = False) -> str:
 
 
 def _finish(console: Console) -> str:
-    """The captured report without the spaces Rich pads each line to the full width with."""
+    """The captured report without the spaces Rich pads each line to the full width with, and
+    with no line that a CI runner would take for a `::command::` (see the module docstring)."""
     text = console.file.getvalue()  # type: ignore[attr-defined]
-    return "".join(_TRAILING.sub(lambda m: "".join(_CODE.findall(m.group())), line) + "\n"
+    return "".join(_defused(_TRAILING.sub(lambda m: "".join(_CODE.findall(m.group())), line)) + "\n"
                    for line in text.splitlines())
+
+
+def _defused(line: str) -> str:
+    if not _CODE.sub("", line).lstrip().startswith("::"):
+        return line
+    return line.replace("::", "\\x3a:", 1)

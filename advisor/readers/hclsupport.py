@@ -212,7 +212,7 @@ def _expr_from_rule(rule: Any, text: str, line: int | None) -> Expr:
         return unknown(raw, line)  # a bare name in value position is a reference (each.key...)
     if isinstance(inner, IntLitRule | FloatLitRule):
         # python-hcl2 prints exponent forms (1e3) as an interpolation; the source text is exact.
-        number = _number(_source(inner, text))
+        number = _number(_source(inner, text), line)
         if number is not None:
             return literal(number, raw, line)
     if isinstance(inner, ObjectRule):
@@ -227,9 +227,12 @@ def _expr_from_rule(rule: Any, text: str, line: int | None) -> Expr:
     return _from_serialized(serialized, raw or str(serialized), line)
 
 
-def _number(text: str) -> int | float | None:
+def _number(text: str, line: int | None = None) -> int | float | None:
     if re.fullmatch(r"-?\d+", text):
-        return int(text)
+        try:
+            return int(text)
+        except ValueError:  # more than the 4300 digits int() converts
+            raise InputError(f"number {text[:12]}... has more digits than advisor reads", line=line) from None
     if re.fullmatch(r"-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?", text):
         return float(text)
     return None
@@ -378,6 +381,11 @@ def parse_json(text: str, path: Path) -> Any:
         raise InputError(f"JSON syntax error: {exc.msg} (column {exc.colno})", file=str(path), line=exc.lineno) from None
     except RecursionError:
         raise InputError("JSON is nested too deeply to read", file=str(path)) from None
+    except ValueError:  # json's int() refuses integers of more than 4300 digits
+        from advisor.yamlfile import long_number_line
+
+        raise InputError("JSON number has more digits than advisor reads", file=str(path),
+                         line=long_number_line(text)) from None
     return _LineJSON(text, path).document()
 
 
@@ -621,9 +629,11 @@ def as_int(value: Any) -> int | None:
     if isinstance(value, bool):
         return None
     if isinstance(value, int):
-        return value
+        # As many digits as the string form allows: no setting is larger, and arithmetic on a
+        # 4000-digit literal (a disk size times 1024) would make a number str() refuses.
+        return value if abs(value) < 10**18 else None
     if isinstance(value, float) and value.is_integer():
-        return int(value)
+        return int(value) if abs(value) < 1e18 else None
     if isinstance(value, str) and re.fullmatch(r"\s*-?\d{1,18}\s*", value):
         return int(value)
     return None

@@ -118,6 +118,9 @@ def _ova_descriptor(data: bytes, path: Path) -> bytes:
                 return handle.read(MAX_DESCRIPTOR_BYTES + 1)
     except (tarfile.TarError, EOFError, OSError, ValueError) as exc:
         raise InputError(f"not a readable OVA (tar) archive: {exc}", file=str(path)) from None
+    except OverflowError:  # a member size (base-256 header field) too large for tarfile to seek past
+        raise InputError("not a readable OVA (tar) archive: a member's size is impossibly large",
+                         file=str(path)) from None
     raise InputError("the OVA holds no .ovf descriptor", file=str(path))
 
 
@@ -311,6 +314,8 @@ def _unit_factor(units: str, base: str) -> int | None:
         if not match:
             return None
         factor *= int(match.group(1)) ** int(match.group(2) or 1)
+        if factor > 2**80:  # past any real unit (yottabytes); products of many terms grow unbounded
+            return None
     return factor
 
 
@@ -404,9 +409,18 @@ def _field(item: _Node, name: str) -> _Node | None:
     return found
 
 
+def _small_int(text: str, digits: int = 18) -> int | None:
+    """`text` as an int when it is ASCII digits, at most `digits` of them; else None.
+
+    str.isdigit() alone is not enough: it accepts superscripts ("²") that int() refuses, and a
+    number of thousands of digits would reach int()'s limit.
+    """
+    return int(text) if text.isascii() and text.isdigit() and len(text) <= digits else None
+
+
 def _resource_type(item: _Node) -> int | None:
     node = _field(item, "ResourceType")
-    return int(node.text) if node is not None and node.text.isdigit() and len(node.text) < 6 else None
+    return _small_int(node.text, 5) if node is not None else None
 
 
 def _subtype(item: _Node) -> str:
@@ -443,7 +457,7 @@ def _quantity(item: _Node, vm: TemplateVM, key: str, what: str) -> str | None:
     node = _field(item, "VirtualQuantity")
     if node is None:
         return None
-    if node.text.isdigit():
+    if _small_int(node.text) is not None:
         return node.text
     vm.set(key, None, node.line, raw=node.text)
     vm.notes.append(f"{what} VirtualQuantity {node.text!r}: unknown")
@@ -455,9 +469,9 @@ def _cpu(item: _Node, vm: TemplateVM) -> None:
     if quantity is not None:
         vm.set("numvcpus", str(int(quantity)), _field(item, "VirtualQuantity").line)
     cores = _field(item, "CoresPerSocket")
-    if cores is not None and cores.text.isdigit():
+    if cores is not None and _small_int(cores.text) is not None:
         vm.set("cpuid.coresPerSocket", str(int(cores.text)), cores.line)
-    elif item.attrs.get("CoresPerSocket", "").isdigit():
+    elif _small_int(item.attrs.get("CoresPerSocket", "")) is not None:
         vm.set("cpuid.coresPerSocket", str(int(item.attrs["CoresPerSocket"])), item.line)
     _allocation(item, vm, "hertz", 10**6, "sched.cpu")
 
@@ -487,7 +501,7 @@ def _allocation(item: _Node, vm: TemplateVM, base: str, target: int, prefix: str
         vm.set(f"{prefix}.{suffix}", str(value) if value is not None else None, node.line,
                raw=None if value is not None else node.text)
     weight = _field(item, "Weight")
-    if weight is not None and weight.text.isdigit():
+    if weight is not None and _small_int(weight.text) is not None:
         vm.set(f"{prefix}.shares", str(int(weight.text)), weight.line)
 
 
@@ -500,8 +514,8 @@ def _controller(item: _Node, kind: int, vm: TemplateVM, controllers: dict, count
         controllers[instance.text] = None  # IDE and unknown controllers are not modelled
         return
     address = _field(item, "Address")
-    number = int(address.text) if address is not None and address.text.isdigit() and len(address.text) < 3 \
-        else counts.get(bus, 0)
+    number = _small_int(address.text, 2) if address is not None else None
+    number = counts.get(bus, 0) if number is None else number
     counts[bus] = max(counts.get(bus, 0), number + 1)
     controllers[instance.text] = (bus, number)
     vm.set(f"{bus}{number}.present", "TRUE", item.line)
@@ -532,9 +546,8 @@ def _disk(item: _Node, index: int, vm: TemplateVM, envelope: _Envelope, controll
         return False  # on IDE, or on a controller the descriptor does not define
     units = used.setdefault(slot, set())
     address = _field(item, "AddressOnParent")
-    if address is not None and address.text.isdigit() and len(address.text) < 4:
-        unit = int(address.text)
-    else:
+    unit = _small_int(address.text, 3) if address is not None else None
+    if unit is None:
         # No address: vCenter takes the first free unit (skipping a SCSI controller's own 7).
         unit = next(u for u in range(_UNITS[slot[0]] + len(units) + 1)
                     if u not in units and not (slot[0] == "scsi" and u == _SCSI_CONTROLLER_UNIT))
@@ -608,5 +621,5 @@ def _share_config(vm: TemplateVM, key: str, parts: dict[str, _Node]) -> None:
     count = parts.get("shares")
     if level is not None and level.attrs.get("value", "").lower() != "custom":
         vm.set(key, level.attrs.get("value", "").lower(), level.line)
-    elif count is not None and count.attrs.get("value", "").isdigit():
+    elif count is not None and _small_int(count.attrs.get("value", "")) is not None:
         vm.set(key, count.attrs["value"], count.line)

@@ -1,0 +1,30 @@
+#!/usr/bin/env python3
+"""atheris target: rule files (advisor.catalog.load_rule_file: YAML, validation, CEL compile).
+
+load_rule_file reads a path, so each input is written to one temporary file first.
+
+    python fuzz/fuzz_rules.py fuzz/corpus/rules -max_total_time=600
+"""
+
+import atheris
+
+import _harness  # noqa: F401  (puts the repository on sys.path)
+
+with atheris.instrument_imports():
+    import tempfile
+    from pathlib import Path
+
+    import advisor.validation  # noqa: F401
+    import advisor.yamlfile  # noqa: F401
+    from advisor.catalog import load_rule_file
+
+FILE = Path(tempfile.mkdtemp(prefix="advisor-fuzz-rules-")) / "rules.yaml"
+
+
+def read(data: bytes) -> None:
+    FILE.write_bytes(data)
+    load_rule_file(FILE, builtin=False)
+
+
+if __name__ == "__main__":
+    _harness.run(read)

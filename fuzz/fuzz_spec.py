@@ -1,0 +1,32 @@
+#!/usr/bin/env python3
+"""atheris target: spec YAML (advisor.specfile.parse_spec and all_errors, on advisor.yamlfile),
+which also reads inline host profiles and the `advanced:` .vmx keys.
+
+    python fuzz/fuzz_spec.py fuzz/corpus/spec -max_total_time=600
+"""
+
+import atheris
+
+import _harness  # noqa: F401  (puts the repository on sys.path)
+
+with atheris.instrument_imports():
+    import advisor.hosts  # noqa: F401
+    import advisor.spec  # noqa: F401
+    import advisor.units  # noqa: F401
+    import advisor.validation  # noqa: F401
+    import advisor.vmxmap  # noqa: F401
+    import advisor.yamlfile  # noqa: F401
+    from advisor.specfile import all_errors, parse_spec
+
+
+def read(data: bytes) -> None:
+    from advisor.errors import InputError
+
+    for error in all_errors(data, "fuzz.yaml"):
+        if not isinstance(error, InputError):
+            raise TypeError(f"all_errors returned {error!r}")
+    parse_spec(data, "fuzz.yaml")
+
+
+if __name__ == "__main__":
+    _harness.run(read)

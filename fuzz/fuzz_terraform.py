@@ -1,0 +1,27 @@
+#!/usr/bin/env python3
+"""atheris target: Terraform, `.tf` (HCL2) and, for inputs starting with `{`, `.tf.json`.
+
+    python fuzz/fuzz_terraform.py fuzz/corpus/terraform -max_total_time=600
+"""
+
+import atheris
+
+import _harness  # noqa: F401  (puts the repository on sys.path)
+
+with atheris.instrument_imports():
+    from pathlib import Path
+
+    import hcl2  # noqa: F401  (instrumented too: the grammar's paths guide the fuzzer)
+
+    import advisor.readers.hclsupport  # noqa: F401
+    import advisor.readers.terraform  # noqa: F401  (read_template imports readers lazily)
+    from advisor.readers import read_template
+
+
+def read(data: bytes) -> None:
+    name = "main.tf.json" if data.lstrip()[:1] == b"{" else "main.tf"
+    read_template(Path(name), data, siblings=())
+
+
+if __name__ == "__main__":
+    _harness.run(read)

@@ -1,0 +1,24 @@
+#!/usr/bin/env python3
+"""atheris target: the .vmx reader (advisor.vmx document model + advisor.readers.vmxfile).
+
+    python fuzz/fuzz_vmx.py fuzz/corpus/vmx -max_total_time=600
+"""
+
+import atheris
+
+import _harness  # noqa: F401  (puts the repository on sys.path)
+
+with atheris.instrument_imports():
+    from pathlib import Path
+
+    import advisor.readers.vmxfile  # noqa: F401  (read_template imports readers lazily)
+    import advisor.vmx  # noqa: F401
+    from advisor.readers import read_template
+
+
+def read(data: bytes) -> None:
+    read_template(Path("fuzz.vmx"), data, siblings=())
+
+
+if __name__ == "__main__":
+    _harness.run(read)
