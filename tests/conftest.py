@@ -1,7 +1,9 @@
-"""Shared test helpers: build hosts and VMs tersely, and find ../shared when it exists."""
+"""Shared test helpers: run the CLI in-process, and find ../shared when it exists."""
 
 from __future__ import annotations
 
+import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -15,3 +17,40 @@ def shared_dir() -> Path:
     if not SHARED.is_dir():
         pytest.skip("../shared is not present")
     return SHARED
+
+
+@dataclass
+class CliResult:
+    code: int
+    out: str
+    err: str
+    spec: Path | None = None  # for tests that remember which inputs they passed
+    bad: Path | None = None
+
+
+@pytest.fixture
+def cli(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]):
+    """advisor.cli.main() - the wrapper users run - with argv patched, SystemExit caught and
+    stdout/stderr captured, so the no-traceback contract is what is tested.
+
+    Host profile folders (config `host_profiles:`) are process-wide state: each test starts
+    with none and the profile cache is cleared before and after.
+    """
+    from advisor import hosts
+    from advisor.cli import main
+
+    monkeypatch.delenv("ADVISOR_DEBUG", raising=False)
+    monkeypatch.setattr(hosts, "_EXTRA_FOLDERS", [])
+    hosts.load_profile.cache_clear()
+
+    def run(*args: object) -> CliResult:
+        monkeypatch.setattr(sys, "argv", ["advisor", *map(str, args)])
+        capsys.readouterr()
+        with pytest.raises(SystemExit) as info:
+            main()
+        out, err = capsys.readouterr()
+        code = info.value.code
+        return CliResult(0 if code is None else code if isinstance(code, int) else 1, out, err)
+
+    yield run
+    hosts.load_profile.cache_clear()

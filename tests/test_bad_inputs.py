@@ -30,8 +30,6 @@ from typing import Callable
 
 import pytest
 
-from advisor import hosts
-from advisor.cli import main
 
 HOST = "host: {name: lab, sockets: 2, cores_per_socket: 10, threads_per_core: 2, memory: 256GB, esxi: '7.0'}\n"
 GOOD_SPEC = HOST + "vms:\n  - name: good-vm\n    vcpus: 4\n    memory: 8GB\n"
@@ -45,37 +43,6 @@ AS_ROOT = hasattr(os, "geteuid") and os.geteuid() == 0
 # --------------------------------------------------------------------------------------------
 # Running the CLI in-process
 # --------------------------------------------------------------------------------------------
-
-
-@dataclass
-class Result:
-    code: int
-    out: str
-    err: str
-
-
-@pytest.fixture
-def cli(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]):
-    """advisor.cli.main() with argv patched; SystemExit caught, stdout/stderr captured.
-
-    Host profile folders (config `host_profiles:`) are process-wide state: each test starts
-    with none and the profile cache is cleared before and after.
-    """
-    monkeypatch.delenv("ADVISOR_DEBUG", raising=False)
-    monkeypatch.setattr(hosts, "_EXTRA_FOLDERS", [])
-    hosts.load_profile.cache_clear()
-
-    def run(*args: object) -> Result:
-        monkeypatch.setattr(sys, "argv", ["advisor", *map(str, args)])
-        capsys.readouterr()
-        with pytest.raises(SystemExit) as info:
-            main()
-        out, err = capsys.readouterr()
-        code = info.value.code
-        return Result(0 if code is None else code if isinstance(code, int) else 1, out, err)
-
-    yield run
-    hosts.load_profile.cache_clear()
 
 
 def test_in_process_runner_keeps_the_no_traceback_contract(cli, monkeypatch, tmp_path: Path) -> None:

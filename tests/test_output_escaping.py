@@ -21,16 +21,14 @@ from __future__ import annotations
 
 import json
 import re
-import sys
 import xml.etree.ElementTree as ET
-from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 import pytest
 
-from advisor import hosts
-from advisor.cli import main
+from conftest import CliResult
+
 from advisor.output.describe import visible
 from advisor.vmx import escape as vmx_escape
 
@@ -43,33 +41,7 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 
-@dataclass
-class Report:
-    code: int
-    out: str
-    err: str
-    spec: Path | None = None
-    bad: Path | None = None
-
-
-@pytest.fixture
-def cli(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]):
-    """advisor.cli.main() in-process (the wrapper users run), SystemExit caught, output captured."""
-    monkeypatch.delenv("ADVISOR_DEBUG", raising=False)
-    monkeypatch.setattr(hosts, "_EXTRA_FOLDERS", [])
-
-    def run(*args: object) -> Report:
-        monkeypatch.setattr(sys, "argv", ["advisor", *map(str, args)])
-        capsys.readouterr()
-        with pytest.raises(SystemExit) as info:
-            main()
-        out, err = capsys.readouterr()
-        return Report(info.value.code or 0, out, err)
-
-    return run
-
-
-def _check(tmp: Path, cli, fmt: str, *extra: str) -> Report:
+def _check(tmp: Path, cli, fmt: str, *extra: str) -> CliResult:
     spec = tmp / SPEC_NAME
     spec.write_text(HOST + "vms:\n  - name: " + json.dumps(NAME) + "\n    vcpus: 4\n    memory: 8GB\n"
                     "    workload: sql-server\n    nics: [{adapter: e1000}]\n", encoding="utf-8")
@@ -80,7 +52,7 @@ def _check(tmp: Path, cli, fmt: str, *extra: str) -> Report:
     return report
 
 
-def _lint(tmp: Path, cli, fmt: str) -> Report:
+def _lint(tmp: Path, cli, fmt: str) -> CliResult:
     vmx = tmp / "vm,x:y%.vmx"
     vmx.write_bytes(('.encoding = "UTF-8"\nconfig.version = "8"\ndisplayName = "' + vmx_escape(NAME) + '"\n'
                      'numvcpus = "4"\nmemsize = "8192"\nethernet0.present = "TRUE"\n'
@@ -98,7 +70,7 @@ def _no_forged_command_lines(text: str) -> None:
         assert not _ANSI.sub("", line).lstrip().startswith("::"), line
 
 
-def _common(report: Report, fmt: str, source: str) -> None:
+def _common(report: CliResult, fmt: str, source: str) -> None:
     assert report.code == (2 if source == "check" else 0), report.err  # check has a broken spec beside
     assert "Traceback" not in report.out + report.err
     assert not _CONTROL.search(report.out + report.err), repr(report.out)

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
@@ -20,17 +19,6 @@ from advisor.sizing import Geometry, Request, load_shapes, size
 from advisor.spec import WORKLOADS
 from advisor.specfile import parse_spec
 from advisor.versions import Version, hw_max_vcpus, limits_for
-
-
-def main_cli(args: list[str], monkeypatch, capsys) -> tuple[int, str, str]:
-    """Run the real entry point (which turns input errors into one line and exit 2)."""
-    from advisor.cli import main
-
-    monkeypatch.setattr(sys, "argv", ["advisor", *args])
-    with pytest.raises(SystemExit) as exc:
-        main()
-    captured = capsys.readouterr()
-    return int(exc.value.code or 0), captured.out, captured.err
 
 
 def sized(host: str, **kw):
@@ -190,21 +178,21 @@ def test_cluster_is_sized_for_the_smallest_nodes() -> None:
         (["--vcpus", "0"], "at least 1"),
     ],
 )
-def test_impossible_requests_exit_2_with_the_reason(args: list[str], needle: str, tmp_path: Path,
-                                                     monkeypatch, capsys) -> None:
+def test_impossible_requests_exit_2_with_the_reason(args: list[str], needle: str, tmp_path: Path, cli) -> None:
     base = ["size", "--host", "hp-dl580-g7"]
     if "--workload" not in args:
         base += ["--workload", "sql-server"]
     spec = tmp_path / "spec.yaml"
-    code, out, err = main_cli(base + args + ["--emit-spec", str(spec)], monkeypatch, capsys)
+    r = cli(*base, *args, "--emit-spec", spec)
+    code, out, err = r.code, r.out, r.err
     assert code == 2, out + err
     assert needle in err and "Traceback" not in err, err
     assert len(err.strip().splitlines()) <= 4 and not spec.exists() and out == ""  # Click usage errors: 4 lines
 
 
-def test_unknown_host_profile_names_the_close_match(monkeypatch, capsys) -> None:
-    code, _, err = main_cli(["size", "--host", "hp-dl58o-g7", "--workload", "java"], monkeypatch, capsys)
-    assert code == 2 and "--host" in err and "hp-dl580-g7" in err
+def test_unknown_host_profile_names_the_close_match(cli) -> None:
+    r = cli("size", "--host", "hp-dl58o-g7", "--workload", "java")
+    assert r.code == 2 and "--host" in r.err and "hp-dl580-g7" in r.err
 
 
 def test_host_file_and_emitted_spec_path(tmp_path: Path) -> None:
@@ -247,15 +235,15 @@ def test_json_output_is_versioned_and_complete(tmp_path: Path) -> None:
     assert any(r["shape"] == "1 × 64 vCPU" for r in doc["rejected"])
 
 
-def test_emit_spec_pick_writes_that_proposal(tmp_path: Path, monkeypatch, capsys) -> None:
+def test_emit_spec_pick_writes_that_proposal(tmp_path: Path, cli) -> None:
     out = tmp_path / "p2.yaml"
     result = CliRunner().invoke(group, ["size", "--host", "hp-dl580-g7", "--workload", "sql-server",
                                         "--emit-spec", str(out), "--pick", "2"])
     assert result.exit_code == 0
     assert "vcpus: 20" in out.read_text() and "numa.vcpu.preferHT: 'TRUE'" in out.read_text()
-    code, _, err = main_cli(["size", "--host", "hp-dl580-g7", "--workload", "sql-server",
-                             "--emit-spec", str(tmp_path / "p99.yaml"), "--pick", "99"], monkeypatch, capsys)
-    assert code == 2 and "--pick" in err and not (tmp_path / "p99.yaml").exists()
+    r = cli("size", "--host", "hp-dl580-g7", "--workload", "sql-server",
+            "--emit-spec", tmp_path / "p99.yaml", "--pick", "99")
+    assert r.code == 2 and "--pick" in r.err and not (tmp_path / "p99.yaml").exists()
 
 
 def test_shapes_file_covers_every_workload() -> None:

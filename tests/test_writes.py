@@ -15,44 +15,18 @@ commands do with it:
 from __future__ import annotations
 
 import json
-import sys
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from advisor import hosts
-from advisor.cli import main
+from conftest import CliResult
+
 
 HOST = "host: {name: lab, sockets: 2, cores_per_socket: 10, threads_per_core: 2, memory: 256GB, esxi: '7.0'}\n"
 GOOD_SPEC = HOST + "vms:\n  - name: good-vm\n    vcpus: 4\n    memory: 8GB\n"
 BAD_SPEC = HOST + "vms:\n  - name: bad-vm\n    vcpus: 0\n    memory: 8GB\n"
 VMX = ('.encoding = "UTF-8"\nconfig.version = "8"\ndisplayName = "db"\nnumvcpus = "4"\nmemsize = "8192"\n'
        'ethernet0.present = "TRUE"\nethernet0.virtualDev = "e1000"\n')
-
-
-@dataclass
-class Result:
-    code: int
-    out: str
-    err: str
-
-
-@pytest.fixture
-def cli(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]):
-    """advisor.cli.main() in-process (the wrapper users run), SystemExit caught, output captured."""
-    monkeypatch.delenv("ADVISOR_DEBUG", raising=False)
-    monkeypatch.setattr(hosts, "_EXTRA_FOLDERS", [])
-
-    def run(*args: object) -> Result:
-        monkeypatch.setattr(sys, "argv", ["advisor", *map(str, args)])
-        capsys.readouterr()
-        with pytest.raises(SystemExit) as info:
-            main()
-        out, err = capsys.readouterr()
-        return Result(info.value.code or 0, out, err)
-
-    return run
 
 
 @pytest.fixture
@@ -71,7 +45,7 @@ def _listing(folder: Path) -> dict[str, str]:
     return out
 
 
-def _refused_up_front(result: Result, target: Path | str, words: str) -> None:
+def _refused_up_front(result: CliResult, target: Path | str, words: str) -> None:
     assert result.code == 2, result.err
     assert result.err.startswith(f"advisor: {target}: {words}") and result.err.count("\n") == 1, result.err
     assert result.out == ""  # refused before the report was rendered to stdout
