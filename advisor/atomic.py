@@ -9,6 +9,7 @@ rename removes the temporary file and leaves the original exactly as it was.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
 import tempfile
@@ -125,10 +126,9 @@ def _match_metadata(temp: Path, fd: int, like: os.stat_result | None) -> None:
         return
     os.chmod(temp, stat.S_IMODE(like.st_mode))
     if hasattr(os, "fchown"):
-        try:
+        # Keeping the owner needs privileges a normal user lacks; the mode above still holds.
+        with contextlib.suppress(OSError):
             os.fchown(fd, like.st_uid, like.st_gid)
-        except OSError:
-            pass
 
 
 def _current_umask() -> int:
@@ -144,10 +144,8 @@ def _replace(temp: Path, dest: Path) -> None:
 
 
 def _discard(temp: Path) -> None:
-    try:
+    with contextlib.suppress(FileNotFoundError):
         temp.unlink()
-    except FileNotFoundError:
-        pass
 
 
 def _fsync_folder(folder: Path) -> None:
@@ -157,9 +155,8 @@ def _fsync_folder(folder: Path) -> None:
         fd = os.open(folder, flags)
     except OSError:
         return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
+    with contextlib.suppress(OSError):
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
