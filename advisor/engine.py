@@ -23,6 +23,7 @@ from advisor.findings import Finding, HostResult, Run, Suppressed, VmResult
 from advisor.spec import VM, Host
 from advisor.topology import Topology
 from advisor.versions import Version
+from advisor.yamlfile import gc_paused
 
 REMOVE = "REMOVE"
 
@@ -154,6 +155,32 @@ def _activation(facts: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in facts.items() if v is not None}
 
 
+# VMs of one group before its rules are combined into one CEL program: compiling costs about
+# as much as evaluating the rules one by one on a few dozen VMs, so small runs skip it.
+_BATCH_AFTER = 8
+
+
+@dataclass(slots=True)
+class _Group:
+    """The rules evaluated on VMs that share a workload, a version and a set of unknown facts."""
+
+    rules: list[Rule]
+    ids: tuple[str, ...]
+    skipped: tuple[str, ...]  # "ID: why" for the rules whose facts are unknown
+    seen: int = 0
+    batch: Any = None  # the combined program once compiled; False when it cannot be
+
+
+def _combined_program(env: Any, rules: list[Rule]) -> Any:
+    """One CEL program giving every rule's condition as a list of booleans, or False."""
+    # One condition per line: a `//` comment in a condition ends at its line.
+    source = "[\n" + ",\n".join(f"({r.d.when}\n)" for r in rules) + "\n]"
+    try:
+        return env.compile(source)
+    except Exception:  # each condition compiled alone at load; keep evaluating them one by one
+        return False
+
+
 class Evaluator:
     """Runs one catalog under one policy; collects findings into a Run."""
 
@@ -165,6 +192,7 @@ class Evaluator:
 
         self.full_vmx = full_vmx
         self._applicable: dict[tuple[str, Version | None], tuple[list[Rule], tuple[str, ...]]] = {}
+        self._groups: dict[tuple[str, Version | None, frozenset[str]], _Group] = {}
         self.catalog = catalog
         self.policy = policy or Policy()
         self.env = cel_env()
@@ -266,28 +294,56 @@ class Evaluator:
             hit = self._applicable[key] = (rules, tuple(sorted({n for r in rules for n in r.facts})))
         return hit
 
+    def _group(self, workload: str, version: Version | None, unknown: frozenset[str]) -> "_Group":
+        """The rules a VM of this workload, version and set of unknown facts is evaluated on."""
+        key = (workload, version, unknown)
+        group = self._groups.get(key)
+        if group is None:
+            rules, _ = self._rules_for(workload, version)
+            runnable, skipped = [], []
+            for rule in rules:
+                if unknown and not unknown.isdisjoint(rule.facts):
+                    missing = sorted(unknown & rule.facts)
+                    why = "no host given" if all(n.split(".")[0] in ("host", "topo", "place", "version") for n in missing) \
+                        else "unknown " + ", ".join(missing)
+                    skipped.append(f"{rule.id}: {why}")
+                else:
+                    runnable.append(rule)
+            group = self._groups[key] = _Group(runnable, tuple(r.id for r in runnable), tuple(skipped))
+        return group
+
+    def _fired(self, group: "_Group", activation: Any) -> list[Rule]:
+        """The group's rules whose condition holds: one CEL call for all of them once the group
+        is common enough to repay compiling the combined program, one call per rule otherwise."""
+        group.seen += 1
+        if group.batch is None and group.seen >= _BATCH_AFTER and group.rules:
+            group.batch = _combined_program(self.env, group.rules)
+        if group.batch:
+            try:
+                results = group.batch.eval(activation).plain_value()
+            except RuntimeError:
+                results = None
+            if isinstance(results, list) and len(results) == len(group.rules) and all(r is True or r is False for r in results):
+                return [rule for rule, holds in zip(group.rules, results) if holds]
+        # A condition that fails at run time fails the combined list: each rule on its own
+        # reports which one and why.
+        return [rule for rule in group.rules if self._holds(rule, activation)]
+
     def _evaluate_vm(self, s: Subject, facts: dict[str, Any], topo: dict[str, Any] | None, host: Host | None,
                      version: Version | None) -> None:
         vm = s.vm
         result = VmResult(vm.name, s.file, host.name if host else None, vm.count, s.line, topo)
-        rules, needed = self._rules_for(vm.workload, version)
+        _, needed = self._rules_for(vm.workload, version)
         # Only the facts some applicable rule reads go into CEL: building the activation is
         # the largest fixed cost per VM.
         known = {n: facts[n] for n in needed if facts.get(n) is not None}
         unknown = frozenset(needed).difference(known) if len(known) < len(needed) else frozenset()
-        activation = self.env.Activation(known)
+        group = self._group(vm.workload, version, unknown)
+        result.skipped.extend(group.skipped)
         subject = f"vm {vm.name}"
+        self.run.evaluated.append((group.ids, subject, s.file))
         fixes: list[tuple[Rule, dict[str, Any]]] = []
-        for rule in rules:
-            if unknown and not unknown.isdisjoint(rule.facts):
-                missing = sorted(unknown & rule.facts)
-                why = "no host given" if all(n.split(".")[0] in ("host", "topo", "place", "version") for n in missing) \
-                    else "unknown " + ", ".join(sorted(missing))
-                result.skipped.append(f"{rule.id}: {why}")
-                continue
-            self.run.evaluated.append((rule.id, subject, s.file))
-            if not self._holds(rule, activation):
-                continue
+        for rule in self._fired(group, self.env.Activation(known)):
             finding = self._finding(rule, facts, subject, vm, s.file, s.locate(rule.d.locate) if rule.d.locate else s.line)
             self._suppress(finding, [*s.exemptions, *self.policy.exemptions])
             self.run.findings.append(finding)
@@ -337,6 +393,7 @@ class Evaluator:
         activation = self.env.Activation(_activation(facts))
         subject = f"host {host.name}"
         recommended: dict[str, str] = {}
+        evaluated: list[str] = []
         for rule in self.host_rules:
             if rule.d.workloads and not workloads & set(rule.d.workloads):
                 continue
@@ -344,7 +401,7 @@ class Evaluator:
                 continue
             if any(facts.get(n) is None for n in rule.facts):
                 continue
-            self.run.evaluated.append((rule.id, subject, file))
+            evaluated.append(rule.id)
             if not self._holds(rule, activation):
                 continue
             line = host_line(rule.d.locate or "") if host_line else None
@@ -354,6 +411,7 @@ class Evaluator:
             if finding.suppressed is None:
                 for key, value in finding.fix.get("host", {}).items():
                     recommended[key] = str(value)
+        self.run.evaluated.append((tuple(evaluated), subject, file))
         self.run.hosts.append(HostResult(
             name=host.name,
             file=file,
@@ -424,7 +482,9 @@ def evaluate_spec(loaded: Any, evaluator: Evaluator) -> None:
         return loaded.line("host")
 
     evaluator.run.files.append(loaded.file)
-    evaluator.evaluate(spec_subjects(loaded), loaded.host, loaded.version, loaded.file, host_line)
+    with gc_paused():  # thousands of small objects that live as long as the run
+        subjects = spec_subjects(loaded)
+    evaluator.evaluate(subjects, loaded.host, loaded.version, loaded.file, host_line)
 
 
 def check_files(files: Iterable[str], catalog: Catalog, policy: Policy) -> Run:

@@ -297,6 +297,10 @@ def host_facts(host: Host) -> dict[str, Any]:
     }
 
 
+_INTRMODE_KEY = re.compile(r"ethernet\d+\.intrmode")
+_FILTERS_KEY = re.compile(r"(scsi|sata|nvme|ide)\d+:\d+\.filters")
+
+
 def vm_facts(vm: VM, unknown: frozenset[str] = frozenset()) -> dict[str, Any]:
     """Facts about the VM alone (no host). `unknown` names spec fields a template left unresolved."""
     hw = vm.hardware_version
@@ -335,9 +339,9 @@ def vm_facts(vm: VM, unknown: frozenset[str] = frozenset()) -> dict[str, Any]:
                                          and (d.queue_depth or 64) < 254),
         "vm.nics": len(vm.nics),
         "vm.legacy_nics": sum(1 for n in vm.nics if n.adapter in _LEGACY_NICS),
-        "vm.intrmode_keys": sum(1 for k in adv if re.fullmatch(r"ethernet\d+\.intrmode", k)),
+        "vm.intrmode_keys": sum(1 for k in adv if _INTRMODE_KEY.fullmatch(k)),
         # An I/O filter (VAIO) attached to a disk appears in the .vmx as <disk>.filters.
-        "vm.io_filter_disks": sum(1 for k, v in adv.items() if re.fullmatch(r"(scsi|sata|nvme|ide)\d+:\d+\.filters", k) and v.strip()),
+        "vm.io_filter_disks": sum(1 for k, v in adv.items() if _FILTERS_KEY.fullmatch(k) and v.strip()),
         "vm.gpu_passthrough": vm.gpu.passthrough if vm.gpu else 0,
         "vm.gpu_profile_gb": int(m.group(1)) if m else 0,
         "vm.java_jvms": vm.java.jvms if vm.java else 0,
@@ -556,6 +560,9 @@ def _memory_facts(host: Host, vm: VM, topo: Topology) -> dict[str, Any]:
     }
 
 
+_CONTEXT = ("host and version facts",)
+
+
 def facts_for(host: Host | None, vm: VM, version: Version | None,
               unknown: frozenset[str] = frozenset(),
               cache: dict[tuple[Any, ...], tuple[Topology, dict[str, Any]]] | None = None,
@@ -568,15 +575,24 @@ def facts_for(host: Host | None, vm: VM, version: Version | None,
     """
     facts = vm_facts(vm, unknown)
     topo = None
+    # Host and version facts are the same for every VM of the call's host: built once.
+    context = cache.get(_CONTEXT) if cache is not None else None
+    if context is None:
+        context = {}
+        if version is not None:
+            context.update(_version_facts(version))
+            if host is not None:
+                context.update(host_facts(host))
+        if cache is not None:
+            cache[_CONTEXT] = context
+    facts.update(context)
     if version is not None:
-        facts.update(_version_facts(version))
         limit, why = facts["version.max_vcpus"], f"vSphere {version}"
         hw_limit = facts.get("vm.hw_max_vcpus")
         if hw_limit is not None and hw_limit < limit:
             limit, why = hw_limit, f"hardware version {vm.hardware_version}"
         facts["vm.max_vcpus"], facts["vm.max_vcpus_why"] = limit, why
     if host is not None and version is not None:
-        facts.update(host_facts(host))
         if not (unknown & _TOPOLOGY_FIELDS):
             key = _shape_key(vm) if cache is not None else None
             hit = cache.get(key) if cache is not None else None

@@ -7,7 +7,7 @@ nothing else, so the formats cannot disagree about what was found.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Iterator
 
 SEVERITIES = ("error", "warning", "info")
 SEVERITY_RANK = {"info": 1, "warning": 2, "error": 3}
@@ -118,8 +118,15 @@ class Run:
     # Metadata of every rule that was evaluated, for formats that describe rules (SARIF, JUnit):
     # id -> {"name", "severity", "summary", "rationale", "references": [str], "fix_text"}.
     rules: dict[str, dict[str, Any]] = field(default_factory=dict)
-    # Every (rule id, subject, file) the engine evaluated, failing or passing: JUnit reports passes.
-    evaluated: list[tuple[str, str, str]] = field(default_factory=list)
+    # Every (rule ids, subject, file) the engine evaluated, failing or passing: JUnit reports
+    # passes. One entry per subject, not per rule: a large estate keeps one small tuple per VM.
+    evaluated: list[tuple[tuple[str, ...], str, str]] = field(default_factory=list)
+
+    def evaluated_cases(self) -> Iterator[tuple[str, str, str]]:
+        """Every (rule id, subject, file) evaluated, in evaluation order."""
+        for ids, subject, file in self.evaluated:
+            for rule in ids:
+                yield rule, subject, file
 
     def counts(self) -> dict[str, int]:
         out = {s: 0 for s in SEVERITIES}

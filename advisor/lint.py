@@ -160,7 +160,7 @@ def merge(parts: list[Run], evaluator: Evaluator) -> Run:
     run.errors.sort(key=lambda e: (e.file, e.line or 0))
     run.files.sort()
     run.notes.sort()
-    run.evaluated.sort()
+    run.evaluated.sort(key=lambda e: (e[2], e[1]))  # by file and subject: independent of scheduling
     return evaluator.finish()
 
 

@@ -80,9 +80,9 @@ def sample_run() -> Run:
         "VM007": _rule("hot-add", "warning", "CPU hot-add disables vNUMA", "KB 2040375"),
     }
     run.evaluated = [
-        ("NUMA001", "vm sql01", DB), ("MEM001", "vm sql01", DB), ("VM007", "vm sql01", DB),
-        ("HOST001", "host hp-dl580-g7", DB),
-        ("NET001", "vm web", WEB), ("CPU002", "vm web", WEB), ("VM007", "vm web", WEB), ("NUMA001", "vm web", WEB),
+        (("NUMA001", "MEM001", "VM007"), "vm sql01", DB),
+        (("HOST001",), "host hp-dl580-g7", DB),
+        (("NET001", "CPU002", "VM007", "NUMA001"), "vm web", WEB),
     ]
     run.sort()
     return run
@@ -97,7 +97,7 @@ def hostile_run() -> Run:
                                 vm=name, file="a|b%.yaml", line=2, fix={"vmx": {"annotation": 'say "hi"|'},
                                                                         "text": "[red]do[/red] it"}))
     run.rules = {"ORG001": _rule("org-rule", "error", "Org rule", "policy")}
-    run.evaluated = [("ORG001", f"vm {name}", "a|b%.yaml")]
+    run.evaluated = [(("ORG001",), f"vm {name}", "a|b%.yaml")]
     return run
 
 

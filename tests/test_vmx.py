@@ -499,7 +499,9 @@ def test_set_produces_documents_that_parse_back(
         expected[key.lower()] = value
     reparsed = VmxDocument.parse(doc.to_bytes())
     assert reparsed.settings() == expected
-    assert apply(reparsed, dict(edits)) == []
+    # Keys are case-insensitive: the settings to re-apply are the final value of each key
+    # (a dict of the raw edits would keep 'r0' and 'R0' as two contradicting entries).
+    assert apply(reparsed, expected) == []
 
 
 # --------------------------------------------------------------------------- corpus

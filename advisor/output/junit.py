@@ -101,7 +101,7 @@ def document(run: Run) -> ET.Element:
         by_case.setdefault((f.rule, f.subject, f.file or ""), []).append(f)
     # Every evaluated pair is a test; a finding the engine did not list as evaluated (not
     # expected) still gets its own case rather than vanishing from the report.
-    cases = list(dict.fromkeys(run.evaluated))
+    cases = list(dict.fromkeys(run.evaluated_cases()))
     listed = set(cases)
     cases += [key for key in by_case if key not in listed]
     for rule, subject, file in cases:
