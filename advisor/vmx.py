@@ -724,6 +724,84 @@ def _build_line(number: int, raw: bytes, eol: bytes, codec: str, notes: list[Par
     return line
 
 
+# --------------------------------------------------------------------------- read-only view
+
+
+@dataclass(frozen=True)
+class VmxEntries:
+    """What a linter reads from a .vmx: its entries, repeated keys, oddities and codec."""
+
+    entries: list[VmxEntry]
+    duplicates: list[tuple[str, list[int]]]
+    warnings: list[ParseWarning]
+    encoding: str
+
+
+# An entry the full parser would read without a warning: `key = "value"` or a bare value
+# (`rtc.diffFromUTC = 0`). Stray quotes, text after a closing quote and other odd lines go
+# through the full parser. The bare value may not start with a blank or a quote, so that
+# backtracking cannot turn a broken quoted value into a bare one.
+_WS_CLASS = r"[ \t\r\f\v]*"
+_REGULAR_ENTRY = re.compile(
+    _WS_CLASS + r'([^ \t\r\f\v="#][^ \t\r\f\v="]*)' + _WS_CLASS + "=" + _WS_CLASS
+    + r'(?:"([^"]*)"|(?![ \t\r\f\v"])(.*?))' + _WS_CLASS,
+    re.S,
+)
+
+
+def read_entries(data: bytes, *, file: str | None = None) -> VmxEntries:
+    """The entries of a .vmx, read-only: the same answer as VmxDocument.parse(), faster.
+
+    Linting thousands of files needs no line model for editing. A file that decodes cleanly in
+    its charset and whose lines are all entries the full parser reads without a warning,
+    comments or blanks is read here in one pass; any other file
+    goes through VmxDocument.parse(), so every oddity is handled in one place.
+    """
+    fast = _read_regular(data, file)
+    if fast is not None:
+        return fast
+    doc = VmxDocument.parse(data, file=file)
+    return VmxEntries(list(doc.entries()), doc.duplicates, doc.warnings, doc.encoding)
+
+
+def _read_regular(data: bytes, file: str | None) -> VmxEntries | None:
+    _check_size(len(data), file)
+    _check_no_nul(data, file)
+    body = data[len(_BOM):] if data.startswith(_BOM) else data
+    codec = "utf-8"
+    if b".encoding" in body.lower():
+        notes: list[ParseWarning] = []
+        declared = _declared_charset([(raw, b"") for raw in body.split(b"\n") if b".encoding" in raw.lower()])
+        codec = _resolve_charset(declared, notes)
+        if notes:
+            return None
+    try:
+        text = body.decode(codec)
+    except UnicodeDecodeError:
+        return None
+    # Decoding the whole file equals decoding line by line when no character swallowed a
+    # newline byte (no ASCII-keeping codec does; checked rather than assumed).
+    if text.count("\n") != body.count(b"\n"):
+        return None
+    entries: list[VmxEntry] = []
+    positions: dict[str, list[int]] = {}
+    match = _REGULAR_ENTRY.fullmatch
+    for number, line in enumerate(text.split("\n"), 1):
+        found = match(line)
+        if found is None:
+            stripped = line.strip(_WS)
+            if not stripped or stripped[0] == "#":
+                continue
+            return None
+        key, quoted, bare = found.groups()
+        raw_value = bare if quoted is None else quoted
+        positions.setdefault(key.lower(), []).append(len(entries))
+        entries.append(VmxEntry(key, unescape(raw_value, codec) if "|" in raw_value else raw_value, raw_value, number,
+                                quoted is not None))
+    duplicates = [(entries[p[0]].key, [entries[i].line for i in p]) for p in positions.values() if len(p) > 1]
+    return VmxEntries(entries, duplicates, [], codec)
+
+
 # --------------------------------------------------------------------------- helpers for callers
 
 

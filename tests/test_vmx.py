@@ -19,6 +19,7 @@ from advisor.vmx import (
     VOLATILE_KEYS,
     Change,
     VmxDocument,
+    VmxEntries,
     apply,
     canonical_key,
     escape,
@@ -26,6 +27,7 @@ from advisor.vmx import (
     is_locked,
     is_volatile,
     parse_bool,
+    read_entries,
     render_fragment,
     unescape,
     unified_diff,
@@ -504,6 +506,59 @@ def test_set_produces_documents_that_parse_back(
     assert apply(reparsed, expected) == []
 
 
+# --------------------------------------------------------------------------- read-only view
+# read_entries() has a fast path for regular files; it must agree with the full parser on
+# every input, regular or not.
+
+
+def _full_view(data: bytes) -> VmxEntries:
+    doc = VmxDocument.parse(data)
+    return VmxEntries(list(doc.entries()), doc.duplicates, doc.warnings, doc.encoding)
+
+
+_REGULAR_PIECES = st.sampled_from(
+    ['numvcpus = "4"', 'displayName = "db|22x|7C"', 'a.b = ""', '  k\t=\t"v"  ', 'K = "x = y"', 'k = "v" ',
+     "# advisor: ignore NET001 -- why", "", "   ", '.encoding = "UTF-8"', '.encoding = "utf8"', 'name = "日本"',
+     '.encoding = "windows-1252"', '.encoding = "Shift_JIS"', '.encoding = "windows-949-2000"', 'bare = value', 'k = "unclosed', 'k = "v" tail', "junk", 'k = "\x85\u2028"',
+     '\f k = "v"\v', '.encoding = "no-such-charset"', 'numvcpus = "8"', 'rtc.diffFromUTC = 0', 'e =', 'e = \t',
+     'b = x"y', 'b = x "y"', 'q =  "a" ', '=x', 'k==v', 'k = "a"b"']
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_REGULAR_PIECES, max_size=14), st.sampled_from(["\n", "\r\n"]), st.booleans(), st.booleans())
+def test_read_entries_agrees_with_the_full_parser(lines: list[str], eol: str, bom: bool, final_eol: bool) -> None:
+    data = (b"\xef\xbb\xbf" if bom else b"") + (eol.join(lines) + (eol if final_eol else "")).encode("utf-8")
+    assert read_entries(data) == _full_view(data)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.binary(max_size=300).map(lambda b: b.replace(b"\0", b"")))
+def test_read_entries_agrees_on_any_bytes(data: bytes) -> None:
+    assert read_entries(data) == _full_view(data)
+
+
+def test_read_entries_takes_the_fast_path_only_for_regular_utf8_files() -> None:
+    from advisor.vmx import _read_regular
+
+    regular = b'.encoding = "UTF-8"\r\n# comment\r\n\r\nnumvcpus = "4"\r\nnumvcpus = "8"\r\n'
+    fast = _read_regular(regular, None)
+    assert fast is not None and fast == _full_view(regular)
+    assert fast.duplicates == [("numvcpus", [4, 5])]
+    assert _read_regular(b"rtc.diffFromUTC = 0\r\nempty =\n", None) == _full_view(b"rtc.diffFromUTC = 0\r\nempty =\n")
+    # The Shift_JIS sample's 0x7C is the trail byte of one character, not the start of an escape.
+    samples = {b"windows-1252": b"\xe9|7C", b"Shift_JIS": b"\x83|7C|41", b"windows-949-2000": b"\xc7\xd1|22"}
+    for charset, value in samples.items():
+        text = b'.encoding = "' + charset + b'"\nk = "' + value + b'"\n'
+        fast = _read_regular(text, None)
+        assert fast is not None and fast == _full_view(text)
+    odd_files = (b'k = "v\n', b'k = "v" tail\n', b"junk\n", b'.encoding = "Shift_JIS"\nk = "\x83"\n',
+                 b'k = "\xff"\n', b'.encoding = "no-such-charset"\n')
+    for odd in odd_files:
+        assert _read_regular(odd, None) is None
+        assert read_entries(odd) == _full_view(odd)
+
+
 # --------------------------------------------------------------------------- corpus
 
 
@@ -514,6 +569,12 @@ def _corpus_files() -> list[Path]:
 def _entry_key(line: bytes) -> str | None:
     entries = list(VmxDocument.parse(line).entries())
     return entries[0].key.lower() if entries else None
+
+
+@pytest.mark.parametrize("path", _corpus_files(), ids=lambda p: p.name)
+def test_corpus_read_entries_agrees_with_the_full_parser(path: Path) -> None:
+    data = path.read_bytes()
+    assert read_entries(data) == _full_view(data)
 
 
 @pytest.mark.parametrize("path", _corpus_files(), ids=lambda p: p.name)

@@ -1,7 +1,7 @@
 """.vmx reader: a VMware configuration file (or a `.vmtx` template) as the TemplateVM it describes.
 
 A .vmx already speaks the language every reader translates into, so this adapter adds no mapping:
-it parses the file with advisor.vmx (which keeps quoting, `|XX` escapes, charsets and odd lines
+it reads the file with advisor.vmx (which keeps quoting, `|XX` escapes, charsets and odd lines
 faithfully), records every effective key with the line that sets it, and turns what a linter
 should know about into notes — keys set more than once (the last one wins, as in advisor.vmx)
 and lines that are not `key = "value"` entries.
@@ -24,7 +24,7 @@ from pathlib import Path
 from advisor.errors import InputError
 from advisor.readers.base import TemplateVM
 from advisor.readers.hclsupport import parse_suppression
-from advisor.vmx import VmxDocument, VmxEntry, canonical_key
+from advisor.vmx import VmxEntries, VmxEntry, canonical_key, read_entries
 
 KIND = "vmx"
 SUFFIXES = (".vmx", ".vmtx")
@@ -65,11 +65,11 @@ def sniff(path: Path, head: bytes) -> bool:
 
 def read(path: Path, data: bytes) -> list[TemplateVM]:
     """The one VM the file describes, named after displayName (else the file name's stem)."""
-    doc = VmxDocument.parse(data, file=str(path))
+    doc = read_entries(data, file=str(path))
     # One pass over the entries: the last occurrence of a key counts, in first-seen order
-    # (the same answer as doc.settings()/lines_of(), without building each entry three times).
+    # (the same answer as VmxDocument.settings()/lines_of()).
     effective: dict[str, VmxEntry] = {}
-    for entry in doc.entries():
+    for entry in doc.entries:
         effective[entry.key.lower()] = entry
     if not effective:
         raise InputError('has no `key = "value"` lines, so it is not a .vmx file', file=str(path))
@@ -85,7 +85,7 @@ def read(path: Path, data: bytes) -> list[TemplateVM]:
     return [vm]
 
 
-def _duplicate_notes(doc: VmxDocument) -> list[str]:
+def _duplicate_notes(doc: VmxEntries) -> list[str]:
     notes = [
         f"{key} is set on lines {', '.join(map(str, numbers))}; the last one (line {numbers[-1]}) counts"
         for key, numbers in doc.duplicates
@@ -93,7 +93,7 @@ def _duplicate_notes(doc: VmxDocument) -> list[str]:
     return _capped(notes, "more keys are set more than once")
 
 
-def _parse_notes(doc: VmxDocument) -> list[str]:
+def _parse_notes(doc: VmxEntries) -> list[str]:
     """advisor.vmx's warnings (malformed lines, unclosed quotes, undecodable bytes, charset)."""
     notes = [f"line {w.line}: {w.message}" if w.line else w.message for w in doc.warnings]
     return _capped(notes, "more lines were odd in the same ways")
