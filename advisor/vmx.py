@@ -29,6 +29,7 @@ import re
 import warnings
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from typing import NamedTuple
 from pathlib import Path
 
 from advisor.errors import InputError
@@ -272,6 +273,7 @@ def is_volatile(key: str) -> bool:
 # --------------------------------------------------------------------------- charsets
 
 
+@lru_cache(maxsize=64)
 def _charset_codec(name: str) -> str | None:
     """The Python codec for a .vmx charset name, or None when Python cannot read it safely.
 
@@ -314,10 +316,11 @@ def _same_as_ascii(probe: bytes, codec: str) -> bool:
 # --------------------------------------------------------------------------- public records
 
 
-@dataclass(frozen=True)
-class VmxEntry:
+class VmxEntry(NamedTuple):
     """One ``key = value`` line as read: the key as spelled, the unescaped value, the value as
-    written between the quotes (``raw_value``), and its 1-based line number."""
+    written between the quotes (``raw_value``), and its 1-based line number. (A named tuple:
+    lint builds one per line of every file, and it is several times cheaper than a frozen
+    dataclass.)"""
 
     key: str
     value: str
@@ -732,21 +735,38 @@ class VmxEntries:
     """What a linter reads from a .vmx: its entries, repeated keys, oddities and codec."""
 
     entries: list[VmxEntry]
+    effective: dict[str, VmxEntry]  # lower-cased key -> the occurrence that counts, first-seen order
     duplicates: list[tuple[str, list[int]]]
     warnings: list[ParseWarning]
     encoding: str
 
 
-# An entry the full parser would read without a warning: `key = "value"` or a bare value
-# (`rtc.diffFromUTC = 0`). Stray quotes, text after a closing quote and other odd lines go
-# through the full parser. The bare value may not start with a blank or a quote, so that
-# backtracking cannot turn a broken quoted value into a bare one.
+# Every line of a file the full parser reads without a warning, one match per line: an entry
+# `key = "value"` or with a bare value (`rtc.diffFromUTC = 0`), a comment, or a blank line.
+# Stray quotes, text after a closing quote and other odd lines match nothing, and the file goes
+# through the full parser. A bare value may not start with a blank or a quote, so backtracking
+# cannot turn a broken quoted value into a bare one.
 _WS_CLASS = r"[ \t\r\f\v]*"
-_REGULAR_ENTRY = re.compile(
-    _WS_CLASS + r'([^ \t\r\f\v="#][^ \t\r\f\v="]*)' + _WS_CLASS + "=" + _WS_CLASS
-    + r'(?:"([^"]*)"|(?![ \t\r\f\v"])(.*?))' + _WS_CLASS,
-    re.S,
+_REGULAR_LINE = re.compile(
+    r"^" + _WS_CLASS + r'(?:([^ \t\r\f\v\n="#][^ \t\r\f\v\n="]*)' + _WS_CLASS + "=" + _WS_CLASS
+    + r'(?:(")([^"\n]*)"|(?![ \t\r\f\v"])([^\n]*?))|#[^\n]*)?' + _WS_CLASS + r"$",
+    re.M,
 )
+
+
+def lines_mentioning(data: bytes, needle: bytes) -> list[tuple[int, bytes]]:
+    """(1-based number, bytes) of every line (split on b"\\n") that contains ``needle`` in
+    any letter case. Searching the whole file beats splitting it when few lines match."""
+    lowered, needle = data.lower(), needle.lower()
+    found = []
+    at = lowered.find(needle)
+    while at >= 0:
+        start = data.rfind(b"\n", 0, at) + 1
+        end = data.find(b"\n", at)
+        end = len(data) if end < 0 else end
+        found.append((data.count(b"\n", 0, start) + 1, data[start:end]))
+        at = lowered.find(needle, end)
+    return found
 
 
 def read_entries(data: bytes, *, file: str | None = None) -> VmxEntries:
@@ -761,7 +781,11 @@ def read_entries(data: bytes, *, file: str | None = None) -> VmxEntries:
     if fast is not None:
         return fast
     doc = VmxDocument.parse(data, file=file)
-    return VmxEntries(list(doc.entries()), doc.duplicates, doc.warnings, doc.encoding)
+    entries = list(doc.entries())
+    effective = {}
+    for entry in entries:
+        effective[entry.key.lower()] = entry
+    return VmxEntries(entries, effective, doc.duplicates, doc.warnings, doc.encoding)
 
 
 def _read_regular(data: bytes, file: str | None) -> VmxEntries | None:
@@ -769,37 +793,34 @@ def _read_regular(data: bytes, file: str | None) -> VmxEntries | None:
     _check_no_nul(data, file)
     body = data[len(_BOM):] if data.startswith(_BOM) else data
     codec = "utf-8"
-    if b".encoding" in body.lower():
+    mentions = lines_mentioning(body, b".encoding")
+    if mentions:
         notes: list[ParseWarning] = []
-        declared = _declared_charset([(raw, b"") for raw in body.split(b"\n") if b".encoding" in raw.lower()])
-        codec = _resolve_charset(declared, notes)
+        codec = _resolve_charset(_declared_charset([(line, b"") for _, line in mentions]), notes)
         if notes:
             return None
     try:
         text = body.decode(codec)
     except UnicodeDecodeError:
         return None
-    # Decoding the whole file equals decoding line by line when no character swallowed a
-    # newline byte (no ASCII-keeping codec does; checked rather than assumed).
-    if text.count("\n") != body.count(b"\n"):
+    rows = _REGULAR_LINE.findall(text)
+    # One row per line (the text after the last newline counts as a line, as in split()), or
+    # some line is odd. Decoding the whole file equals decoding line by line when no character
+    # swallowed a newline byte (no ASCII-keeping codec does; checked rather than assumed).
+    newlines = body.count(b"\n")
+    if len(rows) != newlines + 1 or text.count("\n") != newlines:
         return None
-    entries: list[VmxEntry] = []
+    entries = [
+        VmxEntry(key, unescape(value, codec) if "|" in value else value, value, number, quote == '"')
+        for number, (key, quote, quoted, bare) in enumerate(rows, 1) if key
+        for value in (quoted if quote else bare,)
+    ]
     positions: dict[str, list[int]] = {}
-    match = _REGULAR_ENTRY.fullmatch
-    for number, line in enumerate(text.split("\n"), 1):
-        found = match(line)
-        if found is None:
-            stripped = line.strip(_WS)
-            if not stripped or stripped[0] == "#":
-                continue
-            return None
-        key, quoted, bare = found.groups()
-        raw_value = bare if quoted is None else quoted
-        positions.setdefault(key.lower(), []).append(len(entries))
-        entries.append(VmxEntry(key, unescape(raw_value, codec) if "|" in raw_value else raw_value, raw_value, number,
-                                quoted is not None))
+    for index, entry in enumerate(entries):
+        positions.setdefault(entry.key.lower(), []).append(index)
     duplicates = [(entries[p[0]].key, [entries[i].line for i in p]) for p in positions.values() if len(p) > 1]
-    return VmxEntries(entries, duplicates, [], codec)
+    effective = {key: entries[p[-1]] for key, p in positions.items()}
+    return VmxEntries(entries, effective, duplicates, [], codec)
 
 
 # --------------------------------------------------------------------------- helpers for callers

@@ -8,6 +8,7 @@ into a VM, and to write a VM back out as .vmx keys.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Callable
 
 if TYPE_CHECKING:
@@ -107,7 +108,10 @@ def reconcile_advanced(vm: "VM") -> None:
         return
     explicit = vm.model_fields_set
     for low, (spelling, text) in normalised_advanced(vm).items():
-        if low in SCALAR_KEYS:
+        role = _advanced_role(low)
+        if role is None:
+            continue
+        if role == "scalar":
             field, parse = SCALAR_KEYS[low]
             try:
                 value = parse(text)
@@ -119,14 +123,30 @@ def reconcile_advanced(vm: "VM") -> None:
             if field in explicit and current != value:
                 raise _conflict(spelling, text, field, current)
             setattr(vm, field, value)
-        elif low == "sched.mem.pin" and parse_bool(text):
-            if "memory_reservation" in explicit and vm.memory_reservation not in ("full", vm.memory):
-                raise _conflict(spelling, text, "memory_reservation", vm.memory_reservation)
-            vm.memory_reservation = "full"
-        elif match := _NIC_KEY.match(low):
-            _reconcile_nic(vm, int(match[1]), spelling, text.strip().lower(), "nics" in explicit)
-        elif match := _SCSI_KEY.match(low):
-            _reconcile_scsi(vm, int(match[1]), spelling, text.strip().lower())
+        elif role == "pin":
+            if parse_bool(text):
+                if "memory_reservation" in explicit and vm.memory_reservation not in ("full", vm.memory):
+                    raise _conflict(spelling, text, "memory_reservation", vm.memory_reservation)
+                vm.memory_reservation = "full"
+        elif role[0] == "nic":
+            _reconcile_nic(vm, int(role[1]), spelling, text.strip().lower(), "nics" in explicit)
+        else:
+            _reconcile_scsi(vm, int(role[1]), spelling, text.strip().lower())
+
+
+@lru_cache(maxsize=8192)
+def _advanced_role(low: str) -> str | tuple[str, str] | None:
+    """What a lower-cased advanced key means to reconcile_advanced. Templates repeat the same
+    hundred keys file after file: classified once, not matched against every pattern each time."""
+    if low in SCALAR_KEYS:
+        return "scalar"
+    if low == "sched.mem.pin":
+        return "pin"
+    if match := _NIC_KEY.match(low):
+        return ("nic", match[1])
+    if match := _SCSI_KEY.match(low):
+        return ("scsi", match[1])
+    return None
 
 
 def _reconcile_nic(vm: "VM", index: int, spelling: str, adapter: str, explicit: bool) -> None:
@@ -228,10 +248,10 @@ def template_fields(t: "TemplateVM") -> tuple[dict[str, Any], set[str], dict[str
     data: dict[str, Any] = {"name": t.name, "advanced": advanced}
     # The two required fields come straight from their keys (the validator reports a bad
     # value at that key's line); the rest is reconciled from `advanced` by the VM model.
-    lowered = {k.lower(): v for k, v in advanced.items()}
     for key, field in (("numvcpus", "vcpus"), ("memsize", "memory")):
-        if key in lowered:
-            data[field] = lowered[key].strip()
+        setting = t.settings.get(key)
+        if setting is not None and setting.value is not None:
+            data[field] = setting.value.strip()
         else:
             # A .vmx without numvcpus has one vCPU (VMware's default); without memsize the
             # memory is not stated anywhere, so rules that need it are skipped.
@@ -244,12 +264,20 @@ def template_fields(t: "TemplateVM") -> tuple[dict[str, Any], set[str], dict[str
 
 def _template_disks(t: "TemplateVM") -> list[dict[str, Any]]:
     disks = []
-    sizes = {int(m[1]): s.value for k, s in t.settings.items() if (m := _SIZE_KEY.match(k)) and s.value}
+    sizes: dict[int, str] = {}
+    slots: list[tuple[str, str, str, Any]] = []
     for low, setting in t.settings.items():
-        match = _DISK_KEY.match(low)
-        if not match or setting.value is None or not _truthy(setting.value):
+        role = _disk_role(low)
+        if role is None or not setting.value:
             continue
-        bus_kind, bus = match[1], int(match[2])
+        if role[0] == "size":
+            sizes[int(role[1])] = setting.value
+        else:
+            slots.append((low, role[0], role[1], setting))
+    for low, bus_kind, bus_text, setting in slots:
+        if not _truthy(setting.value):
+            continue
+        bus = int(bus_text)
         if bus_kind == "scsi":
             kind = t.settings.get(f"scsi{bus}.virtualdev")
             if kind is None or kind.value is None or kind.value.lower() not in _SCSI_TYPES:
@@ -267,6 +295,17 @@ def _template_disks(t: "TemplateVM") -> list[dict[str, Any]]:
             disk["size"] = int(size)
         disks.append(disk)
     return disks
+
+
+@lru_cache(maxsize=8192)
+def _disk_role(low: str) -> tuple[str, str] | None:
+    """("scsi"|"nvme"|"sata"|"ide", bus) for a device slot's `.present` key, ("size", n) for
+    advisor.diskN.size, None for every other key (classified once per distinct key)."""
+    if match := _DISK_KEY.match(low):
+        return (match[1], match[2])
+    if match := _SIZE_KEY.match(low):
+        return ("size", match[1])
+    return None
 
 
 def _is_disk(t: "TemplateVM", present_key: str) -> bool:

@@ -513,7 +513,13 @@ def test_set_produces_documents_that_parse_back(
 
 def _full_view(data: bytes) -> VmxEntries:
     doc = VmxDocument.parse(data)
-    return VmxEntries(list(doc.entries()), doc.duplicates, doc.warnings, doc.encoding)
+    settings, lines = doc.settings(), doc.lines_of()
+    view = VmxEntries(list(doc.entries()), {k: doc.entry(k) for k in settings}, doc.duplicates, doc.warnings,
+                      doc.encoding)
+    assert {k: e.value for k, e in view.effective.items()} == settings
+    assert {k: e.line for k, e in view.effective.items()} == lines
+    assert list(view.effective) == list(settings)  # first-seen order
+    return view
 
 
 _REGULAR_PIECES = st.sampled_from(

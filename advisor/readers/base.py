@@ -9,14 +9,15 @@ mapping (advisor.vmxmap) turns any template into advisor's VM model, and the str
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 
-@dataclass(frozen=True, slots=True)
-class Setting:
+class Setting(NamedTuple):
     """One value read from a template.
 
     value is None when the template computes it from something the reader cannot resolve
     (a variable, a function call): it is unknown, never guessed; `raw` keeps the source text.
+    (A named tuple: a template has a hundred of them, and it is cheaper than a frozen dataclass.)
     """
 
     value: str | None

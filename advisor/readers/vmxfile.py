@@ -22,9 +22,9 @@ import re
 from pathlib import Path
 
 from advisor.errors import InputError
-from advisor.readers.base import TemplateVM
+from advisor.readers.base import Setting, TemplateVM
 from advisor.readers.hclsupport import parse_suppression
-from advisor.vmx import VmxEntries, VmxEntry, canonical_key, read_entries
+from advisor.vmx import VmxEntries, canonical_key, lines_mentioning, read_entries
 
 KIND = "vmx"
 SUFFIXES = (".vmx", ".vmtx")
@@ -66,19 +66,18 @@ def sniff(path: Path, head: bytes) -> bool:
 def read(path: Path, data: bytes) -> list[TemplateVM]:
     """The one VM the file describes, named after displayName (else the file name's stem)."""
     doc = read_entries(data, file=str(path))
-    # One pass over the entries: the last occurrence of a key counts, in first-seen order
-    # (the same answer as VmxDocument.settings()/lines_of()).
-    effective: dict[str, VmxEntry] = {}
-    for entry in doc.entries:
-        effective[entry.key.lower()] = entry
+    effective = doc.effective
     if not effective:
         raise InputError('has no `key = "value"` lines, so it is not a .vmx file', file=str(path))
     display = effective.get("displayname")
     name = display.value.strip() if display is not None and display.value.strip() else path.stem
     vm = TemplateVM(name=name, file=str(path), kind=KIND, line=display.line if display else 1)
-    for entry in effective.values():
-        raw = entry.raw_value if entry.raw_value != entry.value else None
-        vm.set(canonical_key(entry.key), entry.value, entry.line, raw=raw)
+    # TemplateVM.set() for every key, inlined: a .vmx has a hundred keys and lint reads
+    # thousands of files.
+    settings, spelling = vm.settings, vm.spelling
+    for low, entry in effective.items():
+        settings[low] = Setting(entry.value, entry.line, entry.raw_value if entry.raw_value != entry.value else None)
+        spelling[low] = canonical_key(entry.key)
     vm.notes.extend(_duplicate_notes(doc))
     vm.notes.extend(_parse_notes(doc))
     _suppressions(vm, data, doc.encoding)
@@ -112,9 +111,7 @@ def _suppressions(vm: TemplateVM, data: bytes, encoding: str) -> None:
     with the settings' lines.
     """
     body = data[3:] if data.startswith(b"\xef\xbb\xbf") else data
-    for number, raw in enumerate(body.split(b"\n"), start=1):
-        if b"advisor" not in raw.lower():
-            continue
+    for number, raw in lines_mentioning(body, b"advisor"):
         text = raw.decode(encoding, "replace").strip(" \t\r\f\v")
         if not text.startswith("#") or not _SUPPRESSION_HINT.search(text):
             continue
