@@ -124,7 +124,7 @@ class Rule:
     d: RuleDef
     file: str
     line: int | None
-    program: Any
+    program: Any  # the compiled condition; None until first used (see compiled())
     facts: frozenset[str]  # facts the condition reads: unknown ones skip the rule
     builtin: bool
     min_version: Version | None = None
@@ -136,6 +136,13 @@ class Rule:
     @property
     def id(self) -> str:
         return self.d.id
+
+    def compiled(self) -> Any:
+        """The CEL program of the condition. Built-in rules compile when first evaluated (the
+        test suite compiles every one); user rules compile at load, to report errors early."""
+        if self.program is None:
+            self.program = _compile(self.d, self.file, self.line)
+        return self.program
 
     @property
     def area(self) -> str:
@@ -251,18 +258,24 @@ def _trusted(root: Any) -> RuleFile:
 
 
 def load_rule_file(path: Path, builtin: bool, validate: bool = True) -> list[Rule]:
-    file = str(path)
-    root = load(path)
+    return rules_from_root(load(path), str(path), builtin, validate)
+
+
+def rules_from_root(root: Any, file: str, builtin: bool, validate: bool = True,
+                    parsed: RuleFile | None = None) -> list[Rule]:
+    """The rules of one parsed rule file: validated, or trusted for the built-in catalog (whose
+    models may come already built, `parsed`, from the cache)."""
     if not isinstance(root, dict):
         raise InputError("a rule file is a mapping with a 'rules:' list", file=file, line=getattr(root, "line", 1))
-    try:
-        parsed = RuleFile.model_validate(root) if validate else _trusted(root)
-    except ValidationError as exc:
-        raise to_input_errors(exc, RuleFile, root, file)[0] from None
+    if parsed is None:
+        try:
+            parsed = RuleFile.model_validate(root) if validate else _trusted(root)
+        except ValidationError as exc:
+            raise to_input_errors(exc, RuleFile, root, file)[0] from None
     rules = []
     for index, d in enumerate(parsed.rules):
         line = line_of(root, ("rules", index))
-        program = _compile(d, file, line_of(root, ("rules", index, "when")) or line)
+        program = None if builtin and not validate else _compile(d, file, line_of(root, ("rules", index, "when")) or line)
         facts = frozenset(referenced_facts(d.when))
         raw = root["rules"][index]["examples"]
         rule = Rule(d, file, line, program, facts, builtin, examples={"fail": list(raw["fail"]), "pass": list(raw["pass"])})
@@ -292,9 +305,19 @@ def builtin_catalog() -> Catalog:
     if _BUILTIN is None:
         from advisor.resources import data_path
 
+        from advisor.cache import cached
+        from advisor.yamlfile import loads, read_bytes
+
+        sources = [(str(path), read_bytes(path)) for path in rule_files(data_path("rules"))]
+        # Parsing the YAML and building the models is most of the catalog's cost at start-up;
+        # the files only change with advisor itself, so both are cached, keyed by their bytes.
+        def parse() -> list[tuple[Any, RuleFile]]:
+            roots = [loads(data, file) for file, data in sources]
+            return [(root, _trusted(root)) for root in roots]
+
         rules: list[Rule] = []
-        for path in rule_files(data_path("rules")):
-            rules.extend(load_rule_file(path, builtin=True, validate=False))
+        for (file, _), (root, parsed) in zip(sources, cached("rules", sources, parse)):
+            rules.extend(rules_from_root(root, file, builtin=True, validate=False, parsed=parsed))
         _BUILTIN = _checked(Catalog(rules))
     return _BUILTIN
 

@@ -205,7 +205,7 @@ class Evaluator:
     # -- one rule -----------------------------------------------------------------------
     def _holds(self, rule: Rule, activation: Any) -> bool:
         try:
-            result = rule.program.eval(activation)
+            result = rule.compiled().eval(activation)
         except RuntimeError as exc:  # e.g. CEL's comprehension iteration budget
             result = " ".join(str(exc).split())
         value = result.plain_value() if hasattr(result, "plain_value") else result

@@ -12,6 +12,16 @@ REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _private_cache(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """advisor's on-disk cache (advisor.cache) in a folder of this test session, for this
+    process and the CLI processes tests start: the suite neither reads a developer's cache
+    nor leaves entries in it."""
+    import os
+
+    os.environ["ADVISOR_CACHE_DIR"] = str(tmp_path_factory.mktemp("advisor-cache"))
+
+
 @pytest.fixture
 def shared_dir() -> Path:
     if not SHARED.is_dir():
