@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import sys
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -12,14 +14,11 @@ REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
 
 
-@pytest.fixture(scope="session", autouse=True)
-def _private_cache(tmp_path_factory: pytest.TempPathFactory) -> None:
-    """advisor's on-disk cache (advisor.cache) in a folder of this test session, for this
-    process and the CLI processes tests start: the suite neither reads a developer's cache
-    nor leaves entries in it."""
-    import os
-
-    os.environ["ADVISOR_CACHE_DIR"] = str(tmp_path_factory.mktemp("advisor-cache"))
+# advisor's on-disk cache (advisor.cache) goes to a folder of this test session, for this
+# process and every CLI process the tests start (set before test modules build their
+# environments): the suite neither reads a developer's cache nor leaves entries in it.
+_CACHE = tempfile.TemporaryDirectory(prefix="advisor-test-cache-")
+os.environ["ADVISOR_CACHE_DIR"] = _CACHE.name
 
 
 @pytest.fixture

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -24,7 +25,8 @@ vms:
 
 def advisor(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "advisor", *args], capture_output=True, text=True, cwd=cwd,
-                          env={"PATH": "/usr/bin:/bin", "NO_COLOR": "1", "HOME": str(cwd or REPO)}, timeout=120)
+                          env={"PATH": "/usr/bin:/bin", "NO_COLOR": "1", "HOME": str(cwd or REPO),
+                               "ADVISOR_CACHE_DIR": os.environ["ADVISOR_CACHE_DIR"]}, timeout=120)
 
 
 def findings(result: subprocess.CompletedProcess[str]) -> list[dict]:
