@@ -20,6 +20,7 @@ from typing import Any, Callable
 from advisor.spec import VM, Host
 from advisor.topology import Topology, predict, with_memory
 from advisor.versions import Version, hw_feature, hw_max_vcpus, limits_for
+from advisor.vmxmap import normalised_advanced
 
 # CEL type names used in declarations; mapped to cel.Type in advisor.catalog.
 INT, DOUBLE, BOOL, STRING, LIST_STRING, LIST_INT = "int", "double", "bool", "string", "list<string>", "list<int>"
@@ -301,14 +302,26 @@ _INTRMODE_KEY = re.compile(r"ethernet\d+\.intrmode")
 _FILTERS_KEY = re.compile(r"(scsi|sata|nvme|ide)\d+:\d+\.filters")
 
 
+@lru_cache(maxsize=8192)
+def _key_kind(low: str) -> str | None:
+    """The advanced keys vm_facts counts, classified once per distinct key (templates repeat
+    the same hundred keys file after file)."""
+    if _INTRMODE_KEY.fullmatch(low):
+        return "intrmode"
+    if _FILTERS_KEY.fullmatch(low):
+        return "filters"
+    return None
+
+
 def vm_facts(vm: VM, unknown: frozenset[str] = frozenset()) -> dict[str, Any]:
     """Facts about the VM alone (no host). `unknown` names spec fields a template left unresolved."""
     hw = vm.hardware_version
     data_disks = [d for d in vm.disks if d.role != "os"]
     legacy_data = [d for d in data_disks if d.controller in _LEGACY_SCSI]
     controllers = {(d.controller if d.controller in ("nvme", "sata", "ide") else "scsi", d.bus) for d in vm.disks}
-    adv = {k.lower(): str(v) for k, v in vm.advanced.items()}
-    prefer = adv.get("numa.vcpu.preferht")
+    adv = normalised_advanced(vm)  # lower-cased key -> (spelling, text)
+    prefer = adv["numa.vcpu.preferht"][1] if "numa.vcpu.preferht" in adv else None
+    kinds = [_key_kind(k) for k in adv] if adv else []
     profile = (vm.gpu.profile or "") if vm.gpu else ""
     m = _PROFILE_GB.search(profile)
     cpr = vm.cpu_reservation
@@ -339,9 +352,9 @@ def vm_facts(vm: VM, unknown: frozenset[str] = frozenset()) -> dict[str, Any]:
                                          and (d.queue_depth or 64) < 254),
         "vm.nics": len(vm.nics),
         "vm.legacy_nics": sum(1 for n in vm.nics if n.adapter in _LEGACY_NICS),
-        "vm.intrmode_keys": sum(1 for k in adv if _INTRMODE_KEY.fullmatch(k)),
+        "vm.intrmode_keys": kinds.count("intrmode"),
         # An I/O filter (VAIO) attached to a disk appears in the .vmx as <disk>.filters.
-        "vm.io_filter_disks": sum(1 for k, v in adv.items() if _FILTERS_KEY.fullmatch(k) and v.strip()),
+        "vm.io_filter_disks": sum(1 for kind, (_, text) in zip(kinds, adv.values()) if kind == "filters" and text.strip()),
         "vm.gpu_passthrough": vm.gpu.passthrough if vm.gpu else 0,
         "vm.gpu_profile_gb": int(m.group(1)) if m else 0,
         "vm.java_jvms": vm.java.jvms if vm.java else 0,

@@ -81,7 +81,7 @@ def normalised_advanced(vm: "VM") -> dict[str, tuple[str, str]]:
     """advanced: as {lower-case key: (spelling, text value)} — cached on the VM."""
     cache = vm.__pydantic_private__.get("_adv") if vm.__pydantic_private__ else None
     if cache is None:
-        cache = {str(k).lower(): (str(k), vmx_text(v)) for k, v in vm.advanced.items()}
+        cache = {k.lower(): (k, v if v.__class__ is str else vmx_text(v)) for k, v in vm.advanced.items()}
         vm.__pydantic_private__["_adv"] = cache
     return cache
 
