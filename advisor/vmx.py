@@ -815,11 +815,15 @@ def _read_regular(data: bytes, file: str | None) -> VmxEntries | None:
         for number, (key, quote, quoted, bare) in enumerate(rows, 1) if key
         for value in (quoted if quote else bare,)
     ]
-    positions: dict[str, list[int]] = {}
-    for index, entry in enumerate(entries):
-        positions.setdefault(entry.key.lower(), []).append(index)
-    duplicates = [(entries[p[0]].key, [entries[i].line for i in p]) for p in positions.values() if len(p) > 1]
-    effective = {key: entries[p[-1]] for key, p in positions.items()}
+    # A later occurrence replaces the value but keeps the first one's place: last wins, in
+    # first-seen order.
+    effective = {entry.key.lower(): entry for entry in entries}
+    duplicates: list[tuple[str, list[int]]] = []
+    if len(effective) < len(entries):  # some key is set twice: rare, so found only then
+        lines: dict[str, list[VmxEntry]] = {}
+        for entry in entries:
+            lines.setdefault(entry.key.lower(), []).append(entry)
+        duplicates = [(group[0].key, [e.line for e in group]) for group in lines.values() if len(group) > 1]
     return VmxEntries(entries, effective, duplicates, [], codec)
 
 
