@@ -10,6 +10,7 @@ and returns plain findings; the parent sorts them, so output never depends on sc
 
 from __future__ import annotations
 
+import gc
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -147,12 +148,18 @@ def lint(files: list[Path], job: LintJob, jobs: int | None = None,
     chunks = [[str(p) for p in files[i:i + size]] for i in range(0, len(files), size)]
     parts: list[Run] = []
     context = multiprocessing.get_context("fork" if hasattr(os, "fork") else "spawn")
-    with cf.ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-        futures = {pool.submit(_worker, (chunk, job)): len(chunk) for chunk in chunks}
-        for future in cf.as_completed(futures):
-            parts.append(future.result())
-            if progress:
-                progress(futures[future])
+    # Frozen objects are never visited by the collector: forked workers then leave the pages
+    # they share with this process (modules, the catalog) unwritten instead of copying them.
+    gc.freeze()
+    try:
+        with cf.ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+            futures = {pool.submit(_worker, (chunk, job)): len(chunk) for chunk in chunks}
+            for future in cf.as_completed(futures):
+                parts.append(future.result())
+                if progress:
+                    progress(futures[future])
+    finally:
+        gc.unfreeze()
     return merge(parts, Evaluator(catalog, job.policy, full_vmx=False))
 
 
