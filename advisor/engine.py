@@ -294,7 +294,7 @@ class Evaluator:
             hit = self._applicable[key] = (rules, tuple(sorted({n for r in rules for n in r.facts})))
         return hit
 
-    def _group(self, workload: str, version: Version | None, unknown: frozenset[str]) -> "_Group":
+    def _group(self, workload: str, version: Version | None, unknown: frozenset[str]) -> _Group:
         """The rules a VM of this workload, version and set of unknown facts is evaluated on."""
         key = (workload, version, unknown)
         group = self._groups.get(key)
@@ -312,7 +312,7 @@ class Evaluator:
             group = self._groups[key] = _Group(runnable, tuple(r.id for r in runnable), tuple(skipped))
         return group
 
-    def _fired(self, group: "_Group", activation: Any) -> list[Rule]:
+    def _fired(self, group: _Group, activation: Any) -> list[Rule]:
         """The group's rules whose condition holds: one CEL call for all of them once the group
         is common enough to repay compiling the combined program, one call per rule otherwise."""
         group.seen += 1

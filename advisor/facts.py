@@ -578,13 +578,14 @@ _CONTEXT = ("host and version facts",)
 
 def facts_for(host: Host | None, vm: VM, version: Version | None,
               unknown: frozenset[str] = frozenset(),
-              cache: dict[tuple[Any, ...], tuple[Topology, dict[str, Any]]] | None = None,
+              cache: dict[tuple[Any, ...], Any] | None = None,
               ) -> tuple[dict[str, Any], Topology | None]:
     """The VM's facts (and its topology when a host is known).
 
     `cache` (one per host and version) shares the topology work between VMs of the same vCPU
     shape; estates are mostly a few shapes repeated with varied memory, and predict() plus its
-    what-if variants dominate the cost. Memory-dependent facts are redone per VM.
+    what-if variants dominate the cost. Memory-dependent facts are redone per VM. It also keeps
+    the host and version facts, which every VM of the call shares.
     """
     facts = vm_facts(vm, unknown)
     topo = None
