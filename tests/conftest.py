@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 import tempfile
@@ -19,6 +20,31 @@ SHARED = REPO.parent / "shared"
 # environments): the suite neither reads a developer's cache nor leaves entries in it.
 _CACHE = tempfile.TemporaryDirectory(prefix="advisor-test-cache-")
 os.environ["ADVISOR_CACHE_DIR"] = _CACHE.name
+
+
+# An organisation rule (advisor check --rules DIR) for tests of user rule folders; its condition
+# is filled in by org_rule().
+_ORG_RULE = """\
+rules:
+  - id: ORG001
+    name: org-rule
+    severity: warning
+    summary: An organisation rule for the tests
+    when: WHEN
+    message: "{vm.name} has a problem here"
+    rationale: Our organisation keeps VMs small so that they fit everywhere we run them.
+    references: [{doc: Internal policy, url: "https://example.com/policy"}]
+    fix: {text: Use two vCPUs.}
+    examples:
+      fail: [{host: hp-dl580-g7, vms: [{name: a, vcpus: 4, memory: 8GB}]}]
+      pass: [{host: hp-dl580-g7, vms: [{name: a, vcpus: 2, memory: 8GB}]}]
+"""
+
+
+def org_rule(when: str = "vm.vcpus > 2") -> str:
+    """The text of a one-rule file whose condition is `when` (as a JSON string, which is a YAML
+    double-quoted one, so any expression survives)."""
+    return _ORG_RULE.replace("WHEN", json.dumps(when))
 
 
 @pytest.fixture

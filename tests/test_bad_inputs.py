@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Callable
 
 import pytest
+from conftest import org_rule
 
 
 HOST = "host: {name: lab, sockets: 2, cores_per_socket: 10, threads_per_core: 2, memory: 256GB, esxi: '7.0'}\n"
@@ -279,21 +280,7 @@ def _(tmp: Path) -> Case:
 
 # -- rule files (advisor check --rules DIR) ------------------------------------------------------
 
-RULE = """\
-rules:
-  - id: ORG001
-    name: org-rule
-    severity: warning
-    summary: An organisation rule for the tests
-    when: vm.vcpus > 2
-    message: "{vm.name} has more than two vCPUs"
-    rationale: Our organisation keeps VMs small so that they fit everywhere we run them.
-    references: [{doc: Internal policy, url: "https://example.com/policy"}]
-    fix: {text: Use two vCPUs.}
-    examples:
-      fail: [{host: hp-dl580-g7, vms: [{name: a, vcpus: 4, memory: 8GB}]}]
-      pass: [{host: hp-dl580-g7, vms: [{name: a, vcpus: 2, memory: 8GB}]}]
-"""
+RULE = org_rule()
 
 
 def _rule_case(content: str | bytes, line: int | None = None, field: str | None = None) -> Builder:

@@ -13,6 +13,7 @@ from advisor import engine
 from advisor.catalog import load_catalog
 from advisor.engine import Policy, check_files
 from advisor.errors import InputError
+from conftest import org_rule
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = sorted(glob.glob(str(ROOT / "examples" / "*.yaml")))
@@ -66,27 +67,12 @@ def test_groups_are_batched_after_the_threshold(tmp_path: Path) -> None:
     assert seen["java"].seen < engine._BATCH_AFTER and seen["java"].batch is None
 
 
-RULE = """\
-rules:
-  - id: ORG001
-    name: org-rule
-    severity: warning
-    summary: An organisation rule for the tests
-    when: WHEN
-    message: "{vm.name} has a problem here"
-    rationale: Our organisation keeps VMs small so that they fit everywhere we run them.
-    references: [{doc: Internal policy, url: "https://example.com/policy"}]
-    fix: {text: Use two vCPUs.}
-    examples:
-      fail: [{host: hp-dl580-g7, vms: [{name: a, vcpus: 4, memory: 8GB}]}]
-      pass: [{host: hp-dl580-g7, vms: [{name: a, vcpus: 2, memory: 8GB}]}]
-"""
 
 
 def _user_catalog(tmp_path: Path, when: str):
     folder = tmp_path / "policies"
     folder.mkdir()
-    (folder / "org.yaml").write_text(RULE.replace("WHEN", json.dumps(when)))
+    (folder / "org.yaml").write_text(org_rule(when))
     return load_catalog([folder])
 
 

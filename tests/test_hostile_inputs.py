@@ -17,7 +17,6 @@ another code is the clean answer), a message naming the file, and no traceback.
 from __future__ import annotations
 
 import io
-import json
 import os
 import subprocess
 import sys
@@ -28,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from conftest import org_rule
 
 resource = pytest.importorskip("resource")
 if not hasattr(os, "wait4"):
@@ -337,27 +337,12 @@ def test_ova_of_200_mib_of_zeros(tmp_path: Path, startup: float) -> None:
 
 # -- rule files: expensive CEL -------------------------------------------------------------
 
-RULE = """\
-rules:
-  - id: ORG001
-    name: org-rule
-    severity: warning
-    summary: An organisation rule for the tests
-    when: WHEN
-    message: "{vm.name} has a problem here"
-    rationale: Our organisation keeps VMs small so that they fit everywhere we run them.
-    references: [{doc: Internal policy, url: "https://example.com/policy"}]
-    fix: {text: Use two vCPUs.}
-    examples:
-      fail: [{host: hp-dl580-g7, vms: [{name: a, vcpus: 4, memory: 8GB}]}]
-      pass: [{host: hp-dl580-g7, vms: [{name: a, vcpus: 2, memory: 8GB}]}]
-"""
 
 
 def _run_rule(tmp: Path, when: str) -> tuple[Outcome, Path]:
     (tmp / "policies").mkdir()
     rule = tmp / "policies" / "org.yaml"
-    rule.write_text(RULE.replace("WHEN", json.dumps(when)))  # a JSON string is a YAML double-quoted one
+    rule.write_text(org_rule(when))  # a JSON string is a YAML double-quoted one
     spec = tmp / "vm.yaml"
     spec.write_text(GOOD_SPEC)
     return run_bounded(tmp, "check", "--rules", tmp / "policies", spec), rule
