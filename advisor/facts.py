@@ -321,7 +321,9 @@ def vm_facts(vm: VM, unknown: frozenset[str] = frozenset()) -> dict[str, Any]:
     controllers = {(d.controller if d.controller in ("nvme", "sata", "ide") else "scsi", d.bus) for d in vm.disks}
     adv = normalised_advanced(vm)  # lower-cased key -> (spelling, text)
     prefer = adv["numa.vcpu.preferht"][1] if "numa.vcpu.preferht" in adv else None
-    kinds = [_key_kind(k) for k in adv] if adv else []
+    # Both kinds of key are rare: one substring search over all keys usually rules them out.
+    joined = "\n".join(adv)
+    kinds = [_key_kind(k) for k in adv] if ".intrmode" in joined or ".filters" in joined else []
     profile = (vm.gpu.profile or "") if vm.gpu else ""
     m = _PROFILE_GB.search(profile)
     cpr = vm.cpu_reservation

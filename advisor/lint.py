@@ -63,17 +63,22 @@ def template_subject(t: Any, workload: str | None = None) -> Subject:
     except ValidationError as exc:
         first = to_input_errors(exc, VM, None, t.file)[0]
         key = _field_key(first.field or "")
-        raise InputError(first.message, file=t.file, line=lines.get(key) or lines.get(key.lower()) or t.line,
+        raise InputError(first.message, file=t.file, line=lines.get(key) or _key_line(t, key) or t.line,
                          field=t.spelling.get(key.lower(), first.field)) from None
     vm._unknown = frozenset(unknown)
     exemptions = [Exemption(rule.upper(), reason, "inline", None, t.file, line) for rule, reason, line in t.suppressions]
 
     def locate(path: str) -> int | None:
         if path.startswith("advanced."):
-            return lines.get(path[len("advanced."):].lower()) or t.line
+            return _key_line(t, path[len("advanced."):]) or t.line
         return lines.get(path.split(".")[0]) or t.line
 
     return Subject(vm, t.file, t.line, locate, exemptions, frozenset(unknown), list(t.notes))
+
+
+def _key_line(t: Any, key: str) -> int | None:
+    setting = t.settings.get(key.lower())
+    return setting.line if setting is not None else None
 
 
 def _field_key(field: str) -> str:

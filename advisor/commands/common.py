@@ -129,6 +129,7 @@ def emit(run: Any, s: Settings) -> int:
     """
     from advisor.atomic import write_atomic
     from advisor.output import render
+    from advisor.yamlfile import gc_paused
 
     for problem in run.errors:
         click.echo(f"advisor: {_safe(str(problem))}", err=True)
@@ -136,7 +137,9 @@ def emit(run: Any, s: Settings) -> int:
     for fmt, target in s.pairs:
         if target is None and fmt == "text" and not evaluated and run.errors:
             continue
-        text = render(fmt, run, color=s.color and target is None, quiet=s.quiet)
+        # A report of a large run is hundreds of thousands of small strings and no cycles.
+        with gc_paused():
+            text = render(fmt, run, color=s.color and target is None, quiet=s.quiet)
         if target is None:
             # color= stops click from stripping the codes we were asked for (--color on a pipe).
             click.echo(text, nl=not text.endswith("\n"), color=s.color)

@@ -33,6 +33,7 @@ _BY_SUFFIX = (
     (".ova", "ovf"),
     (".tf", "terraform"),
 )
+_SUFFIXES = tuple(suffix for suffix, _ in _BY_SUFFIX)
 # Variable-value files: they hold no VM, only inputs for the templates beside them.
 _VARIABLE_FILES = (".pkrvars.hcl", ".pkrvars.json", ".tfvars", ".tfvars.json")
 
@@ -203,32 +204,41 @@ def find_templates(paths: Iterable[str | os.PathLike[str]], excludes: list[str])
 
 
 def _walk(root: Path, spec) -> Iterator[Path]:
+    # Names are matched as strings and a Path is made only for a file that is kept: a folder
+    # of ten thousand templates is walked in a fraction of the time.
+    match = spec.match_file if spec.patterns else None
     for folder, dirs, files in os.walk(root):
+        relative = os.path.relpath(folder, root).replace(os.sep, "/")
+        prefix = "" if relative == "." else f"{relative}/"
+        dirs[:] = sorted(d for d in dirs if d not in SKIPPED_DIRS and not (match and match(f"{prefix}{d}/")))
         here = Path(folder)
-        relative = here.relative_to(root)
-        dirs[:] = sorted(d for d in dirs if d not in SKIPPED_DIRS
-                         and not spec.match_file(f"{(relative / d).as_posix()}/"))
         for name in sorted(files):
-            file = here / name
-            if spec.match_file((relative / name).as_posix()):
+            if match and match(prefix + name):
                 continue
-            if _looks_like_template(file):
-                yield file
+            by_name = _template_by_name(name.lower())
+            if by_name or (by_name is None and _looks_like_template(here / name)):
+                yield here / name
+
+
+def _template_by_name(name: str) -> bool | None:
+    """Whether a lower-cased file name says template (True) or not (False); None when only
+    its content can tell (`.json` and `.hcl` are too common to trust by name)."""
+    if name.endswith(_VARIABLE_FILES):
+        return False
+    if name.endswith(_SUFFIXES):
+        return True
+    return None if name.endswith((".json", ".hcl")) else False
 
 
 def _looks_like_template(file: Path) -> bool:
-    """By name alone, except `.json` and `.hcl`, which are too common to trust without a look."""
+    """A `.json` or `.hcl` file whose first bytes show a Packer or Terraform template."""
     name = file.name.lower()
-    if name.endswith(_VARIABLE_FILES):
+    head = _head(file)
+    if head is None:
         return False
-    if any(name.endswith(suffix) for suffix, _ in _BY_SUFFIX):
-        return True
-    if name.endswith((".json", ".hcl")):
-        head = _head(file)
-        if name.endswith(".json"):
-            return head is not None and _json_kind(head) is not None
-        return head is not None and _module("packer").sniff(file, head)
-    return False
+    if name.endswith(".json"):
+        return _json_kind(head) is not None
+    return _module("packer").sniff(file, head)
 
 
 def _head(file: Path) -> bytes | None:

@@ -9,7 +9,7 @@ mapping (advisor.vmxmap) turns any template into advisor's VM model, and the str
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import NamedTuple, Protocol
 
 
 class Setting(NamedTuple):
@@ -29,6 +29,20 @@ class Setting(NamedTuple):
         return self.value is not None
 
 
+class ReadSetting(Protocol):
+    """What the mapping reads from a setting: a Setting, or the .vmx reader's VmxEntry (which
+    has the same three attributes, so a .vmx's hundred entries are not copied)."""
+
+    @property
+    def value(self) -> str | None: ...
+
+    @property
+    def line(self) -> int | None: ...
+
+    @property
+    def raw(self) -> str | None: ...
+
+
 @dataclass(slots=True)
 class TemplateVM:
     """One VM found in a template file."""
@@ -38,7 +52,7 @@ class TemplateVM:
     kind: str  # "vmx" | "ovf" | "packer" | "terraform"
     line: int | None = None
     # Keyed by the lower-cased .vmx key; Setting keeps the value. Use `set()` to add.
-    settings: dict[str, Setting] = field(default_factory=dict)
+    settings: dict[str, ReadSetting] = field(default_factory=dict)
     # Canonical spelling of each key as first seen (lower-cased key -> spelling).
     spelling: dict[str, str] = field(default_factory=dict)
     # Human-readable remarks from the reader (e.g. "num_cpus comes from var.cpus: unknown").
@@ -51,5 +65,5 @@ class TemplateVM:
         self.settings[low] = Setting(value, line, raw)
         self.spelling.setdefault(low, key)
 
-    def get(self, key: str) -> Setting | None:
+    def get(self, key: str) -> ReadSetting | None:
         return self.settings.get(key.lower())

@@ -22,7 +22,7 @@ import re
 from pathlib import Path
 
 from advisor.errors import InputError
-from advisor.readers.base import Setting, TemplateVM
+from advisor.readers.base import TemplateVM
 from advisor.readers.hclsupport import parse_suppression
 from advisor.vmx import VmxEntries, canonical_key, lines_mentioning, read_entries
 
@@ -71,13 +71,10 @@ def read(path: Path, data: bytes) -> list[TemplateVM]:
         raise InputError('has no `key = "value"` lines, so it is not a .vmx file', file=str(path))
     display = effective.get("displayname")
     name = display.value.strip() if display is not None and display.value.strip() else path.stem
-    vm = TemplateVM(name=name, file=str(path), kind=KIND, line=display.line if display else 1)
-    # TemplateVM.set() for every key, inlined: a .vmx has a hundred keys and lint reads
-    # thousands of files.
-    settings, spelling = vm.settings, vm.spelling
-    for low, entry in effective.items():
-        settings[low] = Setting(entry.value, entry.line, entry.raw_value if entry.raw_value != entry.value else None)
-        spelling[low] = canonical_key(entry.key)
+    # The entries are the settings as they are (a VmxEntry reads like a Setting): a .vmx has a
+    # hundred keys and lint reads thousands of files.
+    vm = TemplateVM(name=name, file=str(path), kind=KIND, line=display.line if display else 1,
+                    settings=effective, spelling={low: canonical_key(entry.key) for low, entry in effective.items()})
     vm.notes.extend(_duplicate_notes(doc))
     vm.notes.extend(_parse_notes(doc))
     _suppressions(vm, data, doc.encoding)
