@@ -13,6 +13,7 @@ import contextlib
 import os
 import stat
 import tempfile
+from collections.abc import Iterable
 from pathlib import Path
 
 from advisor.errors import InputError
@@ -20,19 +21,21 @@ from advisor.errors import InputError
 
 def write_atomic(
     path: str | Path,
-    data: bytes,
+    data: bytes | Iterable[bytes],
     *,
     backup: bool = False,
     follow_symlinks: bool = False,
 ) -> Path:
     """Atomically replace (or create) ``path`` with ``data``; returns the path written.
 
+    ``data`` is bytes, or an iterable of bytes chunks written as they come (a large report
+    need not be held whole); if producing a chunk fails, ``path`` is left as it was.
     ``backup`` first saves the current bytes as ``<name>.bak`` (itself written atomically), so
     the user keeps a copy even if the new content turns out to be wrong. A symlink is refused
     unless ``follow_symlinks``: replacing the link with a regular file would silently detach it
     from whatever it pointed at, so the caller must choose to write through it instead.
     """
-    if not isinstance(data, (bytes, bytearray, memoryview)):
+    if isinstance(data, str) or not isinstance(data, (bytes, bytearray, memoryview, Iterable)):
         raise TypeError(f"write_atomic wants bytes, not {type(data).__name__}")
     target = _target(Path(path), follow_symlinks)
     original = _stat_or_none(target)
@@ -40,7 +43,7 @@ def write_atomic(
         raise InputError("is not a regular file; refusing to replace it", file=str(target))
     if backup and original is not None:
         _commit(target.with_name(target.name + ".bak"), target.read_bytes(), original)
-    _commit(target, bytes(data), original)
+    _commit(target, bytes(data) if isinstance(data, (bytearray, memoryview)) else data, original)
     return target
 
 
@@ -82,7 +85,7 @@ def _stat_or_none(path: Path) -> os.stat_result | None:
         raise InputError(f"cannot write here: {exc.strerror or exc}", file=str(path)) from None
 
 
-def _commit(dest: Path, data: bytes, like: os.stat_result | None) -> None:
+def _commit(dest: Path, data: bytes | Iterable[bytes], like: os.stat_result | None) -> None:
     """Write ``data`` beside ``dest`` and rename it over ``dest``; clean up on any failure."""
     temp = _write_temp(dest, data, like)
     try:
@@ -93,7 +96,7 @@ def _commit(dest: Path, data: bytes, like: os.stat_result | None) -> None:
     _fsync_folder(dest.parent)
 
 
-def _write_temp(dest: Path, data: bytes, like: os.stat_result | None) -> Path:
+def _write_temp(dest: Path, data: bytes | Iterable[bytes], like: os.stat_result | None) -> Path:
     """A fully written, fsynced temporary file in dest's folder with the final permissions."""
     try:
         fd, name = tempfile.mkstemp(dir=dest.parent, prefix=f".{dest.name}.", suffix=".tmp")
@@ -104,7 +107,11 @@ def _write_temp(dest: Path, data: bytes, like: os.stat_result | None) -> Path:
     temp = Path(name)
     try:
         with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
+            if isinstance(data, bytes):
+                handle.write(data)
+            else:
+                for chunk in data:
+                    handle.write(chunk)
             handle.flush()
             _match_metadata(temp, handle.fileno(), like)
             os.fsync(handle.fileno())

@@ -339,7 +339,7 @@ class Evaluator:
         known = {n: facts[n] for n in needed if facts.get(n) is not None}
         unknown = frozenset(needed).difference(known) if len(known) < len(needed) else frozenset()
         group = self._group(vm.workload, version, unknown)
-        result.skipped.extend(group.skipped)
+        result.skipped = group.skipped
         subject = f"vm {vm.name}"
         self.run.evaluated.append((group.ids, subject, s.file))
         fixes: list[tuple[Rule, dict[str, Any]]] = []

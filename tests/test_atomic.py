@@ -125,6 +125,25 @@ def test_rejects_text(tmp_path: Path) -> None:
         write_atomic(tmp_path / "vm.vmx", "text")  # type: ignore[arg-type]
 
 
+def test_chunks_are_written_in_order(tmp_path: Path) -> None:
+    target = tmp_path / "report.json"
+    write_atomic(target, (part for part in (b"{", b'"a": 1', b"}\n")))
+    assert target.read_bytes() == b'{"a": 1}\n'
+
+
+def test_a_chunk_that_fails_leaves_the_file_as_it_was(vmx: Path) -> None:
+    before = vmx.read_bytes()
+
+    def chunks():
+        yield b"half a report"
+        raise RuntimeError("the renderer broke")
+
+    with pytest.raises(RuntimeError):
+        write_atomic(vmx, chunks())
+    assert vmx.read_bytes() == before
+    assert [p.name for p in vmx.parent.iterdir()] == [vmx.name]  # no temporary file left
+
+
 def test_folder_fsync_is_best_effort(vmx: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     real_open = os.open
 

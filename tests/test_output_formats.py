@@ -44,7 +44,7 @@ def sample_run() -> Run:
                             recommended_vmx={"numvcpus": "64", "numa.vcpu.preferHT": "TRUE"}))
     run.vms.append(VmResult("web", WEB, "hp-dl580-g7", 3, 2, web_topology,
                             recommended_vmx={"numvcpus": "8", "ethernet0.virtualDev": "vmxnet3"},
-                            recommended_guest={"rss": "enabled"}, skipped=["DISK001: unknown vm.disks"]))
+                            recommended_guest={"rss": "enabled"}, skipped=("DISK001: unknown vm.disks",)))
     run.findings += [
         Finding("NUMA001", "unbalanced-vnuma-prefer-ht", "warning", "vm sql01",
                 "64 vCPUs become vNUMA nodes [10×6, 4] on 10-core nodes; with numa.vcpu.preferHT they would "
@@ -137,6 +137,19 @@ def test_json_validates_against_the_report_schema():
     assert doc["vms"][0]["topology"]["vnuma_nodes"] == [10, 10, 10, 10, 10, 10, 4]
     assert text == render("json", sample_run())  # deterministic, byte for byte
     assert text.endswith("}\n") and text.startswith('{\n  "schema"')
+
+
+def test_json_streamed_is_the_document_one_item_per_line():
+    """render_pieces() writes the report item by item; read back it is document(), and each VM,
+    finding and file is one line of it (empty lists included)."""
+    from advisor.output import render_pieces
+    from advisor.output.jsonout import document
+
+    for run in (sample_run(), Run()):
+        pieces = list(render_pieces("json", run))
+        assert json.loads("".join(pieces)) == json.loads(json.dumps(document(run), default=str))
+        assert all(piece.endswith("\n") and piece.count("\n") == 1 for piece in pieces)
+    assert len(pieces) == 1 + 9 + 1  # an empty run: every key on one line
 
 
 def test_json_schema_rejects_a_broken_document():

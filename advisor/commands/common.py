@@ -6,7 +6,7 @@ import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 import click
 
@@ -128,7 +128,7 @@ def emit(run: Any, s: Settings) -> int:
     would overwrite a useful one); input errors still go to stderr.
     """
     from advisor.atomic import write_atomic
-    from advisor.output import render
+    from advisor.output import render_pieces
     from advisor.yamlfile import gc_paused
 
     for problem in run.errors:
@@ -137,15 +137,36 @@ def emit(run: Any, s: Settings) -> int:
     for fmt, target in s.pairs:
         if target is None and fmt == "text" and not evaluated and run.errors:
             continue
+        if target is not None and not evaluated:
+            continue
         # A report of a large run is hundreds of thousands of small strings and no cycles.
         with gc_paused():
-            text = render(fmt, run, color=s.color and target is None, quiet=s.quiet)
-        if target is None:
-            # color= stops click from stripping the codes we were asked for (--color on a pipe).
-            click.echo(text, nl=not text.endswith("\n"), color=s.color)
-        elif evaluated:
-            write_atomic(Path(target), text.encode("utf-8"))
+            blocks = _blocks(render_pieces(fmt, run, color=s.color and target is None, quiet=s.quiet))
+            if target is None:
+                last = ""
+                for last in blocks:
+                    # color= stops click from stripping the codes we were asked for (--color on a pipe).
+                    click.echo(last, nl=False, color=s.color)
+                if not last.endswith("\n"):
+                    click.echo("", color=s.color)
+            else:
+                write_atomic(Path(target), (block.encode("utf-8") for block in blocks))
     return exit_code(run, s.fail_on)
+
+
+def _blocks(pieces: Iterator[str], size: int = 1 << 20) -> Iterator[str]:
+    """Pieces of a report joined into blocks of about `size` characters: few writes, and never
+    the whole report of a large run in memory at once."""
+    held: list[str] = []
+    length = 0
+    for piece in pieces:
+        held.append(piece)
+        length += len(piece)
+        if length >= size:
+            yield "".join(held)
+            held, length = [], 0
+    if held:
+        yield "".join(held)
 
 
 def _safe(text: str) -> str:

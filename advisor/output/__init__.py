@@ -8,7 +8,7 @@ formats that need them.
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Iterator
 
 if TYPE_CHECKING:
     from advisor.findings import Run
@@ -26,11 +26,20 @@ FORMATS: dict[str, str] = {
 
 def render(fmt: str, run: Run, *, color: bool = False, quiet: bool = False) -> str:
     """The report of ``run`` in format ``fmt``; only the text format uses color and quiet."""
+    return "".join(render_pieces(fmt, run, color=color, quiet=quiet))
+
+
+def render_pieces(fmt: str, run: Run, *, color: bool = False, quiet: bool = False) -> Iterator[str]:
+    """The report in pieces whose concatenation is render()'s text. A format that can be
+    written as it is produced (JSON: one line per item) gives many pieces, so writing a large
+    report never holds it whole; the others give one."""
     try:
         module_name = FORMATS[fmt]
     except KeyError:
         raise ValueError(f"unknown output format {fmt!r}; choose one of {', '.join(FORMATS)}") from None
     module = importlib.import_module(module_name)
     if fmt == "text":
-        return module.render(run, color=color, quiet=quiet)
-    return module.render(run)
+        return iter((module.render(run, color=color, quiet=quiet),))
+    if hasattr(module, "render_pieces"):
+        return module.render_pieces(run)
+    return iter((module.render(run),))

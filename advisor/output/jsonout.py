@@ -10,55 +10,67 @@ encoding and any consumer that forgets to declare UTF-8.
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Callable, Iterator
 
 import advisor
-from advisor.findings import JSON_SCHEMA_ID, Run
+from advisor.findings import JSON_SCHEMA_ID, Finding, HostResult, InputProblem, Run, VmResult
 
 
 def document(run: Run) -> dict[str, Any]:
     """The report as plain data, for callers that want it without serialising."""
+    return {key: [shape(item) for item in value] if shape else value for key, value, shape in _sections(run)}
+
+
+def _sections(run: Run) -> list[tuple[str, Any, Callable[[Any], Any] | None]]:
+    """The top-level keys in order, each with its value; a long list comes with the function
+    that shapes each item, so the report can be written item by item."""
     counts = run.counts()
-    return {
-        "schema": JSON_SCHEMA_ID,
-        "tool": {"name": "advisor", "version": advisor.__version__},
-        "files": list(run.files),
-        "hosts": [
-            {
-                "name": h.name,
-                "file": h.file,
-                "summary": h.summary,
-                "capacity": h.capacity,
-                "recommended_host": h.recommended_host,
-                "node_load": list(h.node_load),
-            }
-            for h in run.hosts
-        ],
-        "vms": [
-            {
-                "name": v.name,
-                "file": v.file,
-                "host": v.host,
-                "count": v.count,
-                "line": v.line,
-                "topology": v.topology,
-                "recommended_vmx": v.recommended_vmx,
-                "recommended_guest": v.recommended_guest,
-                "skipped": list(v.skipped),
-            }
-            for v in run.vms
-        ],
-        "findings": [f.as_dict() for f in run.findings],
-        "errors": [{"file": e.file, "line": e.line, "field": e.field, "message": e.message} for e in run.errors],
-        "notes": list(run.notes),
-        "summary": {
+    return [
+        ("schema", JSON_SCHEMA_ID, None),
+        ("tool", {"name": "advisor", "version": advisor.__version__}, None),
+        ("files", run.files, str),
+        ("hosts", run.hosts, _host),
+        ("vms", run.vms, _vm),
+        ("findings", run.findings, Finding.as_dict),
+        ("errors", run.errors, _error),
+        ("notes", run.notes, str),
+        ("summary", {
             "error": counts["error"],
             "warning": counts["warning"],
             "info": counts["info"],
             "suppressed": sum(1 for f in run.findings if f.suppressed is not None),
             "input_errors": len(run.errors),
-        },
+        }, None),
+    ]
+
+
+def _host(h: HostResult) -> dict[str, Any]:
+    return {
+        "name": h.name,
+        "file": h.file,
+        "summary": h.summary,
+        "capacity": h.capacity,
+        "recommended_host": h.recommended_host,
+        "node_load": list(h.node_load),
     }
+
+
+def _vm(v: VmResult) -> dict[str, Any]:
+    return {
+        "name": v.name,
+        "file": v.file,
+        "host": v.host,
+        "count": v.count,
+        "line": v.line,
+        "topology": v.topology,
+        "recommended_vmx": v.recommended_vmx,
+        "recommended_guest": v.recommended_guest,
+        "skipped": list(v.skipped),
+    }
+
+
+def _error(e: InputProblem) -> dict[str, Any]:
+    return {"file": e.file, "line": e.line, "field": e.field, "message": e.message}
 
 
 # default=str: evidence values come from user rules' facts; an odd type (a date, a version)
@@ -67,20 +79,25 @@ _ENCODE = json.JSONEncoder(ensure_ascii=True, default=str).encode
 
 
 def render(run: Run) -> str:
-    """The document with each top-level key on its own line and each VM, finding or file of
-    its lists on one line: diffs and grep stay line-based, and json's C encoder writes every
-    item (indent= would make it fall back to its pure-Python encoder, three times slower on a
-    large estate)."""
-    lines = ["{"]
-    items = list(document(run).items())
-    for index, (key, value) in enumerate(items):
-        comma = "," if index < len(items) - 1 else ""
-        if isinstance(value, list) and value:
-            lines.append(f"  {_ENCODE(key)}: [")
+    return "".join(render_pieces(run))
+
+
+def render_pieces(run: Run) -> Iterator[str]:
+    """The document line by line: each top-level key on its own line and each VM, finding or
+    file of its lists on one line, so diffs and grep stay line-based. Each item is shaped and
+    encoded as it is written (a report of ten thousand templates is never held whole), by
+    json's C encoder (indent= would make it fall back to its pure-Python encoder, three times
+    slower on a large estate)."""
+    yield "{\n"
+    sections = _sections(run)
+    for index, (key, value, shape) in enumerate(sections):
+        comma = "," if index < len(sections) - 1 else ""
+        if shape and value:
+            yield f"  {_ENCODE(key)}: [\n"
             last = len(value) - 1
-            lines.extend(f"    {_ENCODE(item)}{',' if i < last else ''}" for i, item in enumerate(value))
-            lines.append(f"  ]{comma}")
+            for i, item in enumerate(value):
+                yield f"    {_ENCODE(shape(item))}{',' if i < last else ''}\n"
+            yield f"  ]{comma}\n"
         else:
-            lines.append(f"  {_ENCODE(key)}: {_ENCODE(value)}{comma}")
-    lines.append("}")
-    return "\n".join(lines) + "\n"
+            yield f"  {_ENCODE(key)}: {_ENCODE([] if shape else value)}{comma}\n"
+    yield "}\n"
