@@ -16,6 +16,7 @@ import io
 import re
 import textwrap
 from collections.abc import Iterable
+from typing import Any
 
 from rich.console import Console, Group, RenderableType
 from rich.padding import Padding
@@ -130,24 +131,35 @@ def _take(pool: list[Finding], keep: Iterable[Finding]) -> list[Finding]:
     return chosen
 
 
-def _file_section(run: Run, file: str, pool: list[Finding]) -> list[RenderableType]:
+def _file_section(run: Run, file: str, hosts: list[HostResult], vms: list[VmResult],
+                  pool: list[Finding]) -> list[RenderableType]:
+    """One input file: its hosts and VMs, each with its findings taken from `pool` (the file's
+    findings not yet shown)."""
     out: list[RenderableType] = [Text(one_line(file), style="bold underline")]
-    for host in (h for h in run.hosts if h.file == file):
+    for host in hosts:
         out.append(Padding(_host_header(host), (0, 0, 0, 2)))
         subject = f"host {host.name}"
-        for f in _take(pool, [f for f in pool if f.file == file and f.vm is None and f.subject == subject]):
+        for f in _take(pool, [f for f in pool if f.vm is None and f.subject == subject]):
             out.append(_finding(f, 4))
-    for vm in (v for v in run.vms if v.file == file):
+    for vm in vms:
         out.append(Padding(_vm_header(vm), (0, 0, 0, 2)))
-        for f in _take(pool, [f for f in pool if f.file == file and f.vm == vm.name]):
+        for f in _take(pool, [f for f in pool if f.vm == vm.name]):
             out.append(_finding(f, 4))
-    if any(e.file == file for e in run.errors) and len(out) == 1:
+    if len(out) == 1 and any(e.file == file for e in run.errors):
         out.append(Padding(Text("not evaluated: see the input error above", style="dim"), (0, 0, 0, 2)))
-    rest = _take(pool, [f for f in pool if f.file == file])
-    if rest:
+    if pool:
         out.append(Padding(Text("other findings", style="bold"), (0, 0, 0, 2)))
-        out.extend(_finding(f, 4) for f in rest)
+        out.extend(_finding(f, 4) for f in pool)
     return out
+
+
+def _by_file(items: Iterable[Any]) -> dict[str | None, list[Any]]:
+    """Items grouped by their file, each group in the items' order: sections are built from
+    these rather than by scanning every list for every file (quadratic on a thousand files)."""
+    groups: dict[str | None, list[Any]] = {}
+    for item in items:
+        groups.setdefault(item.file, []).append(item)
+    return groups
 
 
 def render(run: Run, *, color: bool = False, quiet: bool = False) -> str:
@@ -163,11 +175,12 @@ def render(run: Run, *, color: bool = False, quiet: bool = False) -> str:
         return _finish(console)
     if run.errors:
         console.print()
-    pool = list(shown)
+    hosts, vms, pools = _by_file(run.hosts), _by_file(run.vms), _by_file(shown)
     for file in _files(run):
-        for renderable in _file_section(run, file, pool):
+        for renderable in _file_section(run, file, hosts.get(file, []), vms.get(file, []), pools.pop(file, [])):
             console.print(renderable)
         console.print()
+    pool = [f for group in pools.values() for f in group]
     if pool:  # findings without a file: none from the engine today, but never drop one silently
         console.print(Text("other findings", style="bold underline"))
         for f in pool:
