@@ -57,6 +57,8 @@ _RESOLVED_MAX = 65_536
 
 
 class _Loader(_Base):  # type: ignore[misc, valid-type]
+    depth = 0  # containers being constructed around the current node
+
     def resolve(self, kind: Any, value: Any, implicit: Any) -> str:
         key = (kind, value, implicit)
         tag = _RESOLVED.get(key)
@@ -89,7 +91,22 @@ def long_number_line(text: str) -> int | None:
     return text.count("\n", 0, match.start()) + 1 if match else None
 
 
+def _nested(loader: _Loader, node: yaml.Node) -> None:
+    """Count one more level of containers around what is built next; refuse past MAX_DEPTH."""
+    loader.depth += 1
+    if loader.depth > MAX_DEPTH:
+        raise InputError(f"nesting deeper than {MAX_DEPTH} levels", line=node.start_mark.line + 1)
+
+
 def _mapping(loader: _Loader, node: yaml.MappingNode) -> LocDict:
+    _nested(loader, node)
+    try:
+        return _build_mapping(loader, node)
+    finally:
+        loader.depth -= 1
+
+
+def _build_mapping(loader: _Loader, node: yaml.MappingNode) -> LocDict:
     loader.flatten_mapping(node)
     out = LocDict()
     out.line = node.start_mark.line + 1
@@ -111,7 +128,11 @@ def _mapping(loader: _Loader, node: yaml.MappingNode) -> LocDict:
 
 
 def _sequence(loader: _Loader, node: yaml.SequenceNode) -> LocList:
-    out = LocList(loader.construct_object(child, deep=True) for child in node.value)
+    _nested(loader, node)
+    try:
+        out = LocList(loader.construct_object(child, deep=True) for child in node.value)
+    finally:
+        loader.depth -= 1
     out.line = node.start_mark.line + 1
     out.lines = [child.start_mark.line + 1 for child in node.value]
     return out
@@ -127,6 +148,8 @@ def _check_shape(root: Any, file: str) -> None:
     The loader builds each anchored node once and shares it, so the tree in memory stays
     small; it is walking it (validation, output) that would explode. So compute, memoised per
     container, how many nodes a full walk would visit, and refuse when sharing multiplies it.
+    (Nesting is also checked while the tree is built, but a shared node is built only once,
+    at its first place, so only this walk sees the depth that aliases add.)
     """
     expanded: dict[int, int] = {}
     unique = 0
@@ -240,7 +263,10 @@ def loads(data: bytes | str, file: str) -> Any:
         raise InputError(f"invalid YAML: {exc}", file=file) from None
     except RecursionError:
         raise InputError(f"nesting deeper than {MAX_DEPTH} levels", file=file) from None
-    _check_shape(root, file)
+    # An alias needs an anchor, and an anchor needs a '&': without one the tree has no shared
+    # nodes, its size is the text's and its depth was checked while it was built.
+    if "&" in text:
+        _check_shape(root, file)
     return root
 
 

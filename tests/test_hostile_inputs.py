@@ -133,6 +133,36 @@ def test_yaml_alias_bomb_in_a_rule_file(tmp_path: Path, startup: float) -> None:
                    words="alias")
 
 
+@pytest.mark.parametrize("anchored", [False, True], ids=["plain", "with-an-anchor"])
+def test_yaml_nesting_limit_is_exact(anchored: bool) -> None:
+    """64 levels load, 65 are refused at the line where they start, whether or not the text
+    has an anchor (with one, the alias walk runs too)."""
+    from advisor.errors import InputError
+    from advisor.yamlfile import MAX_DEPTH, loads
+
+    head = "x: &a 1\n" if anchored else ""
+    lists = MAX_DEPTH - 1  # the document's root mapping is the first level
+    node, depth = loads(f"{head}v: {'[' * lists}{']' * lists}\n", "f.yaml"), 1
+    while node:
+        node, depth = (node["v"] if isinstance(node, dict) else node[0]), depth + 1
+    assert depth == MAX_DEPTH
+    with pytest.raises(InputError, match="nesting deeper than 64 levels") as refused:
+        loads(f"{head}v: {'[' * (lists + 1)}{']' * (lists + 1)}\n", "f.yaml")
+    assert refused.value.line == (2 if anchored else 1)
+
+
+def test_yaml_depth_reached_through_aliases_is_refused() -> None:
+    """A shared node is built once, at its first place: only the alias walk sees that using it
+    inside 60 more levels makes the document deeper than the limit."""
+    from advisor.errors import InputError
+    from advisor.yamlfile import loads
+
+    text = "deep: &d " + "[" * 10 + "]" * 10 + "\nv: " + "[" * 60 + "*d" + "]" * 60 + "\n"
+    with pytest.raises(InputError, match="nesting deeper than"):
+        loads(text, "f.yaml")
+    loads(text.replace("[" * 60, "[" * 50).replace("]" * 60, "]" * 50), "f.yaml")  # 1 + 50 + 10 levels
+
+
 def test_yaml_ten_thousand_levels_of_brackets(tmp_path: Path, startup: float) -> None:
     spec = tmp_path / "deep.yaml"
     spec.write_text(HOST + "vms: " + "[" * 10_000 + "]" * 10_000 + "\n")
