@@ -146,9 +146,19 @@ def render_fix(rule: Rule, facts: dict[str, Any], vm: VM | None) -> dict[str, An
     return fix
 
 
-def _evidence(rule: Rule, facts: dict[str, Any]) -> dict[str, Any]:
-    names = sorted(rule.facts | {n for n in rule.template_facts() if not n.startswith("each.")})
-    return {n: facts.get(n) for n in names}
+@dataclass(frozen=True, slots=True)
+class _FindingShape:
+    """What every finding of a rule shares, worked out once per rule rather than per finding:
+    the message template on one line, the facts shown as evidence, the references' text."""
+
+    message: str
+    evidence: tuple[str, ...]
+    references: tuple[str, ...]
+
+    @classmethod
+    def of(cls, rule: Rule) -> "_FindingShape":
+        names = sorted(rule.facts | {n for n in rule.template_facts() if not n.startswith("each.")})
+        return cls(" ".join(rule.d.message.split()), tuple(names), tuple(r.text() for r in rule.d.references))
 
 
 def _activation(facts: dict[str, Any]) -> dict[str, Any]:
@@ -193,6 +203,7 @@ class Evaluator:
         self.full_vmx = full_vmx
         self._applicable: dict[tuple[str, Version | None], tuple[list[Rule], tuple[str, ...]]] = {}
         self._groups: dict[tuple[str, Version | None, frozenset[str]], _Group] = {}
+        self._shapes: dict[str, _FindingShape] = {}
         self.catalog = catalog
         self.policy = policy or Policy()
         self.env = cel_env()
@@ -221,18 +232,21 @@ class Evaluator:
 
     def _finding(self, rule: Rule, facts: dict[str, Any], subject: str, vm: VM | None, file: str,
                  line: int | None) -> Finding:
+        shape = self._shapes.get(rule.id)
+        if shape is None:
+            shape = self._shapes[rule.id] = _FindingShape.of(rule)
         return Finding(
             rule=rule.id,
             name=rule.d.name,
             severity=self.policy.severity_of(rule),
             subject=subject,
-            message=fill(" ".join(rule.d.message.split()), facts),
+            message=fill(shape.message, facts),
             vm=vm.name if vm else None,
             file=file,
             line=line,
-            evidence=_evidence(rule, facts),
+            evidence={n: facts.get(n) for n in shape.evidence},
             fix=render_fix(rule, facts, vm),
-            references=[r.text() for r in rule.d.references],
+            references=list(shape.references),
         )
 
     def _suppress(self, finding: Finding, exemptions: Iterable[Exemption]) -> None:
