@@ -106,17 +106,31 @@ def _mapping(loader: _Loader, node: yaml.MappingNode) -> LocDict:
         loader.depth -= 1
 
 
+_MERGE_TAG = "tag:yaml.org,2002:merge"
+
+
 def _build_mapping(loader: _Loader, node: yaml.MappingNode) -> LocDict:
+    # flatten_mapping puts the pairs of `<<:` merges first, in an order where the one that
+    # should win comes last, then the mapping's own pairs. A key of the mapping itself
+    # overrides a merged one (YAML's merge-key semantics: a shared base with per-VM changes);
+    # a key the mapping states twice is still a mistake.
+    own = sum(1 for key_node, _ in node.value if key_node.tag != _MERGE_TAG)
     loader.flatten_mapping(node)
+    first_own = len(node.value) - own
+    inherited: set[Any] = set()
     out = LocDict()
     out.line = node.start_mark.line + 1
-    for key_node, value_node in node.value:
+    for index, (key_node, value_node) in enumerate(node.value):
         key = loader.construct_object(key_node, deep=True)
         try:
             hash(key)
         except TypeError:
             raise InputError("a mapping key must be a plain value", line=key_node.start_mark.line + 1) from None
-        if key in out:
+        if index < first_own:
+            inherited.add(key)
+        elif key in inherited:
+            inherited.discard(key)
+        elif key in out:
             raise InputError(
                 f"duplicate key '{key}' (first on line {out.lines[key]})",
                 line=key_node.start_mark.line + 1,

@@ -90,6 +90,26 @@ def test_multi_file_run_reports_bad_file_and_checks_the_good_one(tmp_path):
     assert "memory" in result.stderr
 
 
+def test_yaml_merge_keys_give_vms_a_shared_base(tmp_path):
+    """`<<: *base` then a key of the VM's own: the VM's value wins (YAML merge-key semantics),
+    and a finding on that key points at the VM's line, not the base's."""
+    spec = tmp_path / "vm.yaml"
+    spec.write_text("host: hp-dl580-g7\n"
+                    "vms:\n"
+                    "  - &sql\n"
+                    "    {name: small, vcpus: 8, memory: 64GB, workload: sql-server}\n"
+                    "  - <<: *sql\n"
+                    "    name: wide\n"
+                    "    vcpus: 64\n")
+    result = advisor("check", str(spec), "--format", "json")
+    assert result.returncode in (0, 1), result.stderr
+    doc = json.loads(result.stdout)
+    assert [(vm["name"], vm["topology"]["vnuma_nodes"]) for vm in doc["vms"]] == [
+        ("small", [8]), ("wide", [10, 10, 10, 10, 10, 10, 4])]
+    numa = [f for f in doc["findings"] if f["rule"] == "NUMA001"]
+    assert [(f["vm"], f["line"]) for f in numa] == [("wide", 7)]
+
+
 def test_select_and_ignore(tmp_path):
     spec = tmp_path / "vm.yaml"
     spec.write_text(SPEC_64)

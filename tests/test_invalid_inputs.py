@@ -30,6 +30,7 @@ CASES = {
     "absurd-memory": (HOST + "vms:\n  - name: a\n    vcpus: 4\n    memory: 1 ZB\n", 5, "memory"),
     "nodes-not-dividing-cores": ("host: {name: x, sockets: 2, cores_per_socket: 10, numa_nodes_per_socket: 4, memory: 256GB, esxi: '7.0'}\nvms: [{name: a, vcpus: 4, memory: 8GB}]\n", 1, "numa_nodes_per_socket"),
     "duplicate-key": (HOST + "vms:\n  - name: a\n    vcpus: 4\n    vcpus: 8\n    memory: 8GB\n", 5, "vcpus"),
+    "duplicate-key-beside-a-merge": (HOST + "vms:\n  - &a {name: a, vcpus: 4, memory: 8GB}\n  - <<: *a\n    name: b\n    name: c\n", 6, "name"),
     "duplicate-vm-names": (HOST + "vms:\n  - {name: a, vcpus: 4, memory: 8GB}\n  - {name: a, vcpus: 2, memory: 8GB}\n", 4, "name"),
     "advanced-contradiction": (HOST + "vms:\n  - name: a\n    vcpus: 4\n    memory: 8GB\n    cpu_hot_add: false\n    advanced: {vcpu.hotadd: 'TRUE'}\n", 7, "vcpu.hotadd"),
     "missing-vms": (HOST, 1, None),
