@@ -91,15 +91,20 @@ def advanced_value(vm: "VM", key: str) -> str | None:
     return hit[1] if hit else None
 
 
-def _conflict(spelling: str, text: str, field: str, current: Any) -> ValueError:
+def _key_error(spelling: str, message: str) -> ValueError:
+    """An error about one `advanced:` key, located at that key (its line in a spec or template)."""
     from advisor.spec import FieldValueError
 
-    return FieldValueError(
-        f"advanced key '{spelling}' = \"{text}\" contradicts {field}: {vmx_text(current)}; "
-        "state it once, or make both agree",
-        "advanced",
-        spelling,
-    )
+    return FieldValueError(message, "advanced", spelling)
+
+
+def _bad_value(spelling: str, problem: str) -> ValueError:
+    return _key_error(spelling, f"advanced key '{spelling}': {problem}")
+
+
+def _conflict(spelling: str, text: str, field: str, current: Any) -> ValueError:
+    return _key_error(spelling, f"advanced key '{spelling}' = \"{text}\" contradicts {field}: {vmx_text(current)}; "
+                                "state it once, or make both agree")
 
 
 def reconcile_advanced(vm: "VM") -> None:
@@ -116,7 +121,7 @@ def reconcile_advanced(vm: "VM") -> None:
             try:
                 value = parse(text)
             except ValueError as exc:
-                raise ValueError(f"advanced key '{spelling}': {exc}") from None
+                raise _bad_value(spelling, str(exc)) from None
             if low == "sched.cpu.affinity" and value is None and field not in explicit:
                 continue
             current = getattr(vm, field)
@@ -124,7 +129,11 @@ def reconcile_advanced(vm: "VM") -> None:
                 raise _conflict(spelling, text, field, current)
             setattr(vm, field, value)
         elif role == "pin":
-            if parse_bool(text):
+            try:
+                pinned = parse_bool(text)
+            except ValueError as exc:
+                raise _bad_value(spelling, str(exc)) from None
+            if pinned:
                 if "memory_reservation" in explicit and vm.memory_reservation not in ("full", vm.memory):
                     raise _conflict(spelling, text, "memory_reservation", vm.memory_reservation)
                 vm.memory_reservation = "full"
@@ -153,25 +162,25 @@ def _reconcile_nic(vm: "VM", index: int, spelling: str, adapter: str, explicit: 
     from advisor.spec import Nic
 
     if adapter not in _NIC_TYPES:
-        raise ValueError(f"advanced key '{spelling}': '{adapter}' is not a virtual NIC type")
+        raise _bad_value(spelling, f"'{adapter}' is not a virtual NIC type")
     if index < len(vm.nics):
         if explicit and vm.nics[index].adapter != adapter:
             raise _conflict(spelling, adapter, f"nics[{index}].adapter", vm.nics[index].adapter)
         vm.nics[index].adapter = adapter  # type: ignore[assignment]
     elif not explicit:
         if index >= _MAX_NICS:
-            raise ValueError(f"advanced key '{spelling}': a VM has at most {_MAX_NICS} network adapters "
-                             f"(ethernet0 to ethernet{_MAX_NICS - 1})")
+            raise _bad_value(spelling, f"a VM has at most {_MAX_NICS} network adapters "
+                                       f"(ethernet0 to ethernet{_MAX_NICS - 1})")
         while len(vm.nics) < index:
             vm.nics.append(Nic(adapter=adapter))  # type: ignore[arg-type]
         vm.nics.append(Nic(adapter=adapter))  # type: ignore[arg-type]
     else:
-        raise ValueError(f"advanced key '{spelling}' names NIC {index}, but nics: lists {len(vm.nics)}")
+        raise _key_error(spelling, f"advanced key '{spelling}' names NIC {index}, but nics: lists {len(vm.nics)}")
 
 
 def _reconcile_scsi(vm: "VM", bus: int, spelling: str, kind: str) -> None:
     if kind not in _SCSI_TYPES:
-        raise ValueError(f"advanced key '{spelling}': '{kind}' is not a SCSI controller type")
+        raise _bad_value(spelling, f"'{kind}' is not a SCSI controller type")
     controller = _SCSI_TYPES[kind]
     for disk in vm.disks:
         if disk.bus == bus and disk.controller in _SCSI_VMX:

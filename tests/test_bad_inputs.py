@@ -452,6 +452,13 @@ LINT_CASES = {
     "vmx-memsize-words": ("bad.vmx", _vmx(memsize="lots"), 4, "memory"),
     "vmx-memsize-zero": ("bad.vmx", _vmx(memsize="0"), 4, "memory"),
     "vmx-ansi-in-vcpus": ("bad.vmx", _vmx(numvcpus="\x1b[31m4"), 4, "vcpus"),
+    # keys advisor reads as structured values: the error is at the key's own line
+    "vmx-hotadd-not-boolean": ("bad.vmx", _vmx(numvcpus="4", **{"vcpu.hotadd": "maybe"}), 5, "vcpu.hotadd"),
+    "vmx-pin-not-boolean": ("bad.vmx", _vmx(numvcpus="4", **{"sched.mem.pin": "sure"}), 5, "sched.mem.pin"),
+    "vmx-unknown-nic-type": ("bad.vmx", _vmx(numvcpus="4", **{"ethernet0.virtualDev": "rtl8139"}), 5,
+                             "ethernet0.virtualDev"),
+    "vmx-unknown-scsi-type": ("bad.vmx", _vmx(numvcpus="4", **{"scsi0.virtualDev": "megaraid"}), 5,
+                              "scsi0.virtualDev"),
     # OVF and OVA
     "ovf-empty": ("bad.ovf", "", 1, None),
     "ovf-truncated": ("bad.ovf", _ovf()[:300], None, None),

@@ -33,6 +33,7 @@ CASES = {
     "duplicate-key-beside-a-merge": (HOST + "vms:\n  - &a {name: a, vcpus: 4, memory: 8GB}\n  - <<: *a\n    name: b\n    name: c\n", 6, "name"),
     "duplicate-vm-names": (HOST + "vms:\n  - {name: a, vcpus: 4, memory: 8GB}\n  - {name: a, vcpus: 2, memory: 8GB}\n", 4, "name"),
     "advanced-contradiction": (HOST + "vms:\n  - name: a\n    vcpus: 4\n    memory: 8GB\n    cpu_hot_add: false\n    advanced: {vcpu.hotadd: 'TRUE'}\n", 7, "vcpu.hotadd"),
+    "advanced-not-boolean": (HOST + "vms:\n  - name: a\n    vcpus: 4\n    memory: 8GB\n    advanced:\n      vcpu.hotadd: maybe\n", 7, "vcpu.hotadd"),
     "missing-vms": (HOST, 1, None),
     "host-file-missing": ("host: ./nope.yaml\nvms: [{name: a, vcpus: 4, memory: 8GB}]\n", 1, "host"),
 }
