@@ -82,6 +82,18 @@ class Report:
     measurements: dict[str, Measurement] = field(default_factory=dict)
 
 
+# What `advisor check` cannot start faster than: its libraries imported and used the way check
+# uses them, one pydantic model validated (which loads pydantic's schema builder and its plugin
+# lookup), Rich's console and the CEL runtime.
+_LIBRARIES_FLOOR = (
+    "import click, yaml, rich.console, cel_expr_python.cel\n"
+    "from pydantic import BaseModel\n"
+    "class M(BaseModel):\n"
+    "    x: int\n"
+    "M(x=1)\n"
+)
+
+
 class Bench:
     """Runs the cases and keeps what they measured."""
 
@@ -135,6 +147,9 @@ class Bench:
             ("startup.check", "advisor check (10-VM spec)", [self.advisor, "check", spec]),
             ("startup.lint", "advisor lint (one .vmx)", [self.advisor, "lint", vmx]),
             ("startup.yamllint", "yamllint (same spec)", [self.yamllint, spec]),
+            # The floor under `advisor check`: the libraries it is built on, loaded as check uses
+            # them (a pydantic model validated, Rich's console, CEL), with none of advisor's work.
+            ("startup.libraries", "floor: advisor's libraries only", [self.python, "-c", _LIBRARIES_FLOOR]),
         ]
         self.add("start-up", "python -c pass", base, "1.0x (baseline)")
         ratios: dict[str, float | None] = {}
