@@ -216,8 +216,11 @@ def _walk(root: Path, spec) -> Iterator[Path]:
             if match and match(prefix + name):
                 continue
             by_name = _template_by_name(name.lower())
-            if by_name or (by_name is None and _looks_like_template(here / name)):
-                yield here / name
+            if by_name is False:
+                continue
+            file = here / name
+            if by_name or _looks_like_template(file):
+                yield file
 
 
 def _template_by_name(name: str) -> bool | None:
