@@ -71,13 +71,13 @@ def group(ctx: click.Context, debug: bool) -> None:
 def main() -> None:
     """Entry point: input errors exit 2 with one line; an internal error never dumps a
     traceback unless --debug (or ADVISOR_DEBUG=1) asks for it."""
-    from advisor.errors import InputError
+    from advisor.errors import InputError, printable
 
     debug = "--debug" in sys.argv[1:] or os.environ.get("ADVISOR_DEBUG") == "1"
     try:
         group.main(prog_name="advisor", standalone_mode=True)
     except InputError as exc:
-        click.echo(f"advisor: {_safe(str(exc))}", err=True)
+        click.echo(f"advisor: {printable(str(exc))}", err=True)
         sys.exit(2)
     except KeyboardInterrupt:
         click.echo("advisor: interrupted", err=True)
@@ -86,17 +86,8 @@ def main() -> None:
         if debug:
             raise
         click.echo(
-            f"advisor: internal error: {type(exc).__name__}: {_safe(str(exc))} "
+            f"advisor: internal error: {type(exc).__name__}: {printable(str(exc))} "
             "(run with --debug for a traceback, and please report it)",
             err=True,
         )
         sys.exit(3)
-
-
-def _safe(text: str) -> str:
-    """Neutralise terminal control characters coming from user input.
-
-    Line breaks too: a message is one line, and a value holding a line break and "::error::"
-    must not start a second line that a CI log would read as a command of its own.
-    """
-    return "".join(ch if " " <= ch < "\x7f" or ch > "\x9f" else f"\\x{ord(ch):02x}" for ch in text)

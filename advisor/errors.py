@@ -45,3 +45,12 @@ class InputError(Exception):
 
 class UsageError(Exception):
     """The command line itself is wrong (exit 2, like click's own usage errors)."""
+
+
+def printable(text: str) -> str:
+    """Neutralise terminal control characters coming from user input.
+
+    Line breaks too: a message is one line, and a value holding a line break and "::error::"
+    must not start a second line that a CI log would read as a command of its own.
+    """
+    return "".join(ch if " " <= ch < "\x7f" or ch > "\x9f" else f"\\x{ord(ch):02x}" for ch in text)

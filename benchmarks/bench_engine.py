@@ -24,9 +24,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 def measure(spec: Path, profile: Path | None = None) -> dict:
     """Phase times (s) of one run over `spec`, and the run's size (VMs, findings)."""
     start = time.perf_counter()
-    from advisor.catalog import load_catalog
-    from advisor.engine import Evaluator, Policy, evaluate_spec
-    from advisor.specfile import load_spec
+    from advisor.engine.catalog import load_catalog
+    from advisor.engine.engine import Evaluator, Policy, evaluate_spec
+    from advisor.load.specfile import load_spec
 
     catalog = load_catalog([])
     catalog_s = time.perf_counter() - start

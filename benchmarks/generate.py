@@ -37,7 +37,7 @@ DATA = HERE / ".data"
 TEMPLATES = HERE / "templates"
 CORPUS_VMX = REPO.parent / "shared" / "corpus" / "vmx"
 SEED = 20240909
-MAX_SPEC_BYTES = 16 * 1024 * 1024  # advisor's own limit for one YAML file (advisor.yamlfile)
+MAX_SPEC_BYTES = 16 * 1024 * 1024  # advisor's own limit for one YAML file (advisor.load.yamlfile)
 ENGINE_HOST = "amd-epyc-9654-2s-nps4"  # 2 sockets x 96 cores, 8 NUMA nodes: the widest bundled host
 
 # ----------------------------------------------------------------------------- host facts
@@ -55,7 +55,7 @@ class HostFacts:
 
 def host_profiles() -> list[HostFacts]:
     """Every bundled host profile (hosts/*.yaml), read through advisor so units are advisor's."""
-    from advisor.hosts import load_profile, profile_names
+    from advisor.load.hosts import load_profile, profile_names
 
     out = []
     for name in profile_names():

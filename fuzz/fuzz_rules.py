@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""atheris target: rule files (advisor.catalog.load_rule_file: YAML, validation, CEL compile).
+"""atheris target: rule files (advisor.engine.catalog.load_rule_file: YAML, validation, CEL compile).
 
 load_rule_file reads a path, so each input is written to one temporary file first.
 
@@ -14,9 +14,9 @@ with atheris.instrument_imports():
     import tempfile
     from pathlib import Path
 
-    import advisor.validation  # noqa: F401
-    import advisor.yamlfile  # noqa: F401
-    from advisor.catalog import load_rule_file
+    import advisor.load.validation  # noqa: F401
+    import advisor.load.yamlfile  # noqa: F401
+    from advisor.engine.catalog import load_rule_file
 
 FILE = Path(tempfile.mkdtemp(prefix="advisor-fuzz-rules-")) / "rules.yaml"
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""atheris target: spec YAML (advisor.specfile.parse_spec and all_errors, on advisor.yamlfile),
+"""atheris target: spec YAML (advisor.load.specfile.parse_spec and all_errors, on advisor.load.yamlfile),
 which also reads inline host profiles and the `advanced:` .vmx keys.
 
     python fuzz/fuzz_spec.py fuzz/corpus/spec -max_total_time=600
@@ -10,13 +10,13 @@ import atheris
 import _harness  # noqa: F401  (puts the repository on sys.path)
 
 with atheris.instrument_imports():
-    import advisor.hosts  # noqa: F401
-    import advisor.spec  # noqa: F401
-    import advisor.units  # noqa: F401
-    import advisor.validation  # noqa: F401
-    import advisor.vmxmap  # noqa: F401
-    import advisor.yamlfile  # noqa: F401
-    from advisor.specfile import all_errors, parse_spec
+    import advisor.load.hosts  # noqa: F401
+    import advisor.model.spec  # noqa: F401
+    import advisor.model.units  # noqa: F401
+    import advisor.load.validation  # noqa: F401
+    import advisor.vmx.mapping  # noqa: F401
+    import advisor.load.yamlfile  # noqa: F401
+    from advisor.load.specfile import all_errors, parse_spec
 
 
 def read(data: bytes) -> None:

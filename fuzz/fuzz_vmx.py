@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""atheris target: the .vmx reader (advisor.vmx document model + advisor.readers.vmxfile).
+"""atheris target: the .vmx reader (advisor.vmx.document document model + advisor.readers.vmxfile).
 
     python fuzz/fuzz_vmx.py fuzz/corpus/vmx -max_total_time=600
 """
@@ -12,7 +12,7 @@ with atheris.instrument_imports():
     from pathlib import Path
 
     import advisor.readers.vmxfile  # noqa: F401  (read_template imports readers lazily)
-    import advisor.vmx  # noqa: F401
+    import advisor.vmx.document  # noqa: F401
     from advisor.readers import read_template
 
 

@@ -18,8 +18,8 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 def summarise(corpus: Path, host: str | None) -> str:
-    from advisor.engine import Policy
-    from advisor.lint import LintJob, lint
+    from advisor.engine.engine import Policy
+    from advisor.engine.lint import LintJob, lint
     from advisor.readers import find_templates
 
     files = find_templates([corpus], [])

@@ -15,7 +15,7 @@ REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
 
 
-# advisor's on-disk cache (advisor.cache) goes to a folder of this test session, for this
+# advisor's on-disk cache (advisor.engine.cache) goes to a folder of this test session, for this
 # process and every CLI process the tests start (set before test modules build their
 # environments): the suite neither reads a developer's cache nor leaves entries in it.
 _CACHE = tempfile.TemporaryDirectory(prefix="advisor-test-cache-")
@@ -47,6 +47,14 @@ def org_rule(when: str = "vm.vcpus > 2") -> str:
     return _ORG_RULE.replace("WHEN", json.dumps(when))
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Everything under tests/slow carries the `slow` marker, so the folder decides the pass."""
+    slow = Path(__file__).resolve().parent / "slow"
+    for item in items:
+        if slow in Path(str(item.fspath)).resolve().parents:
+            item.add_marker(pytest.mark.slow)
+
+
 @pytest.fixture
 def shared_dir() -> Path:
     if not SHARED.is_dir():
@@ -67,16 +75,10 @@ class CliResult:
 def cli(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]):
     """advisor.cli.main() - the wrapper users run - with argv patched, SystemExit caught and
     stdout/stderr captured, so the no-traceback contract is what is tested.
-
-    Host profile folders (config `host_profiles:`) are process-wide state: each test starts
-    with none and the profile cache is cleared before and after.
     """
-    from advisor import hosts
     from advisor.cli import main
 
     monkeypatch.delenv("ADVISOR_DEBUG", raising=False)
-    monkeypatch.setattr(hosts, "_EXTRA_FOLDERS", [])
-    hosts.load_profile.cache_clear()
 
     def run(*args: object) -> CliResult:
         monkeypatch.setattr(sys, "argv", ["advisor", *map(str, args)])
@@ -88,4 +90,3 @@ def cli(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]):
         return CliResult(0 if code is None else code if isinstance(code, int) else 1, out, err)
 
     yield run
-    hosts.load_profile.cache_clear()

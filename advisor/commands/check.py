@@ -21,8 +21,8 @@ def command(files: tuple[str, ...], formats, outputs, fail_on, select, ignore_, 
     then findings with the evidence, the fix and the paper or document it comes from.
     A file that cannot be read is reported (file, line, field) and the other files still run.
     """
-    from advisor.engine import check_files
+    from advisor.engine.engine import check_files
 
     s = settings(list(files), formats, outputs, fail_on, select, ignore_, config_file, rule_dirs, quiet, color)
-    run = check_files(files, s.catalog, s.policy)
+    run = check_files(files, s.catalog, s.policy, s.profiles)
     sys.exit(emit(run, s))

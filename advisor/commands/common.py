@@ -10,10 +10,8 @@ from typing import Any, Callable, Iterator
 
 import click
 
-FORMATS = ("text", "json", "sarif", "junit", "github", "markdown")
-_BY_SUFFIX = {".json": "json", ".sarif": "sarif", ".xml": "junit", ".md": "markdown", ".txt": "text"}
-FAIL_ON = ("error", "warning", "info", "never")
-_RANK = {"info": 1, "warning": 2, "error": 3, "never": 99}
+from advisor.errors import printable
+from advisor.vocab import FAIL_ON, FAIL_ON_RANK, FORMAT_BY_SUFFIX, FORMATS
 
 
 def report_options(func: Callable[..., Any]) -> Callable[..., Any]:
@@ -48,9 +46,10 @@ def split_csv(values: tuple[str, ...]) -> tuple[str, ...]:
 class Settings:
     """Command-line options merged with the configuration file."""
 
-    loaded: Any  # advisor.config.LoadedConfig
-    catalog: Any  # advisor.catalog.Catalog
-    policy: Any  # advisor.engine.Policy
+    loaded: Any  # advisor.load.config.LoadedConfig
+    catalog: Any  # advisor.engine.catalog.Catalog
+    policy: Any  # advisor.engine.engine.Policy
+    profiles: Any  # advisor.load.hosts.HostProfiles
     fail_on: str
     pairs: list[tuple[str, str | None]]  # (format, file or None for stdout)
     quiet: bool
@@ -60,7 +59,7 @@ class Settings:
 def output_pairs(formats: tuple[str, ...], outputs: tuple[str, ...]) -> list[tuple[str, str | None]]:
     pairs: list[tuple[str, str | None]] = []
     if len(outputs) > len(formats):
-        formats = formats + tuple(_BY_SUFFIX.get(Path(o).suffix.lower(), "") for o in outputs[len(formats):])
+        formats = formats + tuple(FORMAT_BY_SUFFIX.get(Path(o).suffix.lower(), "") for o in outputs[len(formats):])
         bad = [o for o, f in zip(outputs, formats) if not f]
         if bad:
             raise click.UsageError(f"cannot tell the format of --output {bad[0]}; add --format before it")
@@ -75,10 +74,10 @@ def settings(inputs: list[str], formats: tuple[str, ...], outputs: tuple[str, ..
              select: tuple[str, ...], ignore_: tuple[str, ...], config_file: str | None,
              rule_dirs: tuple[str, ...], quiet: bool, color: bool | None) -> Settings:
     from advisor.atomic import check_target
-    from advisor.catalog import load_catalog
-    from advisor.config import load_config
-    from advisor.engine import Exemption, Policy
-    from advisor.hosts import add_profile_folder
+    from advisor.engine.catalog import load_catalog
+    from advisor.load.config import load_config
+    from advisor.engine.engine import Exemption, Policy
+    from advisor.load.hosts import HostProfiles
 
     pairs = output_pairs(formats, outputs)
     for _, target in pairs:  # a bad --output fails now, before any work and before any other output
@@ -86,8 +85,7 @@ def settings(inputs: list[str], formats: tuple[str, ...], outputs: tuple[str, ..
             check_target(target)
     loaded = load_config(config_file, inputs)
     cfg = loaded.config
-    for folder in cfg.host_profiles:
-        add_profile_folder(loaded.path(folder))
+    profiles = HostProfiles.with_folders(loaded.path(folder) for folder in cfg.host_profiles)
     folders = [loaded.path(f) for f in cfg.rules] + list(rule_dirs)
     catalog = load_catalog(folders)
     policy = Policy(
@@ -100,7 +98,7 @@ def settings(inputs: list[str], formats: tuple[str, ...], outputs: tuple[str, ..
     _check_known(catalog, policy.select + policy.ignore + tuple(policy.severity))
     if color is None:
         color = sys.stdout.isatty() and "NO_COLOR" not in os.environ and os.environ.get("TERM") != "dumb"
-    return Settings(loaded, catalog, policy, fail_on or cfg.fail_on or "error", pairs, quiet, color)
+    return Settings(loaded, catalog, policy, profiles, fail_on or cfg.fail_on or "error", pairs, quiet, color)
 
 
 def _check_known(catalog: Any, prefixes: tuple[str, ...]) -> None:
@@ -116,8 +114,8 @@ def _check_known(catalog: Any, prefixes: tuple[str, ...]) -> None:
 def exit_code(run: Any, fail_on: str) -> int:
     if run.errors:
         return 2
-    threshold = _RANK[fail_on]
-    worst = max((_RANK[f.severity] for f in run.findings if f.suppressed is None), default=0)
+    threshold = FAIL_ON_RANK[fail_on]
+    worst = max((FAIL_ON_RANK[f.severity] for f in run.findings if f.suppressed is None), default=0)
     return 1 if worst >= threshold else 0
 
 
@@ -129,10 +127,10 @@ def emit(run: Any, s: Settings) -> int:
     """
     from advisor.atomic import write_atomic
     from advisor.output import render_pieces
-    from advisor.yamlfile import gc_paused
+    from advisor.load.yamlfile import gc_paused
 
     for problem in run.errors:
-        click.echo(f"advisor: {_safe(str(problem))}", err=True)
+        click.echo(f"advisor: {printable(str(problem))}", err=True)
     evaluated = bool(run.vms or run.hosts)
     for fmt, target in s.pairs:
         if target is None and fmt == "text" and not evaluated and run.errors:
@@ -168,8 +166,3 @@ def _blocks(pieces: Iterator[str], size: int = 1 << 20) -> Iterator[str]:
     if held:
         yield "".join(held)
 
-
-def _safe(text: str) -> str:
-    from advisor.cli import _safe as safe
-
-    return safe(text)

@@ -13,8 +13,8 @@ def command(rule_id: str, rule_dirs, fmt: str) -> None:
     """Print a rule's rationale, references, fix and the examples it fails and passes."""
     import difflib
 
-    from advisor.catalog import load_catalog
-    from advisor.ruledocs import explain_text, rule_markdown
+    from advisor.engine.catalog import load_catalog
+    from advisor.engine.ruledocs import explain_text, rule_markdown
 
     catalog = load_catalog(list(rule_dirs))
     rule = catalog.by_id(rule_id.upper())

@@ -30,12 +30,12 @@ def command(file, host_ref, vsphere, workload, write, select, ignore_, config_fi
 
     from advisor.atomic import write_atomic
     from advisor.commands.common import settings
-    from advisor.engine import REMOVE, Evaluator
+    from advisor.engine.engine import REMOVE, Evaluator
     from advisor.errors import InputError
-    from advisor.lint import LintJob, _host_and_version, template_subject
+    from advisor.engine.lint import LintJob, host_and_version, template_subject
     from advisor.readers import vmxfile
-    from advisor.vmx import VmxDocument, apply, is_locked, unified_diff
-    from advisor.yamlfile import read_bytes
+    from advisor.vmx.document import VmxDocument, apply, is_locked, unified_diff
+    from advisor.load.yamlfile import read_bytes
 
     path = Path(file)
     if path.suffix.lower() not in (".vmx", ".vmtx"):
@@ -49,8 +49,8 @@ def command(file, host_ref, vsphere, workload, write, select, ignore_, config_fi
         raise InputError("the VM is running or locked (a .lck folder or file is beside it); power it off first",
                          file=file)
     s = settings([file], (), (), None, select, ignore_, config_file, rule_dirs, True, False)
-    job = LintJob([], s.policy, host_ref, vsphere, workload)
-    host, version = _host_and_version(job)
+    job = LintJob([], s.policy, host_ref, vsphere, workload, profiles=s.profiles)
+    host, version = host_and_version(job)
     evaluator = Evaluator(s.catalog, s.policy)
     evaluator.evaluate([template_subject(templates[0], workload)], host, version, file)
     run = evaluator.finish()

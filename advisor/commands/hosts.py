@@ -12,8 +12,8 @@ import click
 @click.option("--sources", is_flag=True, help="Add a column naming where each profile's figures come from.")
 def command(fmt: str, sources: bool) -> None:
     """List the host profiles in hosts/ (use their names as `host:` in a spec)."""
-    from advisor.hosts import load_profile, profile_names
-    from advisor.units import format_mib
+    from advisor.load.hosts import load_profile, profile_names
+    from advisor.model.units import format_mib
 
     hosts = [load_profile(name) for name in profile_names()]
     if fmt == "json":

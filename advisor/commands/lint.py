@@ -8,7 +8,7 @@ import click
 
 from advisor.cli import EXIT_CODES_HELP
 from advisor.commands.common import emit, report_options, settings
-from advisor.spec import WORKLOADS
+from advisor.model.spec import WORKLOADS
 
 
 @click.command("lint", epilog=EXIT_CODES_HELP)
@@ -33,7 +33,7 @@ def command(paths, host_ref, vsphere, workload, exclude, baseline, write_baselin
 
     from advisor.atomic import write_atomic
     from advisor.errors import InputError
-    from advisor.lint import Baseline, LintJob, lint
+    from advisor.engine.lint import Baseline, LintJob, lint
     from advisor.readers import find_templates
 
     s = settings(list(paths), formats, outputs, fail_on, select, ignore_, config_file, rule_dirs, quiet, color)
@@ -46,13 +46,14 @@ def command(paths, host_ref, vsphere, workload, exclude, baseline, write_baselin
         host_ref=host_ref or (s.loaded.path(cfg.host) if cfg.host and cfg.host.endswith((".yaml", ".yml")) else cfg.host),
         vsphere=vsphere,
         workload=workload,
+        profiles=s.profiles,
     )
     if job.host_ref:  # fail fast on a bad --host, before any file is read
-        from advisor.lint import _host_and_version
+        from advisor.engine.lint import host_and_version
 
-        _host_and_version(job)
+        host_and_version(job)
     elif vsphere:
-        from advisor.versions import Version
+        from advisor.model.versions import Version
 
         try:
             Version.parse(vsphere)
@@ -61,14 +62,14 @@ def command(paths, host_ref, vsphere, workload, exclude, baseline, write_baselin
 
     run = _run_with_progress(files, job, jobs, show=not quiet and len(files) > 20)
     if missing:
-        from advisor.findings import InputProblem
+        from advisor.report.findings import InputProblem
 
         run.errors.extend(InputProblem(p, None, None, "no such file or folder") for p in missing)
     if write_baseline:
-        from advisor.commands.common import _safe
+        from advisor.errors import printable
 
         for problem in run.errors:
-            click.echo(f"advisor: {_safe(str(problem))}", err=True)
+            click.echo(f"advisor: {printable(str(problem))}", err=True)
         write_atomic(Path(write_baseline), Baseline.dump(run))
         click.echo(f"advisor: wrote {write_baseline} ({sum(1 for f in run.findings if f.suppressed is None)} findings)",
                    err=True)
@@ -82,7 +83,7 @@ def command(paths, host_ref, vsphere, workload, exclude, baseline, write_baselin
 
 
 def _run_with_progress(files, job, jobs, show: bool):
-    from advisor.lint import lint
+    from advisor.engine.lint import lint
 
     if not (show and sys.stderr.isatty()):
         return lint(files, job, jobs)

@@ -6,23 +6,24 @@ import json
 
 import click
 
-from advisor.spec import WORKLOADS
+from advisor.model.spec import WORKLOADS
+from advisor.vocab import SEVERITIES
 
 
 @click.command("rules")
 @click.option("--area", help="Only rules whose id starts with this prefix (NUMA, SQL, ...).")
-@click.option("--severity", type=click.Choice(["error", "warning", "info"]), help="Only this default severity.")
+@click.option("--severity", type=click.Choice(SEVERITIES), help="Only this default severity.")
 @click.option("--workload", type=click.Choice(WORKLOADS), help="Only rules that apply to this workload kind.")
 @click.option("--rules", "rule_dirs", multiple=True, type=click.Path(file_okay=False), help="Include a folder of your own rules.")
 @click.option("--facts", is_flag=True, help="List the facts rule conditions can use instead.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "markdown"]), default="text", show_default=True)
 def command(area, severity, workload, rule_dirs, facts, fmt) -> None:
     """List the rule catalog: id, severity, scope and what each rule finds."""
-    from advisor.catalog import load_catalog
+    from advisor.engine.catalog import load_catalog
 
     catalog = load_catalog(list(rule_dirs))
     if facts:
-        from advisor.facts import FACTS
+        from advisor.facts.facts import FACTS
 
         if fmt == "json":
             click.echo(json.dumps([{"name": f.name, "type": f.type, "doc": f.doc} for f in FACTS.values()], indent=2))
@@ -31,7 +32,7 @@ def command(area, severity, workload, rule_dirs, facts, fmt) -> None:
                 click.echo(f"{f.name:<34} {f.type:<13} {f.doc}")
         return
     if fmt == "markdown":
-        from advisor.ruledocs import catalog_markdown
+        from advisor.engine.ruledocs import catalog_markdown
 
         click.echo(catalog_markdown(catalog), nl=False)
         return

@@ -8,7 +8,7 @@ import click
 
 
 def spec_schema() -> dict:
-    from advisor.spec import Spec
+    from advisor.model.spec import Spec
 
     schema = Spec.model_json_schema()
     schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
@@ -18,7 +18,7 @@ def spec_schema() -> dict:
 
 
 def host_schema() -> dict:
-    from advisor.spec import Host
+    from advisor.model.spec import Host
 
     schema = Host.model_json_schema()
     schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"

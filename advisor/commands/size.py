@@ -8,13 +8,13 @@ from pathlib import Path
 
 import click
 
-from advisor.spec import WORKLOADS
+from advisor.model.spec import WORKLOADS
 
 
 def load_profile_or_explain(name: str):
     """A profile by name; an unknown one is an input error naming --host and the closest profile."""
     from advisor.errors import InputError
-    from advisor.hosts import load_profile
+    from advisor.load.hosts import load_profile
 
     try:
         return load_profile(name)
@@ -61,10 +61,10 @@ def command(host_refs: tuple[str, ...], workload: str, vcpus: int | None, vms: i
     2 impossible request (more vCPUs or memory than the host or vSphere version allows).
     """
     from advisor.errors import InputError
-    from advisor.hosts import load_host_file, load_profile, profile_names
-    from advisor.sizing import Request, size
-    from advisor.units import parse_size_mib
-    from advisor.versions import Version
+    from advisor.load.hosts import load_host_file, load_profile, profile_names
+    from advisor.sizing.sizing import Request, size
+    from advisor.model.units import parse_size_mib
+    from advisor.model.versions import Version
 
     if sum(x is not None for x in (vcpus, vms, total_vcpus)) > 1:
         raise click.UsageError("give at most one of --vcpus, --vms and --total-vcpus")

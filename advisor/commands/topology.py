@@ -10,7 +10,7 @@ import click
 
 def _prefer_ht_variant(host, vm, version):
     """The same VM with numa.vcpu.preferHT=TRUE, when that changes its layout."""
-    from advisor.topology import predict
+    from advisor.numa.topology import predict
 
     if vm.setting("numa.vcpu.preferHT") is not None or host.prefer_ht or host.threads_per_core < 2:
         return None
@@ -38,9 +38,9 @@ def command(files: tuple[str, ...], only: tuple[str, ...], fmt: str, compare: bo
     VMs of the same spec.
     """
     from advisor.errors import InputError
-    from advisor.placement import place
-    from advisor.specfile import load_spec
-    from advisor.topology import predict
+    from advisor.numa.placement import place
+    from advisor.load.specfile import load_spec
+    from advisor.numa.topology import predict
 
     results = []
     failed = False

@@ -24,12 +24,12 @@ def command(file: str, only: tuple[str, ...], form: str, full: bool, config_file
     """
     from advisor.commands.common import settings
     from advisor.emit import render
-    from advisor.engine import check_files
+    from advisor.engine.engine import check_files
 
     if full and form != "vmx":
         raise click.UsageError("--full only applies to --as vmx")
     s = settings([file], (), (), None, (), (), config_file, rule_dirs, True, False)
-    run = check_files([file], s.catalog, s.policy)
+    run = check_files([file], s.catalog, s.policy, s.profiles)
     if run.errors:
         from advisor.errors import InputError
 

@@ -11,18 +11,19 @@ from __future__ import annotations
 from importlib import import_module
 
 from advisor.errors import UsageError
+from advisor.vocab import EMIT_FORMATS as FORMATS
+from advisor.vocab import EmitFormat
 
-FORMATS = ("vmx", "terraform", "packer", "packer-json", "powercli", "govc", "ansible")
-# format -> (module, function)
-_RENDERERS = {
-    "vmx": ("advisor.emit.vmxfrag", "render"),
+# format -> (module, function); every EmitFormat member has one (tests/unit/test_vocab.py).
+_RENDERERS: dict[str, tuple[str, str]] = {
+    EmitFormat.VMX: ("advisor.emit.vmxfrag", "render"),
     "vmx-full": ("advisor.emit.vmxfrag", "render_full"),
-    "terraform": ("advisor.emit.terraform", "render"),
-    "packer": ("advisor.emit.packer", "render"),
-    "packer-json": ("advisor.emit.packer", "render_json"),
-    "powercli": ("advisor.emit.powercli", "render"),
-    "govc": ("advisor.emit.govc", "render"),
-    "ansible": ("advisor.emit.ansible", "render"),
+    EmitFormat.TERRAFORM: ("advisor.emit.terraform", "render"),
+    EmitFormat.PACKER: ("advisor.emit.packer", "render"),
+    EmitFormat.PACKER_JSON: ("advisor.emit.packer", "render_json"),
+    EmitFormat.POWERCLI: ("advisor.emit.powercli", "render"),
+    EmitFormat.GOVC: ("advisor.emit.govc", "render"),
+    EmitFormat.ANSIBLE: ("advisor.emit.ansible", "render"),
 }
 
 

@@ -20,10 +20,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from advisor.errors import InputError
-from advisor.vmx import canonical_key
+from advisor.vmx.document import canonical_key
+from advisor.vocab import read_bool
 
-_TRUE = {"true", "yes", "1", "on"}
-_FALSE = {"false", "no", "0", "off"}
 ADVISOR_PREFIX = "advisor."
 _SCSI_DEV = re.compile(r"scsi(\d+)\.virtualdev")
 _NIC_DEV = re.compile(r"ethernet(\d+)\.virtualdev")
@@ -102,11 +101,9 @@ class Recommended:
         text = self.get(key)
         if text is None:
             return None
-        low = text.strip().lower()
-        if low in _TRUE:
-            return True
-        if low in _FALSE:
-            return False
+        value = read_bool(text)
+        if value is not None:
+            return value
         raise InputError(f"{text!r} is not TRUE or FALSE", field=self.spelling[key.lower()])
 
     def latency(self) -> str | None:

@@ -5,7 +5,7 @@ has one. The complete file is what ESXi itself writes for a new VM of that shape
 keys, the PCI bridges a VM of hardware version 7 or later carries (pciBridge0 plus the four
 PCIe root ports pciBridge4-7 with eight functions each), one controller and disk per SCSI bus,
 the NICs on "VM Network", and then every remaining recommended key. Quoting and ``|XX``
-escaping come from advisor.vmx, so a name like ``SQL "prod"`` survives as ``SQL |22prod|22``.
+escaping come from advisor.vmx.document, so a name like ``SQL "prod"`` survives as ``SQL |22prod|22``.
 
 Keys starting with ``advisor.`` are advisor's own annotations (disk sizes) and are never written
 as .vmx keys; disk sizes become comments next to the disk they describe, since a .vmx does not
@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 
 from advisor.emit.recommended import Recommended
-from advisor.vmx import render_fragment
+from advisor.vmx.document import render_fragment
 
 DEFAULT_HW_VERSION = "19"
 DEFAULT_GUEST_OS = "other-64"  # ESXi's .vmx spelling of the API id otherGuest64

@@ -11,16 +11,19 @@ import importlib
 from typing import TYPE_CHECKING, Iterator
 
 if TYPE_CHECKING:
-    from advisor.findings import Run
+    from advisor.report.findings import Run
 
-# Format name (as given to --format) -> module under advisor.output that renders it.
-FORMATS: dict[str, str] = {
-    "text": "advisor.output.text",
-    "json": "advisor.output.jsonout",
-    "sarif": "advisor.output.sarif",
-    "junit": "advisor.output.junit",
-    "github": "advisor.output.github",
-    "markdown": "advisor.output.markdown",
+from advisor.vocab import Format
+
+# Each format -> the module under advisor.output that renders it. Every Format member must have
+# one (tests/unit/test_vocab.py): adding a format is one enum member plus one module.
+FORMATS: dict[Format, str] = {
+    Format.TEXT: "advisor.output.text",
+    Format.JSON: "advisor.output.jsonout",
+    Format.SARIF: "advisor.output.sarif",
+    Format.JUNIT: "advisor.output.junit",
+    Format.GITHUB: "advisor.output.github",
+    Format.MARKDOWN: "advisor.output.markdown",
 }
 
 

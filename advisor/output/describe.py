@@ -10,9 +10,9 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from advisor.findings import Finding, Run
+from advisor.report.findings import Finding, Run
 
-REMOVE = "REMOVE"  # a fix's .vmx value that means "delete this key" (advisor.engine.REMOVE)
+REMOVE = "REMOVE"  # a fix's .vmx value that means "delete this key" (advisor.engine.engine.REMOVE)
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 
 
@@ -33,7 +33,7 @@ def one_line(text: object) -> str:
 
 def vmx_line(key: str, value: object) -> str:
     """``key = "value"`` as it goes in a .vmx, or a removal for the REMOVE marker."""
-    from advisor.vmx import escape
+    from advisor.vmx.document import escape
 
     if value == REMOVE:
         return f"remove {one_line(key)}"
@@ -52,8 +52,8 @@ def fix_lines(fix: dict[str, Any]) -> list[str]:
 
 
 def runs(sizes: Iterable[int]) -> str:
-    """[10, 10, 10, 4] -> '10×3, 4', exactly as advisor.topology writes layouts."""
-    from advisor.topology import layout_text
+    """[10, 10, 10, 4] -> '10×3, 4', exactly as advisor.numa.topology writes layouts."""
+    from advisor.numa.topology import layout_text
 
     return layout_text(sizes)
 

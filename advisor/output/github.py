@@ -10,7 +10,7 @@ annotate the diff. Input errors are errors on their file; notes become notices.
 
 from __future__ import annotations
 
-from advisor.findings import Finding, InputProblem, Run
+from advisor.report.findings import Finding, InputProblem, Run
 from advisor.output.describe import visible
 
 COMMANDS = {"error": "error", "warning": "warning", "info": "notice"}

@@ -13,7 +13,7 @@ import json
 from typing import Any, Callable, Iterator
 
 import advisor
-from advisor.findings import JSON_SCHEMA_ID, Finding, HostResult, InputProblem, Run, VmResult
+from advisor.report.findings import JSON_SCHEMA_ID, Finding, HostResult, InputProblem, Run, VmResult
 
 
 def document(run: Run) -> dict[str, Any]:

@@ -19,10 +19,10 @@ text; ElementTree escapes the rest (&, <, quotes, line breaks in attributes).
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
-from advisor.findings import SEVERITY_RANK, Finding, InputProblem, Run
+from advisor.report.findings import Finding, InputProblem, Run
+from advisor.vocab import BLOCKING, SEVERITY_RANK
 from advisor.output.describe import first_reference, fix_lines, one_line, visible
 
-FAILING = ("error", "warning")
 
 
 def _text(value: object) -> str:
@@ -61,13 +61,13 @@ def _describe(f: Finding) -> str:
 
 def _outcome(suite: _Suite, case: ET.Element, findings: list[Finding]) -> None:
     active = [f for f in findings if f.suppressed is None]
-    failing = sorted((f for f in active if f.severity in FAILING), key=lambda f: -SEVERITY_RANK[f.severity])
+    failing = sorted((f for f in active if f.severity in BLOCKING), key=lambda f: -SEVERITY_RANK[f.severity])
     if failing:
         worst = failing[0]
         failure = ET.SubElement(case, "failure", {"message": _text(worst.message), "type": worst.severity})
         failure.text = "\n\n".join(_describe(f) for f in failing)
         suite.counts["failures"] += 1
-    advice = [f for f in active if f.severity not in FAILING]
+    advice = [f for f in active if f.severity not in BLOCKING]
     if advice:
         ET.SubElement(case, "system-out").text = "\n\n".join(_describe(f) for f in advice)
     if not active and findings:

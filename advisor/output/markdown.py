@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from advisor.findings import Finding, Run
+from advisor.report.findings import Finding, Run
 from advisor.output.describe import fix_lines, topology_summary, totals, visible, vmx_line
 
 _SPECIAL = re.compile(r"([\\`*_\[\]{}<>|#!~])")

@@ -17,7 +17,7 @@ from typing import Any
 from urllib.parse import quote
 
 import advisor
-from advisor.findings import Finding, Run
+from advisor.report.findings import Finding, Run
 
 SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 INFORMATION_URI = "https://github.com/vsphere-advisor/advisor"

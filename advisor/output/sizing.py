@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from advisor.sizing import Proposal, Sizing
-from advisor.units import format_mib
+from advisor.sizing.sizing import Proposal, Sizing
+from advisor.model.units import format_mib
 
 SCHEMA = "advisor-size/v1"
 SHOWN = 8  # rows of the text table; JSON lists them all
@@ -87,9 +87,9 @@ def render_text(s: Sizing, color: bool) -> str:
 
     from advisor.emit import render as render_settings
     from advisor.output.describe import visible
-    from advisor.output.text import _console
+    from advisor.output.text import report_console
 
-    console = _console(color)
+    console = report_console(color)
     host = s.host
     cap = s.capacity
     head = Text()

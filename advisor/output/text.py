@@ -23,7 +23,7 @@ from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
-from advisor.findings import Finding, HostResult, Run, VmResult
+from advisor.report.findings import Finding, HostResult, Run, VmResult
 from advisor.output.describe import first_reference, fix_lines, one_line, topology_summary, totals, visible
 
 WIDTH = 100
@@ -33,7 +33,7 @@ _CODE = re.compile(r"\x1b\[[0-9;]*m")
 STYLES = {"error": "bold red", "warning": "yellow", "info": "blue"}
 
 
-def _console(color: bool) -> Console:
+def report_console(color: bool) -> Console:
     return Console(
         file=io.StringIO(),
         width=WIDTH,
@@ -163,7 +163,7 @@ def _by_file(items: Iterable[Any]) -> dict[str | None, list[Any]]:
 
 
 def render(run: Run, *, color: bool = False, quiet: bool = False) -> str:
-    console = _console(color)
+    console = report_console(color)
     for problem in run.errors:
         console.print(Text(one_line(str(problem)), style="red"), soft_wrap=quiet)
     shown = [f for f in run.findings if f.suppressed is None]

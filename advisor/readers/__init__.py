@@ -15,7 +15,7 @@ from types import ModuleType
 
 from advisor.errors import InputError
 from advisor.readers.base import TemplateVM
-from advisor.yamlfile import read_bytes
+from advisor.load.yamlfile import read_bytes
 
 READERS = ("vmxfile", "ovf", "packer", "terraform")
 

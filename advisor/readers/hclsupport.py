@@ -382,7 +382,7 @@ def parse_json(text: str, path: Path) -> Any:
     except RecursionError:
         raise InputError("JSON is nested too deeply to read", file=str(path)) from None
     except ValueError:  # json's int() refuses integers of more than 4300 digits
-        from advisor.yamlfile import long_number_line
+        from advisor.load.yamlfile import long_number_line
 
         raise InputError("JSON number has more digits than advisor reads", file=str(path),
                          line=long_number_line(text)) from None

@@ -1,9 +1,9 @@
 """.vmx reader: a VMware configuration file (or a `.vmtx` template) as the TemplateVM it describes.
 
 A .vmx already speaks the language every reader translates into, so this adapter adds no mapping:
-it reads the file with advisor.vmx (which keeps quoting, `|XX` escapes, charsets and odd lines
+it reads the file with advisor.vmx.document (which keeps quoting, `|XX` escapes, charsets and odd lines
 faithfully), records every effective key with the line that sets it, and turns what a linter
-should know about into notes — keys set more than once (the last one wins, as in advisor.vmx)
+should know about into notes — keys set more than once (the last one wins, as in advisor.vmx.document)
 and lines that are not `key = "value"` entries.
 
 Inline suppressions are full-line comments, the only comments a .vmx has:
@@ -24,7 +24,7 @@ from pathlib import Path
 from advisor.errors import InputError
 from advisor.readers.base import TemplateVM
 from advisor.readers.hclsupport import parse_suppression
-from advisor.vmx import VmxEntries, canonical_key, lines_mentioning, read_entries
+from advisor.vmx.document import VmxEntries, canonical_key, lines_mentioning, read_entries
 
 KIND = "vmx"
 SUFFIXES = (".vmx", ".vmtx")
@@ -90,7 +90,7 @@ def _duplicate_notes(doc: VmxEntries) -> list[str]:
 
 
 def _parse_notes(doc: VmxEntries) -> list[str]:
-    """advisor.vmx's warnings (malformed lines, unclosed quotes, undecodable bytes, charset)."""
+    """advisor.vmx.document's warnings (malformed lines, unclosed quotes, undecodable bytes, charset)."""
     notes = [f"line {w.line}: {w.message}" if w.line else w.message for w in doc.warnings]
     return _capped(notes, "more lines were odd in the same ways")
 
@@ -104,7 +104,7 @@ def _capped(notes: list[str], rest: str) -> list[str]:
 def _suppressions(vm: TemplateVM, data: bytes, encoding: str) -> None:
     """Collect `# advisor: ignore RULE -- reason` comment lines; reasonless ones become notes.
 
-    Lines are split exactly as advisor.vmx splits them (on LF only), so the line numbers agree
+    Lines are split exactly as advisor.vmx.document splits them (on LF only), so the line numbers agree
     with the settings' lines.
     """
     body = data[3:] if data.startswith(b"\xef\xbb\xbf") else data

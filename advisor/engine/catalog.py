@@ -1,0 +1,353 @@
+"""The rule catalog: rules as data (rules/*.yaml and user folders), validated and compiled.
+
+A rule file holds `rules:` entries. Each entry carries everything about the rule - condition,
+message, rationale, references, fix and its failing/passing examples - so docs, tests and
+`advisor explain` all read the same entry. Conditions are CEL (the Common Expression Language
+of Kubernetes admission policies) over the facts in advisor.facts.facts: sandboxed, side-effect free,
+type-checked at load. A malformed rule is refused at load with its file and line, before any VM
+is evaluated.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from advisor.errors import InputError
+from advisor.facts.facts import FACTS, BOOL, DOUBLE, INT, LIST_INT, LIST_STRING, STRING
+from advisor.model.spec import WORKLOADS
+from advisor.load.validation import to_input_errors
+from advisor.model.versions import Version
+from advisor.load.yamlfile import line_of, load
+from advisor.vocab import SeverityName
+
+RULE_ID = re.compile(r"^[A-Z][A-Z0-9]{1,9}[0-9]{3}$")
+PLACEHOLDER = re.compile(r"\{([a-z_]+(?:\.[a-z_0-9]+)+)\}")
+_FACT_TOKEN = re.compile(r"\b([a-z_]+(?:\.[a-z_0-9]+)+)\b")
+_STRING_LITERAL = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"")
+SEEDS = {
+    "000_092b553a1d5ae05f.txt", "001_a02093f92473a34b.txt", "002_ab5a860f67c7d0e7.txt",
+    "003_37f290d64f2ba97b.txt", "004_72b6adb7b96549d3.txt",
+}
+
+
+class _Strict(BaseModel):
+    # defer_build: the validators are built on first use. The built-in catalog is checked by
+    # the test suite and loaded through _trusted() without them, which keeps start-up short;
+    # user rule folders are validated in full.
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
+
+
+class Reference(_Strict):
+    """A seed paper section, or an external document with a URL."""
+
+    seed: str | None = Field(None, description="Seed file name in shared/seeds, e.g. 001_a02093f92473a34b.txt")
+    section: str | None = Field(None, description="Section heading in that paper")
+    doc: str | None = Field(None, description="Title of a VMware / Microsoft document or KB")
+    url: str | None = None
+
+    @model_validator(mode="after")
+    def _complete(self) -> "Reference":
+        if not (self.seed and self.section) and not (self.doc and self.url):
+            raise ValueError("a reference needs 'seed' and 'section', or 'doc' and 'url'")
+        return self
+
+    def text(self) -> str:
+        if self.seed:
+            return f"{self.seed}, \"{self.section}\""
+        return f"{self.doc} <{self.url}>"
+
+
+class Fix(_Strict):
+    vmx: dict[str, str] = Field(default_factory=dict, description=".vmx keys to set (value 'REMOVE' deletes)")
+    guest: dict[str, str | int | bool] = Field(default_factory=dict, description="guest / application settings")
+    host: dict[str, str | int | bool] = Field(default_factory=dict, description="ESXi host or BIOS settings")
+    resize: dict[str, str | int] = Field(default_factory=dict, description="spec fields to change")
+    text: str = Field(min_length=5, description="one-line instruction")
+
+
+class Examples(_Strict):
+    fail: list[dict[str, Any]] = Field(min_length=1, description="specs on which the rule must fire")
+    pass_: list[dict[str, Any]] = Field(min_length=1, alias="pass", description="specs on which it must not")
+
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True, defer_build=True)
+
+
+class VersionRange(_Strict):
+    min: str | None = None
+    max: str | None = None
+
+
+class RuleDef(_Strict):
+    id: str = Field(description="Stable id: area prefix + three digits (NUMA001). Never reused.")
+    name: str = Field(pattern=r"^[a-z0-9]+(-[a-z0-9]+)*$", description="kebab-case name")
+    severity: SeverityName
+    scope: Literal["vm", "host"] = "vm"
+    summary: str = Field(min_length=10, max_length=120, description="one line: what the rule finds")
+    workloads: list[str] = Field(default_factory=list, description="only these workload kinds (empty: all)")
+    vsphere: VersionRange = Field(default_factory=VersionRange)
+    when: str = Field(min_length=1, description="CEL condition over the facts")
+    locate: str | None = Field(None, description="spec field the finding points at (vcpus, disks, sql.cost_threshold, host.power_policy)")
+    message: str = Field(min_length=10)
+    rationale: str = Field(min_length=40)
+    references: list[Reference] = Field(min_length=1)
+    fix: Fix
+    examples: Examples
+
+    @field_validator("id")
+    @classmethod
+    def _id(cls, value: str) -> str:
+        if not RULE_ID.match(value):
+            raise ValueError("a rule id is an upper-case area prefix and three digits, e.g. NUMA001")
+        return value
+
+    @field_validator("workloads")
+    @classmethod
+    def _workloads(cls, value: list[str]) -> list[str]:
+        bad = [w for w in value if w not in WORKLOADS]
+        if bad:
+            raise ValueError(f"unknown workload {bad[0]!r}; known: {', '.join(WORKLOADS)}")
+        return value
+
+
+class RuleFile(_Strict):
+    rules: list[RuleDef] = Field(min_length=1)
+
+
+@dataclass(slots=True)
+class Rule:
+    """A loaded rule: its definition, compiled condition and where it came from."""
+
+    d: RuleDef
+    file: str
+    line: int | None
+    program: Any  # the compiled condition; None until first used (see compiled())
+    facts: frozenset[str]  # facts the condition reads: unknown ones skip the rule
+    builtin: bool
+    min_version: Version | None = None
+    max_version: Version | None = None
+    # The examples as read (with line numbers), keyed "fail" / "pass": validation would turn
+    # them into plain dicts, and findings on an example should point at its lines.
+    examples: dict[str, list[Any]] = field(default_factory=dict)
+
+    @property
+    def id(self) -> str:
+        return self.d.id
+
+    def compiled(self) -> Any:
+        """The CEL program of the condition. Built-in rules compile when first evaluated (the
+        test suite compiles every one); user rules compile at load, to report errors early."""
+        if self.program is None:
+            self.program = _compile(self.d, self.file, self.line)
+        return self.program
+
+    @property
+    def area(self) -> str:
+        return self.d.id.rstrip("0123456789")
+
+    def applies_to(self, workload: str, version: Version | None) -> bool:
+        if self.d.workloads and workload not in self.d.workloads:
+            return False
+        return self.in_versions(version)
+
+    def in_versions(self, version: Version | None) -> bool:
+        if version is None:
+            return True
+        if self.min_version and version < self.min_version:
+            return False
+        return not (self.max_version and version > self.max_version)
+
+    def template_facts(self) -> set[str]:
+        names: set[str] = set()
+        for text in (self.d.message, self.d.fix.text, *map(str, self.d.fix.vmx.values()),
+                     *map(str, self.d.fix.guest.values()), *map(str, self.d.fix.resize.values()),
+                     *map(str, self.d.fix.host.values())):
+            names.update(PLACEHOLDER.findall(text))
+        return names
+
+    def metadata(self) -> dict[str, Any]:
+        return {
+            "name": self.d.name,
+            "severity": self.d.severity,
+            "summary": self.d.summary,
+            "rationale": " ".join(self.d.rationale.split()),
+            "references": [r.text() for r in self.d.references],
+            # Rule-level help has no VM to fill placeholders from: show them as <fact>.
+            "fix_text": PLACEHOLDER.sub(lambda m: f"<{m.group(1)}>", self.d.fix.text),
+        }
+
+
+@dataclass(slots=True)
+class Catalog:
+    rules: list[Rule] = field(default_factory=list)
+
+    def by_id(self, rule_id: str) -> Rule | None:
+        for rule in self.rules:
+            if rule.id == rule_id:
+                return rule
+        return None
+
+    def ids(self) -> list[str]:
+        return [r.id for r in self.rules]
+
+
+_ENV = None
+
+
+def cel_env() -> Any:
+    """One CEL environment declaring every fact with its type (shared by all rules)."""
+    global _ENV
+    if _ENV is None:
+        from cel_expr_python import cel
+
+        types = {INT: cel.Type.INT, DOUBLE: cel.Type.DOUBLE, BOOL: cel.Type.BOOL, STRING: cel.Type.STRING,
+                 LIST_STRING: cel.Type.List(cel.Type.STRING), LIST_INT: cel.Type.List(cel.Type.INT)}
+        _ENV = cel.NewEnv(variables={name: types[f.type] for name, f in FACTS.items()})
+    return _ENV
+
+
+def referenced_facts(expression: str) -> set[str]:
+    bare = _STRING_LITERAL.sub("''", expression)
+    return {t for t in _FACT_TOKEN.findall(bare) if t in FACTS}
+
+
+def _compile(rule: RuleDef, file: str, line: int | None) -> Any:
+    env = cel_env()
+    try:
+        program = env.compile(rule.when)
+    except Exception as exc:  # the binding raises a plain RuntimeError/ValueError with CEL's text
+        text = " ".join(str(exc).split())
+        undeclared = re.search(r"undeclared reference to '([^']+)'", text)
+        if undeclared:
+            import difflib
+
+            name = undeclared.group(1)
+            close = difflib.get_close_matches(name, FACTS, n=1)
+            text = f"unknown fact '{name}'" + (f"; did you mean '{close[0]}'?" if close else "")
+        raise InputError(f"{rule.id}: condition does not compile: {text}", file=file, line=line, field="when") from None
+    from cel_expr_python import cel
+
+    kind = program.return_type()
+    if kind != cel.Type.BOOL:  # an int or a dyn() would only fail when evaluated, as a crash
+        raise InputError(f"{rule.id}: the condition gives {str(kind).lower()}, not true/false", file=file, line=line,
+                         field="when")
+    return program
+
+
+def _check_placeholders(rule: Rule, file: str, root: Any, index: int) -> None:
+    for name in sorted(rule.template_facts()):
+        if name not in FACTS:
+            raise InputError(f"{rule.id}: unknown fact '{{{name}}}' in the message or fix", file=file,
+                             line=line_of(root, ("rules", index, "message")), field="message")
+
+
+def _trusted(root: Any) -> RuleFile:
+    """The built-in rule file as models without running validators (tests validate it)."""
+    rules = []
+    for raw in root["rules"]:
+        data = dict(raw)
+        data["references"] = [Reference.model_construct(**r) for r in raw["references"]]
+        data["fix"] = Fix.model_construct(**raw["fix"])
+        data["examples"] = Examples.model_construct(fail=raw["examples"]["fail"], pass_=raw["examples"]["pass"])
+        data["vsphere"] = VersionRange.model_construct(**raw.get("vsphere", {}))
+        rules.append(RuleDef.model_construct(**data))
+    return RuleFile.model_construct(rules=rules)
+
+
+def load_rule_file(path: Path, builtin: bool, validate: bool = True) -> list[Rule]:
+    return rules_from_root(load(path), str(path), builtin, validate)
+
+
+def rules_from_root(root: Any, file: str, builtin: bool, validate: bool = True,
+                    parsed: RuleFile | None = None) -> list[Rule]:
+    """The rules of one parsed rule file: validated, or trusted for the built-in catalog (whose
+    models may come already built, `parsed`, from the cache)."""
+    if not isinstance(root, dict):
+        raise InputError("a rule file is a mapping with a 'rules:' list", file=file, line=getattr(root, "line", 1))
+    if parsed is None:
+        try:
+            parsed = RuleFile.model_validate(root) if validate else _trusted(root)
+        except ValidationError as exc:
+            raise to_input_errors(exc, RuleFile, root, file)[0] from None
+    rules = []
+    for index, d in enumerate(parsed.rules):
+        line = line_of(root, ("rules", index))
+        program = None if builtin and not validate else _compile(d, file, line_of(root, ("rules", index, "when")) or line)
+        facts = frozenset(referenced_facts(d.when))
+        raw = root["rules"][index]["examples"]
+        rule = Rule(d, file, line, program, facts, builtin, examples={"fail": list(raw["fail"]), "pass": list(raw["pass"])})
+        try:
+            rule.min_version = Version.parse(d.vsphere.min) if d.vsphere.min else None
+            rule.max_version = Version.parse(d.vsphere.max) if d.vsphere.max else None
+        except ValueError as exc:
+            raise InputError(f"{d.id}: {exc}", file=file, line=line_of(root, ("rules", index, "vsphere")), field="vsphere") from None
+        _check_placeholders(rule, file, root, index)
+        for r_index, ref in enumerate(d.references):
+            if ref.seed and ref.seed not in SEEDS:
+                raise InputError(f"{d.id}: unknown seed paper '{ref.seed}'", file=file,
+                                 line=line_of(root, ("rules", index, "references", r_index)), field="references")
+        rules.append(rule)
+    return rules
+
+
+def rule_files(folder: Path) -> list[Path]:
+    return sorted(p for p in folder.glob("*.yaml") if p.is_file()) + sorted(p for p in folder.glob("*.yml") if p.is_file())
+
+
+_BUILTIN: Catalog | None = None
+
+
+def builtin_catalog() -> Catalog:
+    global _BUILTIN
+    if _BUILTIN is None:
+        from advisor.resources import data_path
+
+        from advisor.engine.cache import cached
+        from advisor.load.yamlfile import loads, read_bytes
+
+        sources = [(str(path), read_bytes(path)) for path in rule_files(data_path("rules"))]
+        # Parsing the YAML and building the models is most of the catalog's cost at start-up;
+        # the files only change with advisor itself, so both are cached, keyed by their bytes.
+        def parse() -> list[tuple[Any, RuleFile]]:
+            roots = [loads(data, file) for file, data in sources]
+            return [(root, _trusted(root)) for root in roots]
+
+        rules: list[Rule] = []
+        for (file, _), (root, parsed) in zip(sources, cached("rules", sources, parse)):
+            rules.extend(rules_from_root(root, file, builtin=True, validate=False, parsed=parsed))
+        _BUILTIN = _checked(Catalog(rules))
+    return _BUILTIN
+
+
+def load_catalog(extra_folders: list[str | Path] = ()) -> Catalog:
+    """The built-in rules plus every rule file in the user's folders (--rules DIR)."""
+    base = builtin_catalog()
+    if not extra_folders:
+        return base
+    rules = list(base.rules)
+    for folder in extra_folders:
+        path = Path(folder)
+        if not path.is_dir():
+            raise InputError("--rules expects a folder of rule files (*.yaml)", file=str(path))
+        files = rule_files(path)
+        if not files:
+            raise InputError("no rule files (*.yaml) in this folder", file=str(path))
+        for file in files:
+            rules.extend(load_rule_file(file, builtin=False))
+    return _checked(Catalog(rules))
+
+
+def _checked(catalog: Catalog) -> Catalog:
+    seen: dict[str, Rule] = {}
+    for rule in catalog.rules:
+        if rule.id in seen:
+            first = seen[rule.id]
+            raise InputError(f"rule id {rule.id} is already defined in {first.file}:{first.line}",
+                             file=rule.file, line=rule.line, field="id")
+        seen[rule.id] = rule
+    catalog.rules.sort(key=lambda r: r.id)
+    return catalog

@@ -1,0 +1,253 @@
+"""Linting templates: each VM a reader finds becomes a Subject for the same rules engine.
+
+Readers (advisor.readers) turn .vmx, OVF/OVA, Packer and Terraform files into `.vmx`-style
+settings with lines; advisor.vmx.mapping maps those onto the VM model. Values a template leaves to
+variables stay unknown, and the rules that need them are skipped with a note.
+
+Work is split across processes when there are many files. Each worker loads the catalog once
+and returns plain findings; the parent sorts them, so output never depends on scheduling.
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from pydantic import ValidationError
+
+from advisor.engine.engine import Evaluator, Exemption, Policy, Subject
+from advisor.errors import InputError
+from advisor.report.findings import InputProblem, Run
+from advisor.model.spec import VM
+from advisor.load.hosts import BUNDLED, HostProfiles
+from advisor.load.yamlfile import gc_paused
+
+PARALLEL_THRESHOLD = 64  # below this, starting processes costs more than it saves
+
+
+@dataclass(slots=True)
+class LintJob:
+    """Everything a worker needs to rebuild the evaluator (catalogs do not pickle)."""
+
+    rule_dirs: list[str]
+    policy: Policy
+    host_ref: str | None
+    vsphere: str | None
+    workload: str | None = None
+    config_dir: str | None = None
+    profiles: HostProfiles = BUNDLED
+
+
+def host_and_version(job: LintJob) -> tuple[Any, Any]:
+    from advisor.model.versions import Version
+
+    host = None
+    if job.host_ref:
+        host = job.profiles.resolve(job.host_ref, Path(job.config_dir) if job.config_dir else Path.cwd(), "--host", None)
+    version = Version.parse(job.vsphere) if job.vsphere else (host.esxi if host else None)
+    return host, version
+
+
+def template_subject(t: Any, workload: str | None = None) -> Subject:
+    """A reader's TemplateVM as an engine Subject (raises InputError for invalid values)."""
+    from advisor.load.validation import to_input_errors
+    from advisor.vmx.mapping import template_fields
+
+    data, unknown, lines = template_fields(t)
+    if workload:
+        data["workload"] = workload
+    try:
+        vm = VM.model_validate(data, context={"lenient_shape": True})
+    except ValidationError as exc:
+        first = to_input_errors(exc, VM, None, t.file)[0]
+        key = _field_key(first.field or "")
+        raise InputError(first.message, file=t.file, line=lines.get(key) or _key_line(t, key) or t.line,
+                         field=t.spelling.get(key.lower(), first.field)) from None
+    vm._unknown = frozenset(unknown)
+    exemptions = [Exemption(rule.upper(), reason, "inline", None, t.file, line) for rule, reason, line in t.suppressions]
+
+    def locate(path: str) -> int | None:
+        if path.startswith("advanced."):
+            return _key_line(t, path[len("advanced."):]) or t.line
+        return lines.get(path.split(".")[0]) or t.line
+
+    return Subject(vm, t.file, t.line, locate, exemptions, frozenset(unknown), list(t.notes))
+
+
+def _key_line(t: Any, key: str) -> int | None:
+    setting = t.settings.get(key.lower())
+    return setting.line if setting is not None else None
+
+
+def _field_key(field: str) -> str:
+    if field.startswith("advanced."):
+        return field[len("advanced."):]
+    return field
+
+
+def _problem(exc: InputError, path: Path) -> InputProblem:
+    return InputProblem(exc.file or str(path), exc.line, exc.field, exc.message)
+
+
+def lint_paths(files: list[Path], job: LintJob, evaluator: Evaluator | None = None) -> Run:
+    """Read and evaluate templates in this process."""
+    from advisor.engine.catalog import load_catalog
+
+    if evaluator is None:
+        evaluator = Evaluator(load_catalog(job.rule_dirs), job.policy, full_vmx=False)
+    host, version = host_and_version(job)
+    # The cyclic collector would rescan the results kept so far every few hundred
+    # allocations (a third of the time per file); reading and evaluating a chunk of files
+    # makes almost no cycles, and the collector runs again between chunks.
+    with gc_paused():
+        for path in files:
+            _lint_file(path, job, evaluator, host, version)
+    return evaluator.run
+
+
+def _lint_file(path: Path, job: LintJob, evaluator: Evaluator, host: Any, version: Any) -> None:
+    from advisor.readers import read_template
+
+    evaluator.run.files.append(str(path))
+    try:
+        templates = read_template(path)
+        subjects = [template_subject(t, job.workload) for t in templates]
+    except InputError as exc:
+        evaluator.run.errors.append(_problem(exc, path))
+        return
+    if not subjects:
+        evaluator.run.notes.append(f"{path}: no virtual machine found in this template")
+        return
+    evaluator.evaluate(subjects, host, version, str(path))
+    for s in subjects:
+        evaluator.run.notes.extend(f"{s.file}: {s.vm.name}: {n}" for n in s.notes if "unknown" in n)
+
+
+def _worker(args: tuple[list[str], LintJob]) -> Run:
+    files, job = args
+    return lint_paths([Path(f) for f in files], job)
+
+
+def lint(files: list[Path], job: LintJob, jobs: int | None = None,
+         progress: Callable[[int], None] | None = None) -> Run:
+    """Lint every file, in parallel when there are many; merged in a deterministic order."""
+    from advisor.engine.catalog import load_catalog
+
+    catalog = load_catalog(job.rule_dirs)  # load errors surface here, before any work
+    workers = jobs if jobs is not None else (min(os.cpu_count() or 1, 8) if len(files) >= PARALLEL_THRESHOLD else 1)
+    if workers <= 1 or len(files) < 2:
+        evaluator = Evaluator(catalog, job.policy, full_vmx=False)
+        chunk = 50
+        for start in range(0, len(files), chunk):
+            lint_paths(files[start:start + chunk], job, evaluator)
+            if progress:
+                progress(min(chunk, len(files) - start))
+        return evaluator.finish()
+
+    import concurrent.futures as cf
+    import multiprocessing
+
+    size = max(20, min(500, len(files) // (workers * 8) or 1))
+    chunks = [[str(p) for p in files[i:i + size]] for i in range(0, len(files), size)]
+    parts: list[Run] = []
+    context = multiprocessing.get_context("fork" if hasattr(os, "fork") else "spawn")
+    # Frozen objects are never visited by the collector: forked workers then leave the pages
+    # they share with this process (modules, the catalog) unwritten instead of copying them.
+    gc.freeze()
+    try:
+        with cf.ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+            futures = {pool.submit(_worker, (chunk, job)): len(chunk) for chunk in chunks}
+            for future in cf.as_completed(futures):
+                parts.append(future.result())
+                if progress:
+                    progress(futures[future])
+    finally:
+        gc.unfreeze()
+    return merge(parts, Evaluator(catalog, job.policy, full_vmx=False))
+
+
+def merge(parts: list[Run], evaluator: Evaluator) -> Run:
+    run = evaluator.run
+    for part in parts:
+        run.vms.extend(part.vms)
+        run.hosts.extend(part.hosts)
+        run.findings.extend(part.findings)
+        run.errors.extend(part.errors)
+        run.notes.extend(part.notes)
+        run.files.extend(part.files)
+        run.evaluated.extend(part.evaluated)
+    run.vms.sort(key=lambda v: (v.file, v.line or 0, v.name))
+    run.errors.sort(key=lambda e: (e.file, e.line or 0))
+    run.files.sort()
+    run.notes.sort()
+    run.evaluated.sort(key=lambda e: (e[2], e[1]))  # by file and subject: independent of scheduling
+    return evaluator.finish()
+
+
+@dataclass(slots=True)
+class Baseline:
+    """Findings a team accepted when adopting advisor: matched by rule, file, VM and subject.
+
+    Lines are left out of the match on purpose, so editing a template above a finding does not
+    make it "new"; counts are kept so a second identical finding is still reported.
+    """
+
+    entries: dict[tuple[str, str, str, str], int] = field(default_factory=dict)
+    file: str | None = None
+
+    @staticmethod
+    def key(f: Any) -> tuple[str, str, str, str]:
+        return (f.rule, _portable(f.file or ""), f.vm or "", f.subject)
+
+    @classmethod
+    def load(cls, path: str) -> "Baseline":
+        import json
+
+        from advisor.load.yamlfile import read_bytes
+
+        try:
+            doc = json.loads(read_bytes(path))
+            rows = doc["findings"]
+            entries: dict[tuple[str, str, str, str], int] = {}
+            for row in rows:
+                k = (row["rule"], row["file"], row.get("vm") or "", row["subject"])
+                entries[k] = entries.get(k, 0) + int(row.get("count", 1))
+        except (ValueError, KeyError, TypeError) as exc:
+            raise InputError(f"not an advisor baseline ({type(exc).__name__}: {exc})", file=path) from None
+        return cls(entries, path)
+
+    def apply(self, run: Run) -> None:
+        from advisor.report.findings import Suppressed
+
+        left = dict(self.entries)
+        for f in run.findings:
+            if f.suppressed is not None:
+                continue
+            k = self.key(f)
+            if left.get(k, 0) > 0:
+                left[k] -= 1
+                f.suppressed = Suppressed("baseline", "accepted in the baseline", None, self.file, None)
+        stale = sum(n for n in left.values() if n > 0)
+        if stale:
+            run.notes.append(f"{self.file}: {stale} baseline entr{'y' if stale == 1 else 'ies'} no longer match "
+                             "a finding (fixed?); rewrite it with --write-baseline")
+
+    @staticmethod
+    def dump(run: Run) -> bytes:
+        import json
+
+        counts: dict[tuple[str, str, str, str], int] = {}
+        for f in run.findings:
+            if f.suppressed is None or f.suppressed.kind == "baseline":
+                k = Baseline.key(f)
+                counts[k] = counts.get(k, 0) + 1
+        rows = [{"rule": r, "file": fi, "vm": vm or None, "subject": s, "count": n}
+                for (r, fi, vm, s), n in sorted(counts.items())]
+        return (json.dumps({"schema": "advisor-baseline/v1", "findings": rows}, indent=2) + "\n").encode()
+
+
+def _portable(path: str) -> str:
+    return path.replace("\\", "/")

@@ -1,0 +1,82 @@
+"""The rules reference (docs/rules.md) and `advisor explain`, both rendered from the catalog."""
+
+from __future__ import annotations
+
+import yaml
+
+from advisor.engine.catalog import Catalog, Rule
+from advisor.facts.facts import FACTS
+
+HEADER = """# Rules reference
+
+Generated from `rules/*.yaml` by `advisor rules --format markdown > docs/rules.md`; a test fails
+when this page is stale. Severities are defaults; change them with `severity:` in `.advisor.yaml`.
+Conditions are [CEL](https://cel.dev) over the facts listed at the end of this page.
+"""
+
+
+def _example(spec: dict) -> str:
+    return yaml.safe_dump(_plain(spec), sort_keys=False, default_flow_style=None, width=100).rstrip()
+
+
+def _plain(value):
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value
+
+
+def rule_markdown(rule: Rule) -> str:
+    d = rule.d
+    lines = [f"## {d.id} {d.name}", "", f"**{d.severity}** · scope: {d.scope}"
+             + (f" · workloads: {', '.join(d.workloads)}" if d.workloads else "")
+             + (f" · vSphere {d.vsphere.min or ''}–{d.vsphere.max or ''}" if d.vsphere.min or d.vsphere.max else ""),
+             "", d.summary + ".", "", " ".join(d.rationale.split()), "",
+             f"Condition: `{d.when}`", "", f"Fix: {d.fix.text}"]
+    for part in ("vmx", "guest", "host", "resize"):
+        values = getattr(d.fix, part)
+        if values:
+            lines.append("")
+            lines.extend(f"- {part}: `{k} = {v}`" for k, v in values.items())
+    lines += ["", "References:", ""]
+    lines += [f"- {r.text()}" for r in d.references]
+    lines += ["", "Fails:", "", "```yaml", _example(d.examples.fail[0]), "```", "", "Passes:", "", "```yaml",
+              _example(d.examples.pass_[0]), "```", ""]
+    return "\n".join(lines)
+
+
+def catalog_markdown(catalog: Catalog) -> str:
+    builtin = [r for r in catalog.rules if r.builtin]
+    out = [HEADER, "| id | name | severity | summary |", "|---|---|---|---|"]
+    out += [f"| [{r.id}](#{r.id.lower()}-{r.d.name}) | {r.d.name} | {r.d.severity} | {r.d.summary} |" for r in builtin]
+    out.append("")
+    out += [rule_markdown(r) for r in builtin]
+    out += ["## Facts", "", "| fact | type | meaning |", "|---|---|---|"]
+    out += [f"| `{f.name}` | {f.type} | {f.doc} |" for f in sorted(FACTS.values(), key=lambda f: f.name)]
+    return "\n".join(out) + "\n"
+
+
+def explain_text(rule: Rule) -> str:
+    d = rule.d
+    lines = [f"{d.id}  {d.name}  ({d.severity}, scope {d.scope})", "", d.summary + ".", "",
+             "Why:", *_wrap(" ".join(d.rationale.split())), "", f"Condition: {d.when}",
+             f"Applies to: {', '.join(d.workloads) if d.workloads else 'every workload'}"
+             + (f"; vSphere {d.vsphere.min or 'any'} to {d.vsphere.max or 'latest'}" if d.vsphere.min or d.vsphere.max else ""),
+             "", f"Fix: {d.fix.text}"]
+    for part in ("vmx", "guest", "host", "resize"):
+        for key, value in getattr(d.fix, part).items():
+            lines.append(f"  {part}: {key} = {value}")
+    lines += ["", "References:", *[f"  - {r.text()}" for r in d.references]]
+    for title, examples in (("Fails on", d.examples.fail), ("Passes on", d.examples.pass_)):
+        for example in examples:
+            lines += ["", f"{title}:", *("  " + ln for ln in _example(example).splitlines())]
+    if not rule.builtin:
+        lines += ["", f"Defined in {rule.file}:{rule.line}"]
+    return "\n".join(lines) + "\n"
+
+
+def _wrap(text: str) -> list[str]:
+    import textwrap
+
+    return textwrap.wrap(text, 96, initial_indent="  ", subsequent_indent="  ")

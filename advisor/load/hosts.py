@@ -1,0 +1,114 @@
+"""Host profiles: the bundled ones in hosts/, a path to a host file, or a host written inline."""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from advisor.errors import InputError
+from advisor.resources import data_path
+from advisor.model.spec import Host
+from advisor.load.validation import to_input_errors
+from advisor.load.yamlfile import LocDict, load
+
+
+@dataclass(frozen=True)
+class HostProfiles:
+    """Where host profiles are looked up: the user's own folders (configuration
+    `host_profiles:`), searched first, then the bundled hosts/. A value passed to whatever
+    resolves a `host:` name, so two runs with different folders never see each other's."""
+
+    folders: tuple[Path, ...] = ()
+    _loaded: dict[Path, Host] = field(default_factory=dict, compare=False, repr=False)
+
+    @classmethod
+    def with_folders(cls, folders: Iterable[str | Path]) -> HostProfiles:
+        paths = tuple(dict.fromkeys(Path(f) for f in folders))
+        for path in paths:
+            if not path.is_dir():
+                raise InputError("host profile folder not found", file=str(path), field="host_profiles")
+        return cls(paths)
+
+    def search_path(self) -> tuple[Path, ...]:
+        return (*self.folders, data_path("hosts"))
+
+    def names(self) -> list[str]:
+        return sorted({p.stem for folder in self.search_path() for p in folder.glob("*.yaml")})
+
+    def load(self, name: str) -> Host:
+        """The profile called ``name`` (a file stem in one of the folders)."""
+        path = None
+        if "/" not in name and "\\" not in name:
+            path = next((f / f"{name}.yaml" for f in self.search_path() if (f / f"{name}.yaml").is_file()), None)
+        if path is None:
+            close = difflib.get_close_matches(name, self.names(), n=1, cutoff=0.5)
+            hint = f"; did you mean '{close[0]}'?" if close else " (run 'advisor hosts' to list them)"
+            raise InputError(f"unknown host profile '{name}'{hint}", field="host")
+        if path not in self._loaded:
+            self._loaded[path] = load_host_file(path)
+        return self._loaded[path]
+
+    def resolve(self, ref: str, relative_to: Path | None, file: str, line: int | None) -> Host:
+        """A host named by profile id or by path (relative to the spec that names it)."""
+        looks_like_path = ref.endswith((".yaml", ".yml")) or "/" in ref or "\\" in ref
+        if looks_like_path:
+            path = Path(ref)
+            if not path.is_absolute() and relative_to is not None:
+                path = relative_to / path
+            try:
+                return load_host_file(path)
+            except InputError as exc:
+                if exc.message == "no such file":
+                    raise InputError(f"host file '{ref}' not found", file=file, line=line, field="host") from None
+                raise
+        try:
+            return self.load(ref)
+        except InputError as exc:
+            if exc.file is None:
+                exc.file, exc.line = file, line
+            raise
+
+
+# Only the bundled profiles: what a run without `host_profiles:` configured sees.
+BUNDLED = HostProfiles()
+
+
+def host_from_data(data: Any, file: str, prefix: tuple[Any, ...] = (), root: Any = None) -> Host:
+    if not isinstance(data, dict):
+        line = getattr(root, "line", None) if root is not None else None
+        raise InputError("a host must be a mapping of fields", file=file, line=line, field=".".join(map(str, prefix)) or None)
+    try:
+        return Host.model_validate(data)
+    except ValidationError as exc:
+        errors = to_input_errors(exc, Host, root if root is not None else data, file, prefix)
+        raise errors[0] from None
+
+
+def load_host_file(path: Path) -> Host:
+    data = load(path)
+    return host_from_data(data, str(path), root=data)
+
+
+def inline_or_named(value: Any, spec_file: str, root: LocDict | None, profiles: HostProfiles = BUNDLED) -> Host:
+    line = root.lines.get("host") if isinstance(root, LocDict) else None
+    base = Path(spec_file).parent if spec_file else None
+    if isinstance(value, Host):
+        return value
+    if isinstance(value, str):
+        return profiles.resolve(value, base, spec_file, line)
+    return host_from_data(value, spec_file, ("host",), root)
+
+
+def load_profile(name: str) -> Host:
+    """A bundled profile by name (commands that read no configuration, and tests)."""
+    return BUNDLED.load(name)
+
+
+def profile_names() -> list[str]:
+    """The bundled profiles' names."""
+    return BUNDLED.names()

@@ -1,0 +1,88 @@
+"""Reading a spec file (vm.yaml) into validated models with their source lines."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from advisor.errors import InputError
+from advisor.load.hosts import BUNDLED, HostProfiles, inline_or_named
+from advisor.model.spec import VM, Host, Spec
+from advisor.load.validation import to_input_errors
+from advisor.model.versions import Version
+from advisor.load.yamlfile import LocDict, gc_paused, line_of, loads, read_bytes
+
+
+@dataclass
+class LoadedSpec:
+    """A validated spec, its resolved host and version, and where things are in the file."""
+
+    file: str
+    spec: Spec
+    host: Host
+    version: Version
+    root: Any
+
+    def line(self, *loc: Any) -> int | None:
+        return line_of(self.root, loc)
+
+    def vm_line(self, index: int, field: str | None = None) -> int | None:
+        return self.line("vms", index, field) if field else self.line("vms", index)
+
+    def vm_field_line(self, index: int, field: str) -> int | None:
+        """Line of a VM field, or of the advanced key that set it, else of the VM itself."""
+        vm_node = self.root["vms"][index] if isinstance(self.root, dict) else None
+        if isinstance(vm_node, LocDict):
+            if field in vm_node.lines:
+                return vm_node.lines[field]
+            adv = vm_node.get("advanced")
+            if isinstance(adv, LocDict):
+                for key, line in adv.lines.items():
+                    if str(key).lower() == field.lower():
+                        return line
+            return vm_node.line
+        return None
+
+
+def parse_spec(data: bytes | str, file: str, profiles: HostProfiles = BUNDLED) -> LoadedSpec:
+    return spec_from_root(loads(data, file), file, profiles=profiles)
+
+
+def spec_from_root(root: Any, file: str, lenient_shape: bool = False, profiles: HostProfiles = BUNDLED) -> LoadedSpec:
+    """A spec from already-parsed YAML (a rule's example, a sizing proposal)."""
+    if root is None:
+        raise InputError("the file is empty; a spec needs 'host:' and 'vms:'", file=file)
+    if not isinstance(root, dict):
+        raise InputError("a spec is a mapping with 'host:' and 'vms:' at the top", file=file, line=getattr(root, "line", 1))
+    try:
+        # lenient_shape admits what templates can hold but specs may not (cores per socket
+        # not dividing vCPUs), so rule examples can show the template case.
+        with gc_paused():
+            spec = Spec.model_validate(root, context={"lenient_shape": lenient_shape})
+    except ValidationError as exc:
+        raise to_input_errors(exc, Spec, root, file)[0] from None
+    host = inline_or_named(spec.host, file, root, profiles)
+    version = spec.vsphere or host.esxi
+    return LoadedSpec(file=file, spec=spec, host=host, version=version, root=root)
+
+
+def load_spec(path: str | Path, profiles: HostProfiles = BUNDLED) -> LoadedSpec:
+    return parse_spec(read_bytes(path), str(path), profiles)
+
+
+def all_errors(data: bytes | str, file: str) -> list[InputError]:
+    """Every validation problem of a spec (the CLI shows the first; editors want all)."""
+    try:
+        root = loads(data, file)
+        Spec.model_validate(root)
+    except InputError as exc:
+        return [exc]
+    except ValidationError as exc:
+        return to_input_errors(exc, Spec, root, file)
+    return []
+
+
+__all__ = ["LoadedSpec", "load_spec", "parse_spec", "all_errors", "VM"]

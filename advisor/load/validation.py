@@ -1,0 +1,84 @@
+"""Turn a Pydantic ValidationError into InputErrors that name the file, line and field.
+
+Also suggests the field the user probably meant when a key is unknown ("did you mean ...?").
+"""
+
+from __future__ import annotations
+
+import difflib
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from advisor.errors import InputError
+from advisor.load.yamlfile import line_of
+
+
+def _model_at(model: type[BaseModel], loc: tuple[Any, ...]) -> type[BaseModel] | None:
+    """The model class that owns the last element of loc, following nested fields."""
+    import typing
+
+    current: Any = model
+    for part in loc[:-1]:
+        if isinstance(part, int) or not (isinstance(current, type) and issubclass(current, BaseModel)):
+            continue
+        field = current.model_fields.get(part)
+        if field is None:
+            return None
+        current = _inner_model(field.annotation, typing)
+    return current if isinstance(current, type) and issubclass(current, BaseModel) else None
+
+
+def _inner_model(annotation: Any, typing: Any) -> Any:
+    stack = [annotation]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, type) and issubclass(item, BaseModel):
+            return item
+        stack.extend(typing.get_args(item))
+    return None
+
+
+def _path_text(loc: tuple[Any, ...]) -> str:
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out
+
+
+def to_input_errors(
+    exc: ValidationError, model: type[BaseModel], root: Any, file: str, prefix: tuple[Any, ...] = ()
+) -> list[InputError]:
+    errors = []
+    for err in exc.errors(include_url=False):
+        loc = tuple(p for p in err["loc"] if not (isinstance(p, str) and p.startswith(("function-", "lax-", "json-"))))
+        # Union members show up as extra path parts ('str', 'Host', 'int', 'literal[...]').
+        loc = tuple(p for p in loc if not (isinstance(p, str) and (p[:1].isupper() or p in {"str", "int", "bool", "float"} or p.startswith("literal["))))
+        message = err["msg"]
+        original = (err.get("ctx") or {}).get("error")
+        extra = getattr(original, "path", None)
+        if extra:
+            loc = loc + tuple(extra)
+        if message.startswith("Value error, "):
+            message = message[len("Value error, "):]
+        if err["type"] == "extra_forbidden" and err["loc"] and loc[-1:] != tuple(err["loc"][-1:]):
+            loc = loc + tuple(err["loc"][-1:])  # the unknown key itself, even one spelled like a union tag ('Host')
+        if err["type"] == "extra_forbidden":
+            owner = _model_at(model, loc)
+            known = list(owner.model_fields) if owner else []
+            close = difflib.get_close_matches(str(loc[-1]), known, n=1)
+            message = f"unknown key '{loc[-1]}'" + (f"; did you mean '{close[0]}'?" if close else "")
+            if not close and known:
+                message += f" (allowed: {', '.join(known)})"
+        elif err["type"] == "missing":
+            message = "required field is missing"
+        elif err["type"] == "literal_error":
+            message = f"'{err.get('input')}' is not allowed; " + message.replace("Input should be", "use")
+        full = prefix + loc
+        errors.append(
+            InputError(message, file=file, line=line_of(root, full), field=_path_text(full) or None)
+        )
+    # One line per problem, in file order: a user fixes them top to bottom.
+    # An unknown key usually explains a "missing" one (a typo), so it comes first.
+    errors.sort(key=lambda e: (not e.message.startswith("unknown key"), e.line or 0, e.field or ""))
+    return errors

@@ -1,0 +1,88 @@
+"""The model's building blocks: sized and versioned field types, the strict base model, and the
+devices a VM has (disks, NICs).
+
+They sit below both the spec models (advisor.model.spec) and the .vmx key table
+(advisor.vmx.mapping), which builds NICs and reports field errors while reconciling `advanced:`
+keys: neither needs to import the other's module at run time.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PlainSerializer, WithJsonSchema
+
+from advisor.model.units import format_mib, parse_size_mib
+from advisor.model.versions import Version
+from advisor.vocab import Adapter, Controller
+
+# --- scalar types ---------------------------------------------------------------------------
+
+SizeMiB = Annotated[
+    int,
+    BeforeValidator(parse_size_mib),
+    PlainSerializer(format_mib, return_type=str),
+    WithJsonSchema(
+        {
+            "anyOf": [
+                {"type": "string", "pattern": r"^\s*\d+(\.\d+)?\s*([KMGTP]i?B?|[kmgtp]i?b?)?\s*$"},
+                {"type": "integer", "minimum": 1},
+            ],
+            "description": "A size: 64GB, 1.5TB, 4096MB (GB means GiB, as in vSphere; a bare number is MB).",
+        }
+    ),
+]
+
+
+def _version(value: Any) -> Version:
+    return value if isinstance(value, Version) else Version.parse(value)
+
+
+VersionField = Annotated[
+    Version,
+    BeforeValidator(_version),
+    PlainSerializer(str, return_type=str),
+    WithJsonSchema({"type": "string", "pattern": r"^\d+(\.\d+){0,2}(\s*[Uu]\d+[a-z]?)?$",
+                    "description": "vSphere/ESXi version, e.g. \"6.7\", \"7.0 U3\", \"8.0\"."}),
+]
+
+Workload = Literal[
+    "generic", "sql-server", "oracle", "exchange", "hadoop", "spark", "java", "hpc", "vdi",
+    "xenapp", "latency-critical", "container-host", "ml-gpu", "web", "file-server",
+]
+WORKLOADS: tuple[str, ...] = Workload.__args__  # type: ignore[attr-defined]
+
+LatencySensitivity = Literal["low", "normal", "medium", "high", "high-ht"]
+PowerPolicy = Literal["high-performance", "balanced", "low-power", "custom"]
+
+
+class FieldValueError(ValueError):
+    """A model-level check that knows which field (path below the model) it is about."""
+
+    def __init__(self, message: str, *path: str | int) -> None:
+        super().__init__(message)
+        self.path = path
+
+
+class Strict(BaseModel):
+    # defer_build: validators are generated when a model is first used, once per run, instead
+    # of for every class at import (start-up time is part of a CI linter's cost).
+    model_config = ConfigDict(extra="forbid", frozen=False, populate_by_name=True, defer_build=True)
+
+
+
+# --- devices --------------------------------------------------------------------------------
+
+
+class Disk(Strict):
+    size: SizeMiB | None = None
+    controller: Controller = Field(description="Virtual controller type the disk hangs on.")
+    bus: int = Field(0, ge=0, le=3, description="Index of that controller (scsi0..scsi3, nvme0..nvme3).")
+    role: Literal["os", "data", "log", "tempdb", "backup", "other"] = "data"
+    heavy_io: bool = Field(False, description="The disk carries a heavy, sustained I/O load.")
+    queue_depth: int | None = Field(None, ge=1, le=1024, description="Guest PVSCSI per-device queue depth.")
+
+
+class Nic(Strict):
+    adapter: Adapter
+    coalescing: Literal["rbc", "static", "disabled", "calibrate"] | None = None

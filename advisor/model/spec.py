@@ -1,0 +1,268 @@
+"""The input format: hosts, VMs and the spec file that holds them, as Pydantic v2 models.
+
+These models are the single definition of what advisor accepts; `advisor schema` prints the
+JSON Schema generated from them for editor completion. Sizes are normalised to MiB, versions to
+Version; raw `.vmx` keys under `advanced:` are reconciled with the structured fields they
+overlap (see advisor.vmx.mapping) so that a spec and a linted template mean the same thing.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import math
+from typing import Annotated, Any, Literal
+
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Discriminator,
+    Field,
+    PlainSerializer,
+    PrivateAttr,
+    Tag,
+    ValidationInfo,
+    WithJsonSchema,
+    field_validator,
+    model_validator,
+)
+
+from advisor.model.base import (
+    WORKLOADS,
+    FieldValueError,
+    LatencySensitivity,
+    PowerPolicy,
+    SizeMiB,
+    Strict,
+    VersionField,
+    Workload,
+)
+from advisor.model.base import Disk as Disk
+from advisor.model.base import Nic as Nic
+from advisor.model.units import format_mib
+from advisor.model.versions import Version
+from advisor.vmx.mapping import advanced_value, reconcile_advanced
+
+# --- host -----------------------------------------------------------------------------------
+
+
+class Host(Strict):
+    """An ESXi host: its CPU packages, NUMA layout, memory and power settings."""
+
+    name: str = Field(min_length=1, max_length=120)
+    description: str | None = None
+    cpu: str | None = Field(None, description="CPU model, e.g. 'Intel Xeon E7-4870'.")
+    sockets: int = Field(ge=1, le=32)
+    cores_per_socket: int = Field(ge=1, le=512)
+    threads_per_core: int = Field(1, ge=1, le=4, description="2 with hyper-threading / SMT on.")
+    numa_nodes_per_socket: int = Field(
+        1, ge=1, le=16, description="NUMA nodes each socket presents: AMD NPS2/NPS4, Intel SNC2/SNC4 or COD."
+    )
+    numa_mode: str | None = Field(None, description="Free text: NPS4, SNC2, COD ...")
+    memory: SizeMiB
+    core_mhz: int | None = Field(None, ge=100, le=10000, description="Nominal core clock (MHz).")
+    esxi: VersionField = Field(description="ESXi version the host runs.")
+    power_policy: PowerPolicy = Field("balanced", description="Power.CpuPolicy (Balanced is ESXi's default).")
+    max_freq_pct: int | None = Field(None, ge=1, le=100, description="Power.MaxFreqPct (Custom policy).")
+    cstate_residency_coef: int | None = Field(None, ge=0, description="Power.CStateResidencyCoef (Custom policy).")
+    bios_power: Literal["os-controlled", "max-performance", "balanced", "power-saving", "custom"] | None = Field(
+        None, description="BIOS power management mode."
+    )
+    turbo: bool | None = None
+    deep_cstates: bool | None = Field(None, description="Whether deep C-states (C3/C6) are enabled in the BIOS.")
+    prefer_ht: bool = Field(False, description="Host advanced setting Numa.PreferHT = 1.")
+    follow_cores_per_socket: bool = Field(False, description="Host advanced setting Numa.FollowCoresPerSocket = 1.")
+    gpus: list[HostGpu] = Field(default_factory=list)
+    source: str | None = Field(None, description="Where the profile's figures come from.")
+
+    @model_validator(mode="after")
+    def _nodes_divide_cores(self) -> "Host":
+        if self.cores_per_socket % self.numa_nodes_per_socket:
+            raise FieldValueError(
+                f"numa_nodes_per_socket ({self.numa_nodes_per_socket}) must divide "
+                f"cores_per_socket ({self.cores_per_socket})",
+                "numa_nodes_per_socket",
+            )
+        return self
+
+    @property
+    def nodes(self) -> int:
+        return self.sockets * self.numa_nodes_per_socket
+
+    @property
+    def cores_per_node(self) -> int:
+        return self.cores_per_socket // self.numa_nodes_per_socket
+
+    @property
+    def threads_per_node(self) -> int:
+        return self.cores_per_node * self.threads_per_core
+
+    @property
+    def cores(self) -> int:
+        return self.sockets * self.cores_per_socket
+
+    @property
+    def logical_cpus(self) -> int:
+        return self.cores * self.threads_per_core
+
+    @property
+    def memory_per_node(self) -> int:
+        return self.memory // self.nodes
+
+
+class HostGpu(Strict):
+    model: str = Field(description="GPU model, e.g. 'M60' or 'A100'.")
+    count: int = Field(1, ge=1, le=64)
+
+
+# --- VM parts -------------------------------------------------------------------------------
+
+
+class Gpu(Strict):
+    profile: str | None = Field(None, description="vGPU profile, e.g. 'grid_m60-8q'.")
+    passthrough: int = Field(0, ge=0, le=16, description="GPUs given to the VM with DirectPath I/O.")
+    purpose: Literal["ml-training", "ml-inference", "graphics", "mixed"] | None = None
+
+
+class Sql(Strict):
+    """SQL Server instance settings; unset fields are SQL Server's own defaults."""
+
+    version: str | None = Field(None, description="e.g. '2019'.")
+    edition: Literal["enterprise", "standard", "developer", "express", "web"] = "enterprise"
+    licensing: Literal["per-core", "server-cal"] = "per-core"
+    maxdop: int = Field(0, ge=0, le=32767, description="max degree of parallelism (0 = all).")
+    cost_threshold: int = Field(5, ge=0, le=32767, description="cost threshold for parallelism.")
+    trace_flags: list[int] = Field(default_factory=list)
+    lock_pages_in_memory: bool = False
+    affinity_mask: int = Field(0, ge=0, description="sp_configure 'affinity mask' (0 = automatic).")
+    priority_boost: bool = False
+    lightweight_pooling: bool = False
+    max_server_memory: SizeMiB | None = None
+
+
+class Guest(Strict):
+    power_plan: Literal["high-performance", "balanced", "power-saver"] | None = None
+    large_pages: bool | None = Field(None, description="Large pages used by the application.")
+    tools: bool = Field(True, description="VMware Tools (paravirtual drivers) installed.")
+
+
+class Java(Strict):
+    jvms: int = Field(1, ge=1, le=1000, description="JVMs running in this VM.")
+    heap: SizeMiB | None = None
+    large_pages: bool = False
+
+
+class Hpc(Strict):
+    memory_bound: bool = Field(False, description="Bandwidth/latency bound (Stream-like), not compute bound.")
+
+
+class Containers(Strict):
+    networking: Literal["bridge", "host", "macvlan", "sriov"] = "bridge"
+    latency_critical: bool = False
+
+
+class Suppression(Strict):
+    rule: str = Field(min_length=1, description="Rule id (e.g. NUMA001) or prefix (NUMA).")
+    reason: str = Field(min_length=3, description="Why the finding does not apply; required.")
+    until: _dt.date | None = Field(None, description="Expiry date; afterwards the finding returns.")
+
+
+# --- VM -------------------------------------------------------------------------------------
+
+
+class VM(Strict):
+    """A proposed VM (or `count` identical ones)."""
+
+    name: str = Field(min_length=1, max_length=200)
+    count: int = Field(1, ge=1, le=100_000, description="Number of identical VMs on the host.")
+    vcpus: int = Field(ge=1, le=4096)
+    cores_per_socket: int | None = Field(None, ge=1, le=4096, description="cpuid.coresPerSocket.")
+    memory: SizeMiB
+    hardware_version: int | None = Field(None, ge=3, le=30, description="virtualHW.version.")
+    guest_os: str | None = Field(None, description="guestOS id, e.g. windows2019srv-64.")
+    workload: Workload = "generic"
+    production: bool = Field(True, description="A production VM (reservations and power matter).")
+    latency_sensitivity: LatencySensitivity = "normal"
+    cpu_reservation: int | Literal["full"] | None = Field(None, description="MHz, or 'full'.")
+    memory_reservation: SizeMiB | Literal["full"] | None = None
+    cpu_hot_add: bool = False
+    memory_hot_add: bool = False
+    cpu_affinity: str | None = Field(None, description="sched.cpu.affinity: 'all' or a list of pCPUs.")
+    disks: list[Disk] = Field(default_factory=list)
+    nics: list[Nic] = Field(default_factory=list)
+    gpu: Gpu | None = None
+    fault_tolerance: bool = False
+    advanced: dict[str, str | int | bool | float] = Field(
+        default_factory=dict, description="Raw .vmx keys; overlapping structured fields must agree."
+    )
+    sql: Sql | None = None
+    guest: Guest = Field(default_factory=Guest)
+    java: Java | None = None
+    hpc: Hpc | None = None
+    containers: Containers | None = None
+    ignore: list[Suppression] = Field(default_factory=list)
+
+    # Fields a template left unknown (unresolved variables): rules needing them are skipped.
+    _unknown: frozenset[str] = PrivateAttr(default=frozenset())
+
+    @field_validator("cpu_reservation", mode="before")
+    @classmethod
+    def _mhz(cls, value: Any) -> Any:
+        if isinstance(value, str) and value.lower() != "full":
+            text = value.strip().lower()
+            for unit, factor in (("ghz", 1000), ("mhz", 1)):
+                if text.endswith(unit):
+                    mhz = float(text[: -len(unit)]) * factor
+                    if not math.isfinite(mhz):
+                        raise ValueError(f"'{value}' is not a finite number of MHz")
+                    return int(round(mhz))
+            raise ValueError("a CPU reservation is MHz (e.g. 24000, '24GHz') or 'full'")
+        if isinstance(value, int) and not isinstance(value, bool) and value < 0:
+            raise ValueError("a reservation cannot be negative")
+        return value
+
+    @model_validator(mode="after")
+    def _reconcile(self, info: ValidationInfo) -> "VM":
+        reconcile_advanced(self)
+        strict_shape = not (info.context or {}).get("lenient_shape", False)
+        if strict_shape and self.cores_per_socket and self.vcpus % self.cores_per_socket:
+            raise FieldValueError(
+                f"cores_per_socket ({self.cores_per_socket}) must divide vcpus ({self.vcpus}): "
+                "a VM's sockets all have the same number of cores",
+                "cores_per_socket",
+            )
+        return self
+
+    @property
+    def unknown(self) -> frozenset[str]:
+        return self._unknown
+
+    def setting(self, key: str) -> str | None:
+        """A raw .vmx value from `advanced:` (case-insensitive key), as a string."""
+        return advanced_value(self, key)
+
+
+class Spec(Strict):
+    """A spec file: one host and the VMs proposed for it."""
+
+    vsphere: VersionField | None = Field(None, description="vSphere version; default: the host's ESXi.")
+    host: Annotated[
+        Annotated[str, Tag("Profile")] | Annotated[Host, Tag("Inline")],
+        Discriminator(lambda v: "Profile" if isinstance(v, str) else "Inline"),
+    ] = Field(description="A profile name from hosts/, a path to a host file, or a host inline.")
+    vms: list[VM] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _unique_names(self) -> "Spec":
+        seen: set[str] = set()
+        for index, vm in enumerate(self.vms):
+            if vm.name in seen:
+                raise FieldValueError(
+                    f"two VMs are named '{vm.name}'; names identify findings, make them unique",
+                    "vms", index, "name",
+                )
+            seen.add(vm.name)
+        return self
+
+
+Host.model_rebuild()

@@ -1,0 +1,141 @@
+"""The results advisor produces: findings, per-VM and per-host results, and a whole run.
+
+Every output format (text, JSON, SARIF, JUnit, GitHub, Markdown) renders these objects and
+nothing else, so the formats cannot disagree about what was found.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Iterator
+
+from advisor.vocab import SEVERITIES, SEVERITY_RANK
+
+JSON_SCHEMA_ID = "advisor/v1"
+
+
+@dataclass(slots=True)
+class Suppressed:
+    """Why a finding is not counted: where the suppression came from and its reason."""
+
+    kind: str  # "spec" | "inline" | "config" | "baseline"
+    reason: str
+    until: str | None = None
+    file: str | None = None
+    line: int | None = None
+
+
+@dataclass(slots=True)
+class Finding:
+    rule: str
+    name: str
+    severity: str
+    subject: str  # "vm sql01", "host hp-dl580-g7", "vm sql01 disk 1"
+    message: str
+    vm: str | None = None
+    file: str | None = None
+    line: int | None = None
+    evidence: dict[str, Any] = field(default_factory=dict)
+    # Keys: "vmx" {key: value}, "guest" {setting: value}, "host" {setting: value},
+    # "resize" {field: value}, "text" one-line instruction.
+    fix: dict[str, Any] = field(default_factory=dict)
+    references: list[str] = field(default_factory=list)
+    suppressed: Suppressed | None = None
+
+    def sort_key(self) -> tuple[Any, ...]:
+        return (self.file or "", self.vm or "", -SEVERITY_RANK[self.severity], self.rule, self.subject, self.line or 0)
+
+    def as_dict(self) -> dict[str, Any]:
+        out = {
+            "rule": self.rule,
+            "name": self.name,
+            "severity": self.severity,
+            "subject": self.subject,
+            "vm": self.vm,
+            "file": self.file,
+            "line": self.line,
+            "message": self.message,
+            "evidence": self.evidence,
+            "fix": self.fix,
+            "references": self.references,
+            "suppressed": None,
+        }
+        if self.suppressed:
+            s = self.suppressed
+            out["suppressed"] = {"kind": s.kind, "reason": s.reason, "until": s.until, "file": s.file, "line": s.line}
+        return out
+
+
+@dataclass(slots=True)
+class VmResult:
+    name: str
+    file: str
+    host: str | None
+    count: int
+    line: int | None
+    topology: dict[str, Any] | None  # Topology.as_dict(), None without a host
+    recommended_vmx: dict[str, str] = field(default_factory=dict)
+    recommended_guest: dict[str, Any] = field(default_factory=dict)
+    # .vmx key -> (rule id, one-line reason) for each recommended key that a rule asked for.
+    vmx_reasons: dict[str, tuple[str, str]] = field(default_factory=dict)
+    # Rules skipped for unknown values, with why: the tuple of every VM evaluated on the same
+    # group of rules, shared rather than copied (a run may hold ten thousand VMs).
+    skipped: tuple[str, ...] = ()
+
+
+@dataclass(slots=True)
+class HostResult:
+    name: str
+    file: str
+    summary: str  # one-line capacity summary
+    capacity: dict[str, Any] = field(default_factory=dict)
+    recommended_host: dict[str, str] = field(default_factory=dict)
+    node_load: list[int] = field(default_factory=list)  # vCPUs homed per physical node
+
+
+@dataclass(slots=True)
+class InputProblem:
+    """An input error in a multi-file run: reported, counted, and the run goes on."""
+
+    file: str
+    line: int | None
+    field: str | None
+    message: str
+
+    def __str__(self) -> str:
+        where = self.file + (f":{self.line}" if self.line else "")
+        return f"{where}:{' ' + self.field + ':' if self.field else ''} {self.message}"
+
+
+@dataclass(slots=True)
+class Run:
+    """Everything one advisor invocation found, across all its input files."""
+
+    vms: list[VmResult] = field(default_factory=list)
+    hosts: list[HostResult] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+    errors: list[InputProblem] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # e.g. unused or expired suppressions
+    files: list[str] = field(default_factory=list)
+    # Metadata of every rule that was evaluated, for formats that describe rules (SARIF, JUnit):
+    # id -> {"name", "severity", "summary", "rationale", "references": [str], "fix_text"}.
+    rules: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # Every (rule ids, subject, file) the engine evaluated, failing or passing: JUnit reports
+    # passes. One entry per subject, not per rule: a large estate keeps one small tuple per VM.
+    evaluated: list[tuple[tuple[str, ...], str, str]] = field(default_factory=list)
+
+    def evaluated_cases(self) -> Iterator[tuple[str, str, str]]:
+        """Every (rule id, subject, file) evaluated, in evaluation order."""
+        for ids, subject, file in self.evaluated:
+            for rule in ids:
+                yield rule, subject, file
+
+    def counts(self) -> dict[str, int]:
+        out = {s: 0 for s in SEVERITIES}
+        for f in self.findings:
+            if f.suppressed is None:
+                out[f.severity] += 1
+        return out
+
+    def sort(self) -> None:
+        self.findings.sort(key=Finding.sort_key)

@@ -1,0 +1,667 @@
+"""`advisor size`: VM shapes that fit a host's NUMA nodes, for a workload.
+
+The shape kinds and their order per workload come from rules/shapes.yaml (the papers' evidence);
+this module turns them into concrete vCPU counts for one host, finds how many VMs keep every
+node equally loaded, sizes memory from the node-local share, and then asks the rule catalog:
+a proposal is kept only when the spec it would emit gets no warning and no error from
+`advisor check`. Rejected candidates are kept with the rules that rejected them, so the output
+can say why an obvious shape is missing.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import math
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from advisor.engine.catalog import Reference
+from advisor.errors import InputError
+from advisor.vocab import BLOCKING
+from advisor.model.spec import VM, WORKLOADS, Host, SizeMiB
+from advisor.numa.topology import Topology, layout_text, predict
+from advisor.model.units import format_mib
+from advisor.model.versions import Version, hw_feature, hw_max_vcpus, limits_for
+
+MIN_MEMORY_MIB = 1024
+KIND_NAMES = ("node", "node-ht", "split", "span", "span-ht", "per-socket", "fixed", "requested", "fit")
+
+
+# --- rules/shapes.yaml ----------------------------------------------------------------------
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", defer_build=True)
+
+
+class ShapeDef(_Strict):
+    kind: Literal["node", "node-ht", "split", "span", "span-ht", "per-socket", "fixed"]
+    by: int | None = Field(None, ge=2, le=64, description="split: VMs sharing each node's cores")
+    vcpus: int | None = Field(None, ge=1, le=4096, description="fixed: vCPUs per VM")
+    vms: int | None = Field(None, ge=1, le=64, description="per-socket: VMs per socket")
+    per_node: int | None = Field(None, ge=1, le=64, description="at most this many VMs homed per node")
+
+
+class WorkloadSizing(_Strict):
+    shapes: list[ShapeDef] = Field(min_length=1)
+    vcpu_per_core: Literal["cores", "threads"] | float = "threads"
+    spare_cores: int = Field(0, ge=0, description="cores per node left to ESXi")
+    gpu_per_vm: int = Field(0, ge=0)
+    why: str = Field(min_length=20)
+    references: list[Reference] = Field(min_length=1)
+    host: dict[str, Any] = Field(default_factory=dict, description="host settings the workload wants")
+    vm: dict[str, Any] = Field(default_factory=dict, description="spec fields for every proposed VM")
+
+
+class Hypervisor(_Strict):
+    reserve: SizeMiB
+    overhead_base_mib: int = Field(ge=0)
+    overhead_per_vcpu_mib: int = Field(ge=0)
+    overhead_per_gib_mib: int = Field(ge=0)
+    source: str
+
+    def overhead(self, vcpus: int, memory_mib: int) -> int:
+        return self.overhead_base_mib + self.overhead_per_vcpu_mib * vcpus + self.overhead_per_gib_mib * memory_mib // 1024
+
+
+class ShapesFile(_Strict):
+    hypervisor: Hypervisor
+    kinds: dict[str, str]
+    base_vm: dict[str, Any] = Field(default_factory=dict)
+    workloads: dict[str, WorkloadSizing]
+
+
+@lru_cache(maxsize=1)
+def load_shapes() -> ShapesFile:
+    from advisor.resources import data_path
+    from advisor.load.validation import to_input_errors
+    from advisor.load.yamlfile import load
+
+    path = data_path("rules") / "sizing" / "shapes.yaml"
+    root = load(path)
+    try:
+        table = ShapesFile.model_validate(root)
+    except ValidationError as exc:
+        raise to_input_errors(exc, ShapesFile, root, str(path))[0] from None
+    missing = [w for w in WORKLOADS if w not in table.workloads]
+    unknown = [w for w in table.workloads if w not in WORKLOADS]
+    if missing or unknown:
+        raise InputError(f"workloads missing: {missing}, unknown: {unknown}", file=str(path), field="workloads")
+    return table
+
+
+# --- the request and what comes back --------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Request:
+    workload: str
+    vcpus: int | None = None
+    vms: int | None = None
+    total_vcpus: int | None = None
+    memory_mib: int | None = None
+    headroom_pct: int = 0
+    version: Version | None = None
+
+
+@dataclass
+class Candidate:
+    kind: str
+    vcpus: int
+    prefer_ht: bool
+    index: int  # position of its shape in the workload's list (requested/fit: -1)
+    params: dict[str, Any] = field(default_factory=dict)
+    per_node: int | None = None
+
+
+@dataclass
+class Proposal:
+    kind: str
+    vcpus: int
+    count: int
+    prefer_ht: bool
+    cores_per_socket: int
+    memory_mib: int
+    topology: Topology
+    node_load: list[int]
+    clients_per_node: list[int]
+    balanced: bool
+    explanation: list[str]
+    spec: dict[str, Any]  # the spec `--emit-spec` writes (host by reference where possible)
+    host_changes: dict[str, tuple[Any, Any]]  # field -> (profile value, proposed value)
+    recommended_vmx: dict[str, str]
+    vmx_reasons: dict[str, tuple[str, str]]
+    recommended_guest: dict[str, Any]
+    info: list[str]  # info-level findings on the emitted spec: rule id and message
+    memory_local: bool = True  # memory fits the nodes the VM spans, shared with the VMs homed there
+    other_hosts: list[dict[str, Any]] = field(default_factory=list)
+    sort_key: tuple[Any, ...] = ()
+
+    @property
+    def label(self) -> str:
+        return f"{self.count} × {self.vcpus} vCPU" + (" (preferHT)" if self.prefer_ht else "")
+
+
+@dataclass
+class Rejected:
+    label: str
+    reasons: list[str]  # "NUMA001: message" or a plain sentence
+
+
+@dataclass
+class Sizing:
+    request: Request
+    workload: WorkloadSizing
+    host: Host  # the host the shapes are sized for (the smallest, in a cluster)
+    hosts: list[Host]
+    version: Version
+    hardware_version: int
+    proposals: list[Proposal]
+    rejected: list[Rejected]
+    notes: list[str]
+    capacity: dict[str, Any]
+
+
+# --- geometry -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Geometry:
+    """What one host offers a workload: vCPUs per node and memory after ESXi's share."""
+
+    host: Host
+    node_cap: int  # vCPUs a node may carry for this workload (after headroom and spare cores)
+    usable_mib: int  # host memory for VMs (after headroom and ESXi's reserve)
+
+    @classmethod
+    def of(cls, host: Host, wl: WorkloadSizing, headroom_pct: int, reserve_mib: int) -> "Geometry":
+        if wl.vcpu_per_core == "threads":
+            per_node = host.threads_per_node
+        elif wl.vcpu_per_core == "cores":
+            per_node = host.cores_per_node
+        else:
+            per_node = int(host.cores_per_node * float(wl.vcpu_per_core))
+        per_node -= wl.spare_cores * (per_node // host.cores_per_node if per_node >= host.cores_per_node else 1)
+        node_cap = max(0, math.floor(per_node * (100 - headroom_pct) / 100))
+        usable = math.floor(host.memory * (100 - headroom_pct) / 100) - reserve_mib
+        return cls(host, node_cap, max(0, usable))
+
+    @property
+    def host_cap(self) -> int:
+        return self.node_cap * self.host.nodes
+
+    @property
+    def ratio_text(self) -> str:
+        return f"{self.host_cap / self.host.cores:.2f}:1"
+
+
+def smallest(hosts: list[Host]) -> Host:
+    """The host whose NUMA nodes are smallest: shapes that fit it fit every host of the cluster."""
+    return min(hosts, key=lambda h: (h.cores_per_node, h.threads_per_node, h.memory_per_node, h.nodes, h.cores))
+
+
+# --- candidates -----------------------------------------------------------------------------
+
+
+def _needs_prefer_ht(host: Host, vcpus: int) -> bool:
+    """preferHT keeps the VM on fewer nodes (counting threads) than cores alone would."""
+    if host.threads_per_core < 2:
+        return False
+    return math.ceil(vcpus / host.threads_per_node) < math.ceil(vcpus / host.cores_per_node)
+
+
+def _even(n: int) -> int:
+    return n if n <= 1 or n % 2 == 0 else n - 1
+
+
+def candidates(geo: Geometry, wl: WorkloadSizing, req: Request) -> list[Candidate]:
+    host = geo.host
+    c, t, n = host.cores_per_node, host.threads_per_node, host.nodes
+    ht = host.threads_per_core > 1
+    out: list[Candidate] = []
+    for index, shape in enumerate(wl.shapes):
+        k = shape.kind
+        if k == "node":
+            out.append(Candidate(k, min(c, geo.node_cap), False, index, per_node=shape.per_node))
+        elif k == "node-ht" and ht and geo.node_cap > c:
+            out.append(Candidate(k, min(t, geo.node_cap), True, index, per_node=shape.per_node))
+        elif k == "split" and shape.by and c // shape.by >= 1:
+            out.append(Candidate(k, min(c, geo.node_cap) // shape.by, False, index, {"by": shape.by}, shape.per_node))
+        elif k in ("span", "span-ht") and (k == "span" or ht):
+            per = c if k == "span" else t
+            for m in range(2, n + 1):
+                if n % m == 0:
+                    out.append(Candidate(k, m * min(per, geo.node_cap), k == "span-ht", index, {"nodes_per_vm": m},
+                                         shape.per_node))
+        elif k == "per-socket" and shape.vms:
+            socket_cap = geo.node_cap * host.numa_nodes_per_socket
+            v = _even(socket_cap // shape.vms)
+            if v >= 1:
+                out.append(Candidate(k, v, _needs_prefer_ht(host, v), index,
+                                     {"vms": shape.vms, "socket_capacity": socket_cap}, shape.per_node))
+        elif k == "fixed" and shape.vcpus:
+            out.append(Candidate(k, shape.vcpus, False, index, per_node=shape.per_node))
+    if req.vcpus:
+        out.insert(0, Candidate("requested", req.vcpus, False, -1))
+        if _needs_prefer_ht(host, req.vcpus):
+            out.insert(1, Candidate("requested", req.vcpus, True, -1))
+    if req.vms:
+        out.extend(_fit_candidates(geo, req.vms))
+    if req.total_vcpus:
+        out.extend(_total_candidates(geo, req.total_vcpus))
+    return [cand for cand in out if cand.vcpus >= 1]
+
+
+def _fit_candidates(geo: Geometry, vms: int) -> list[Candidate]:
+    """Sizes that let exactly `vms` VMs share the host's nodes evenly."""
+    host, out = geo.host, []
+    n = host.nodes
+    if vms >= n and vms % n == 0:
+        per_node = vms // n
+        v = geo.node_cap // per_node
+        v = v if v <= host.cores_per_node else _even(v)
+        out.append(Candidate("fit", v, _needs_prefer_ht(host, v), -1, {"vms": vms}))
+        if v > host.cores_per_node:
+            out.append(Candidate("fit", host.cores_per_node, False, -1, {"vms": vms}))
+    elif vms < n and n % vms == 0:
+        m = n // vms
+        for per, ht in ((min(host.cores_per_node, geo.node_cap), False), (geo.node_cap, True)):
+            if per >= 1 and (not ht or geo.node_cap > host.cores_per_node):
+                out.append(Candidate("fit", m * per, ht and _needs_prefer_ht(host, m * per), -1, {"vms": vms}))
+    return out
+
+
+def _total_candidates(geo: Geometry, total: int) -> list[Candidate]:
+    """Sizes that split a total over a whole number of VMs per node (or of nodes per VM)."""
+    host, out = geo.host, []
+    n = host.nodes
+    counts = sorted({n // d for d in range(1, n + 1) if n % d == 0} | {n * j for j in range(1, 9)})
+    for k in counts:
+        v = math.ceil(total / k)
+        v = v if v <= host.cores_per_node else v + (v % 2)
+        if v >= 1 and k * v <= geo.host_cap:
+            out.append(Candidate("fit", v, _needs_prefer_ht(host, v), -1, {"vms": k}))
+    return out
+
+
+# --- building one proposal ------------------------------------------------------------------
+
+
+def _merge(base: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
+    out = copy.deepcopy(base)
+    for key, value in extra.items():
+        if isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = _merge(out[key], value)
+        else:
+            out[key] = copy.deepcopy(value)
+    return out
+
+
+def _fill(value: Any, facts: dict[str, Any]) -> Any:
+    """Resolve "{fact.name}" placeholders in shapes.yaml VM settings from the VM's facts."""
+    if isinstance(value, dict):
+        return {k: _fill(v, facts) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_fill(v, facts) for v in value]
+    if isinstance(value, str) and value.startswith("{") and value.endswith("}"):
+        return facts.get(value[1:-1], value)
+    return value
+
+
+def _devices_for_hardware(vm: dict[str, Any], hw: int) -> None:
+    """Paravirtual devices only where the hardware version has them (ESX 3.5 has neither)."""
+    if not hw_feature(hw, "pvscsi"):
+        for disk in vm.get("disks", []):
+            if disk.get("controller") == "pvscsi":
+                disk["controller"] = "lsilogic"
+    if not hw_feature(hw, "vmxnet3"):
+        for nic in vm.get("nics", []):
+            if nic.get("adapter") == "vmxnet3":
+                nic["adapter"] = "vmxnet"
+
+
+def _cores_per_socket(topo: Topology) -> int:
+    """One virtual socket per vNUMA node (a single-node VM: one socket)."""
+    from advisor.facts.facts import socket_per_vnode
+
+    if not topo.vnuma_exposed:
+        return topo.vcpus
+    return socket_per_vnode(topo.vnuma_nodes, topo.vcpus)
+
+
+class Sizer:
+    def __init__(self, hosts: list[Host], req: Request, host_refs: dict[str, str] | None = None) -> None:
+        from advisor.engine.catalog import builtin_catalog
+
+        self.table = load_shapes()
+        if req.workload not in self.table.workloads:
+            raise InputError(f"unknown workload '{req.workload}'; known: {', '.join(WORKLOADS)}", field="workload")
+        self.req = req
+        self.wl = self.table.workloads[req.workload]
+        self.hosts = hosts
+        self.host = smallest(hosts)
+        self.host_refs = host_refs or {}
+        self.version = req.version or min(h.esxi for h in hosts)
+        limits = limits_for(self.version)
+        self.hw = limits.max_hw
+        self.max_vcpus = min(limits.max_vcpus, hw_max_vcpus(self.hw))
+        self.max_memory = limits.max_memory_mib
+        self.hyper = self.table.hypervisor
+        self.geo = Geometry.of(self.host, self.wl, req.headroom_pct, self.hyper.reserve)
+        self.catalog = builtin_catalog()
+        self.notes: list[str] = []
+        self.rejected: list[Rejected] = []
+
+    # -- feasibility -------------------------------------------------------------------------
+    def check_possible(self) -> None:
+        """Refuse requests no shape can meet, saying which limit they cross (exit 2)."""
+        req, host, geo = self.req, self.host, self.geo
+        name = host.name
+        if req.vcpus and req.vcpus > self.max_vcpus:
+            raise InputError(f"{req.vcpus} vCPUs: vSphere {self.version} allows at most {self.max_vcpus} per VM "
+                             f"(hardware version {self.hw})", field="--vcpus")
+        if req.vcpus and req.vcpus > host.logical_cpus:
+            raise InputError(f"{req.vcpus} vCPUs: {name} has {host.logical_cpus} logical CPUs "
+                             f"({host.sockets} × {host.cores_per_socket} cores × {host.threads_per_core} threads); "
+                             "a VM cannot have more vCPUs than that", field="--vcpus")
+        if geo.host_cap < 1:
+            raise InputError(f"no capacity left on {name} for {req.workload} after {req.headroom_pct}% headroom",
+                             field="--headroom")
+        if req.vcpus and req.vcpus > geo.host_cap:
+            raise InputError(f"{req.vcpus} vCPUs: {req.workload} VMs may use at most {geo.host_cap} vCPUs on {name} "
+                             f"({self._cap_text()})", field="--vcpus")
+        if req.total_vcpus and req.total_vcpus > geo.host_cap:
+            raise InputError(f"{req.total_vcpus} vCPUs in total: {name} holds at most {geo.host_cap} vCPUs of "
+                             f"{req.workload} ({self._cap_text()})", field="--total-vcpus")
+        if req.vms and req.vms > geo.host_cap:
+            raise InputError(f"{req.vms} VMs: {name} holds at most {geo.host_cap} vCPUs of {req.workload}, "
+                             "fewer than one per VM", field="--vms")
+        if req.memory_mib:
+            if req.memory_mib > self.max_memory:
+                raise InputError(f"{format_mib(req.memory_mib)} per VM: vSphere {self.version} allows at most "
+                                 f"{format_mib(self.max_memory)}", field="--memory")
+            need = req.memory_mib + self.hyper.overhead(1, req.memory_mib)
+            if need > geo.usable_mib:
+                raise InputError(f"{format_mib(req.memory_mib)} per VM: {name} has {format_mib(geo.usable_mib)} for VMs "
+                                 f"({format_mib(host.memory)} less {format_mib(self.hyper.reserve)} kept for ESXi"
+                                 + (f" and {req.headroom_pct}% headroom" if req.headroom_pct else "") + ")",
+                                 field="--memory")
+            if req.vms and req.vms * need > geo.usable_mib:
+                raise InputError(f"{req.vms} VMs × {format_mib(req.memory_mib)} need more than the "
+                                 f"{format_mib(geo.usable_mib)} {name} has for VMs", field="--memory")
+        if req.vms and req.vms * (MIN_MEMORY_MIB + self.hyper.overhead(1, MIN_MEMORY_MIB)) > geo.usable_mib:
+            raise InputError(f"{req.vms} VMs: {name}'s {format_mib(geo.usable_mib)} for VMs does not give each "
+                             f"{format_mib(MIN_MEMORY_MIB)}", field="--vms")
+        if self.wl.gpu_per_vm and not self._gpus(host):
+            raise InputError(f"{req.workload} sizing gives each VM a GPU, and {name} lists none "
+                             "(add `gpus:` to the host profile)", field="--workload")
+        if self.wl.gpu_per_vm and req.vms and req.vms * self.wl.gpu_per_vm > self._gpus(host):
+            raise InputError(f"{req.vms} VMs need {req.vms * self.wl.gpu_per_vm} GPUs; {name} has {self._gpus(host)}",
+                             field="--vms")
+
+    def _cap_text(self) -> str:
+        per = {"threads": "one per hardware thread", "cores": "one per physical core"}.get(
+            str(self.wl.vcpu_per_core), f"{self.wl.vcpu_per_core} per core")
+        extra = f", {self.wl.spare_cores} core(s) per node left to ESXi" if self.wl.spare_cores else ""
+        head = f", {self.req.headroom_pct}% headroom" if self.req.headroom_pct else ""
+        return f"{per}{extra}{head}"
+
+    @staticmethod
+    def _gpus(host: Host) -> int:
+        return sum(g.count for g in host.gpus)
+
+    # -- sizing --------------------------------------------------------------------------------
+    def run(self) -> Sizing:
+        self.check_possible()
+        seen: set[tuple[int, bool, int]] = set()
+        proposals: list[Proposal] = []
+        for cand in candidates(self.geo, self.wl, self.req):
+            label = f"{cand.vcpus} vCPU" + (" (preferHT)" if cand.prefer_ht else "")
+            if cand.vcpus > self.max_vcpus:
+                self.rejected.append(Rejected(label, [f"more than the {self.max_vcpus} vCPUs vSphere {self.version} allows"]))
+                continue
+            proposal = self._build(cand, label)
+            if proposal is None:
+                continue
+            key = (proposal.vcpus, proposal.prefer_ht, proposal.count)
+            if key in seen:
+                continue
+            seen.add(key)
+            proposals.append(proposal)
+        proposals.sort(key=lambda p: p.sort_key)
+        if len(self.hosts) > 1:
+            self.notes.append(
+                f"sized for {self.host.name}, the host with the smallest NUMA nodes "
+                f"({self.host.cores_per_node} cores / {format_mib(self.host.memory_per_node)}), so a vMotion to any "
+                "other host of the cluster keeps each VM within a node boundary")
+            for p in proposals:
+                p.other_hosts = [self._fit_other(h, p) for h in self.hosts if h is not self.host]
+        return Sizing(self.req, self.wl, self.host, self.hosts, self.version, self.hw, proposals, self.rejected,
+                      self.notes, self._capacity())
+
+    def _capacity(self) -> dict[str, Any]:
+        h, g = self.host, self.geo
+        return {"nodes": h.nodes, "cores_per_node": h.cores_per_node, "threads_per_node": h.threads_per_node,
+                "vcpus_per_node": g.node_cap, "vcpus": g.host_cap, "memory_for_vms_mib": g.usable_mib,
+                "memory_per_node_mib": g.usable_mib // h.nodes, "esxi_reserve_mib": self.hyper.reserve,
+                "vcpu_per_core": str(self.wl.vcpu_per_core), "max_vcpus_per_vm": self.max_vcpus}
+
+    def _vm(self, cand: Candidate, memory: int, count: int, cps: int | None) -> dict[str, Any]:
+        vm = _merge(self.table.base_vm, self.wl.vm)
+        name = f"{self.req.workload}-{cand.vcpus}vcpu" + ("-ht" if cand.prefer_ht else "")
+        head: dict[str, Any] = {"name": name, "count": count, "vcpus": cand.vcpus}
+        if cps:
+            head["cores_per_socket"] = cps
+        head.update({"memory": format_mib(memory), "workload": self.req.workload, "hardware_version": self.hw})
+        vm = {**head, **vm}
+        if cand.prefer_ht:
+            vm.setdefault("advanced", {})["numa.vcpu.preferHT"] = "TRUE"
+        _devices_for_hardware(vm, self.hw)
+        return json.loads(json.dumps(vm))  # plain dicts and lists (the YAML loader's carry line numbers)
+
+    def _topology(self, cand: Candidate, host: Host, cps: int | None = None) -> Topology:
+        advanced = {"numa.vcpu.preferHT": "TRUE"} if cand.prefer_ht else {}
+        vm = VM.model_validate({"name": "probe", "vcpus": cand.vcpus, "memory": 1024, "cores_per_socket": cps,
+                                "hardware_version": self.hw, "workload": self.req.workload, "advanced": advanced},
+                               context={"lenient_shape": True})
+        return predict(host, vm, self.version)
+
+    def _count(self, cand: Candidate, topo: Topology, geo: Geometry, memory: int | None,
+               vms: int | None = None, total: int | None = None) -> tuple[int, Any, bool]:
+        """How many VMs of this shape the host takes with every node equally loaded (exactly
+        `vms`, or the fewest that reach `total` vCPUs, when asked)."""
+        from advisor.numa.placement import place
+
+        host = geo.host
+        kmax = geo.host_cap // cand.vcpus
+        if memory is not None:
+            kmax = min(kmax, geo.usable_mib // (memory + self.hyper.overhead(cand.vcpus, memory)))
+        if self.wl.gpu_per_vm:
+            kmax = min(kmax, self._gpus(host) // self.wl.gpu_per_vm)
+
+        def fits(k: int, need_balance: bool) -> tuple[bool, Any, bool]:
+            placement = place(host, [("vm", k, topo)])
+            per_node = placement.clients_per_node
+            if max(placement.load) > geo.node_cap:
+                return False, placement, False
+            if cand.per_node and max(per_node) > cand.per_node:
+                return False, placement, False
+            even = max(per_node) - min(per_node) == 0 or max(per_node) <= 1
+            return (even or not need_balance), placement, even
+
+        if vms:
+            k = vms
+            if k > kmax:
+                return 0, None, False
+            ok, placement, even = fits(k, need_balance=False)
+            return (k if ok else 0), placement, even
+        if total:
+            for k in range(math.ceil(total / cand.vcpus), kmax + 1):
+                ok, placement, even = fits(k, need_balance=True)
+                if ok:
+                    return k, placement, even
+            return 0, None, False
+        for need_balance in (True, False):
+            # Uneven placements come back only when nothing balances; they rank last.
+            for k in range(kmax, 0, -1):
+                ok, placement, even = fits(k, need_balance)
+                if ok:
+                    return k, placement, even
+        return 0, None, False
+
+    def _memory_for(self, cand: Candidate, count: int, topo: Topology, placement: Any) -> int:
+        if self.req.memory_mib:
+            return self.req.memory_mib
+        hyper, geo = self.hyper, self.geo
+        per_vm = geo.usable_mib / count
+        # Node-local share: the nodes this VM spans, divided among the VMs homed there.
+        node_share = geo.usable_mib / self.host.nodes
+        crowd = max(placement.clients_per_node) if placement else 1
+        local = node_share * topo.physical_nodes_spanned / max(1, crowd)
+        budget = min(per_vm, local)
+        memory = (budget - hyper.overhead_base_mib - hyper.overhead_per_vcpu_mib * cand.vcpus) / (
+            1 + hyper.overhead_per_gib_mib / 1024)
+        memory = int(memory // 1024 * 1024) if memory >= 2048 else int(memory // 256 * 256)
+        return min(memory, self.max_memory)
+
+    def _build(self, cand: Candidate, label: str) -> Proposal | None:
+        topo = self._topology(cand, self.host)
+        count, placement, even = self._count(cand, topo, self.geo, self.req.memory_mib, self.req.vms,
+                                             self.req.total_vcpus)
+        if count == 0:
+            self.rejected.append(Rejected(label, [self._no_fit(cand)]))
+            return None
+        memory = self._memory_for(cand, count, topo, placement)
+        if memory < MIN_MEMORY_MIB:
+            self.rejected.append(Rejected(label, [f"{count} VMs leave each less than {format_mib(MIN_MEMORY_MIB)}"]))
+            return None
+        cps = _cores_per_socket(topo)
+        shaped = self._topology(cand, self.host, cps)
+        if (shaped.vnuma_nodes, shaped.numa_clients) != (topo.vnuma_nodes, topo.numa_clients):
+            cps, shaped = None, topo
+        vm = self._vm(cand, memory, count, cps)
+        host_data, changes = self._host_data(self.host)
+        run, vm = self._evaluate(vm, host_data)
+        label = f"{count} × {label}"
+        blocking = [f for f in run.findings if f.suppressed is None and f.severity in BLOCKING]
+        if run.errors:
+            self.rejected.append(Rejected(label, [e.message for e in run.errors]))
+            return None
+        if blocking:
+            self.rejected.append(Rejected(label, [f"{f.rule}: {f.message}" for f in blocking]))
+            return None
+        result = run.vms[0]
+        spec = {"vsphere": str(self.version), "host": self._host_ref(self.host, host_data, changes), "vms": [vm]}
+        proposal = Proposal(
+            kind=cand.kind, vcpus=cand.vcpus, count=count, prefer_ht=cand.prefer_ht,
+            cores_per_socket=cps or 1, memory_mib=memory, topology=shaped,
+            node_load=list(placement.load), clients_per_node=list(placement.clients_per_node), balanced=even,
+            explanation=self._explain(cand, count, memory, shaped, placement, even), spec=spec,
+            host_changes=changes, recommended_vmx=dict(result.recommended_vmx), vmx_reasons=dict(result.vmx_reasons),
+            recommended_guest=dict(result.recommended_guest),
+            info=[f"{f.rule}: {f.message}" for f in run.findings if f.suppressed is None],
+        )
+        crowd = max(placement.clients_per_node) if placement.clients_per_node else 1
+        local = self.geo.usable_mib / self.host.nodes * shaped.physical_nodes_spanned / max(1, crowd)
+        proposal.memory_local = memory + self.hyper.overhead(cand.vcpus, memory) <= local
+        proposal.sort_key = self._rank(cand, proposal)
+        return proposal
+
+    def _no_fit(self, cand: Candidate) -> str:
+        if self.req.vms:
+            return f"{self.req.vms} VMs of {cand.vcpus} vCPU do not fit {self.host.name}'s nodes ({self._cap_text()})"
+        if self.req.total_vcpus:
+            return (f"no count of {cand.vcpus}-vCPU VMs reaching {self.req.total_vcpus} vCPUs loads "
+                    f"{self.host.name}'s nodes evenly")
+        return f"no count of {cand.vcpus}-vCPU VMs fits {self.host.name}'s nodes ({self._cap_text()})"
+
+    def _rank(self, cand: Candidate, p: Proposal) -> tuple[Any, ...]:
+        return (not p.memory_local, *self._rank_shape(cand, p))
+
+    def _rank_shape(self, cand: Candidate, p: Proposal) -> tuple[Any, ...]:
+        used = p.count * p.vcpus
+        if self.req.vcpus:
+            return (not p.balanced, cand.kind != "requested", abs(p.vcpus - self.req.vcpus), cand.index, -used)
+        if self.req.total_vcpus:
+            return (not p.balanced, used - self.req.total_vcpus, cand.index, -p.vcpus)
+        if self.req.vms:
+            return (not p.balanced, -used, cand.index, p.prefer_ht)
+        return (not p.balanced, cand.index, -used, p.vcpus)
+
+    def _host_data(self, host: Host) -> tuple[dict[str, Any], dict[str, tuple[Any, Any]]]:
+        data = host.model_dump(mode="json", exclude_none=True)
+        changes = {}
+        for key, value in self.wl.host.items():
+            if data.get(key) != value:
+                changes[key] = (data.get(key), value)
+                data[key] = value
+        return data, changes
+
+    def _host_ref(self, host: Host, data: dict[str, Any], changes: dict[str, Any]) -> Any:
+        ref = self.host_refs.get(host.name)
+        return ref if ref is not None and not changes else data
+
+    def _evaluate(self, vm: dict[str, Any], host_data: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
+        from advisor.engine.engine import Evaluator, evaluate_spec
+        from advisor.facts.facts import facts_for
+        from advisor.load.specfile import spec_from_root
+
+        plain = {k: v for k, v in vm.items() if k != "sql"}
+        if "sql" in vm:
+            probe = VM.model_validate({**plain, "sql": {}})
+            host = Host.model_validate(host_data)
+            facts, _ = facts_for(host, probe, self.version)
+            vm = {**vm, "sql": _fill(vm["sql"], facts)}
+        loaded = spec_from_root({"vsphere": str(self.version), "host": host_data, "vms": [vm]}, "<advisor size>")
+        evaluator = Evaluator(self.catalog)
+        evaluate_spec(loaded, evaluator)
+        return evaluator.finish(), vm
+
+    def _explain(self, cand: Candidate, count: int, memory: int, topo: Topology, placement: Any,
+                 even: bool) -> list[str]:
+        host, geo = self.host, self.geo
+        spanned = topo.physical_nodes_spanned
+        layout_words = (f"vNUMA {layout_text(topo.vnuma_nodes)} over {spanned} node{'s' if spanned != 1 else ''}"
+                        if topo.vnuma_exposed else f"no vNUMA, {len(topo.numa_clients)} NUMA client(s) on "
+                        f"{spanned} node{'s' if spanned != 1 else ''}")
+        values = {"vcpus": cand.vcpus, "cores_per_node": host.cores_per_node, "threads_per_node": host.threads_per_node,
+                  "layout": layout_text(topo.vnuma_nodes), "layout_words": layout_words,
+                  "prefer_ht_words": (", balanced by numa.vcpu.preferHT (clients may use a node's "
+                                      f"{host.threads_per_node} threads)") if cand.prefer_ht else "",
+                  **cand.params}
+        try:
+            first = self.table.kinds[cand.kind].format(**values)
+        except (KeyError, IndexError):
+            first = f"{cand.vcpus} vCPU"
+        if cand.kind == "fit":
+            first = (f"{cand.vcpus} vCPU per VM: {count} VMs share {host.name}'s {host.nodes} NUMA nodes"
+                     + (f" and give the {self.req.total_vcpus} vCPUs asked for" if self.req.total_vcpus else ""))
+        used = count * cand.vcpus
+        ht = used > host.cores
+        per_node = sorted(set(placement.clients_per_node))
+        spread = (f"{per_node[0]} per node" if len(per_node) == 1 else
+                  f"{'–'.join(map(str, (per_node[0], per_node[-1])))} per node" + ("" if even else " (uneven)"))
+        second = (f"{count} VM{'s' if count != 1 else ''} × {cand.vcpus} = {used} vCPUs on {host.cores} cores / "
+                  f"{host.logical_cpus} threads ({used / host.cores:.2f}:1{', relies on hyper-threads' if ht else ''}), "
+                  f"{spread}; {format_mib(memory)} each, from {format_mib(geo.usable_mib // host.nodes)} per node "
+                  f"after {format_mib(self.hyper.reserve)} kept for ESXi")
+        return [first, second]
+
+    def _fit_other(self, host: Host, p: Proposal) -> dict[str, Any]:
+        cand = Candidate(p.kind, p.vcpus, p.prefer_ht, -1)
+        geo = Geometry.of(host, self.wl, self.req.headroom_pct, self.hyper.reserve)
+        topo = self._topology(cand, host, p.cores_per_socket if p.cores_per_socket > 1 else None)
+        count, placement, even = self._count(cand, topo, geo, p.memory_mib)
+        return {"host": host.name, "count": count, "balanced": topo.balanced and even,
+                "topology": topo.summary(), "node_load": list(placement.load) if placement else []}
+
+
+def size(hosts: list[Host], req: Request, host_refs: dict[str, str] | None = None) -> Sizing:
+    return Sizer(hosts, req, host_refs).run()
+
+
+__all__ = ["Request", "Proposal", "Sizing", "size", "load_shapes", "smallest", "KIND_NAMES"]

@@ -1,0 +1,941 @@
+"""A lossless model of VMware .vmx files: read, query, edit, and write back byte-for-byte.
+
+advisor edits configuration files that people (and ESXi) care about, so the first promise is
+that nothing changes unless advisor changed it on purpose. Every line keeps its original bytes
+(line ending, spacing, quoting, comments, even lines we cannot parse); only a line whose value
+is edited is re-rendered, and then only its value part changes.
+
+Real-world parsers get this format wrong in a handful of known ways (landscape §2 item 13):
+dropping every other line, matching keys by prefix, rejecting values that contain ``=``,
+treating ``#`` inside quotes as a comment, ignoring ``|XX`` escapes and ``.encoding``, comparing
+keys case-sensitively, and silently losing duplicates. This module avoids each of them:
+
+* a line is an entry when it looks like ``key = value``; the value may be quoted or bare;
+  ``#`` starts a comment only as the first non-blank character of a line;
+* keys are compared case-insensitively and exactly; the last duplicate wins, and duplicates
+  are reported because VMware's own behaviour with them is not documented;
+* values are unescaped from VMware's ``|XX`` hex scheme (``|22`` is ``"``, ``|0A`` a newline);
+* the ``.encoding`` entry chooses the charset; bytes the charset cannot decode survive
+  through ``surrogateescape`` so even a broken file round-trips exactly.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import codecs
+import difflib
+import re
+import warnings
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import NamedTuple
+from pathlib import Path
+
+from advisor.errors import InputError
+from advisor.vocab import FALSE_WORDS, TRUE_WORDS, vmx_bool
+
+MAX_FILE_BYTES = 16 * 1024 * 1024
+DEFAULT_CHARSET = "UTF-8"
+
+_BOM = b"\xef\xbb\xbf"
+# Whitespace inside a line. Deliberately not Python's \s: that would also swallow \x1c-\x1f,
+# \x85 and U+2028, which can legitimately sit inside values (and inside multibyte text).
+_WS = " \t\r\f\v"
+_ENTRY_RE = re.compile(
+    r"(?P<lead>[ \t\r\f\v]*)"
+    r"(?P<key>[^ \t\r\f\v=\"#][^ \t\r\f\v=\"]*)"
+    r"(?P<sep>[ \t\r\f\v]*=[ \t\r\f\v]*)"
+    r"(?P<rest>.*)\Z",
+    re.S,
+)
+_BARE_VALUE_RE = re.compile(r"[^ \t\r\f\v\"#]+\Z")
+_ESCAPE_NEEDED_RE = re.compile(r'["|\x00-\x1f\x7f]')
+_CONTROL_RE = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
+_ESCAPE_RUN_RE = re.compile(r"(?:\|[0-9A-Fa-f]{2})+")
+_ICU_WINDOWS_RE = re.compile(r"(?:windows|ibm|ms|cp)[-_]?(\d+)(?:[-_].*)?\Z", re.I)
+# What any charset we accept must encode exactly as ASCII, so that line splitting on b"\n"
+# and the key/quote/escape syntax work on the raw bytes the same way they do on text.
+_ASCII_PROBE = bytes(range(1, 128))
+_ESCAPE_PROBE = b"\\n\\x41\\u0041+A-~{~}"
+
+
+# --------------------------------------------------------------------------- escaping
+
+
+def escape(value: str) -> str:
+    """Encode a value for the inside of double quotes using VMware's ``|XX`` scheme.
+
+    Only what cannot appear raw is escaped: the quote that would end the value, the pipe that
+    introduces escapes, and control characters (a raw newline would end the line). ``#`` and
+    ``=`` are ordinary data inside quotes. Hex is upper case, as VMware writes it.
+    """
+    return _ESCAPE_NEEDED_RE.sub(_hex_escape, value)
+
+
+def unescape(raw: str, charset: str = "utf-8") -> str:
+    """Decode ``|XX`` escapes (either hex case) into text.
+
+    A run of escapes is decoded as bytes in the file's charset, so ``|E5|85|B1`` in a UTF-8
+    file is one character; VMware only escapes ASCII in practice, where this is the same as
+    ``chr``. A ``|`` not followed by two hex digits is kept literally, as VMware reads it.
+    """
+    if "|" not in raw:
+        return raw
+    return _ESCAPE_RUN_RE.sub(
+        lambda m: bytes.fromhex(m.group().replace("|", "")).decode(charset, "surrogateescape"),
+        raw,
+    )
+
+
+# --------------------------------------------------------------------------- booleans
+
+
+
+def format_bool(value: bool) -> str:
+    """Render a boolean the way VMware writes it (``TRUE`` / ``FALSE``, upper case)."""
+    return vmx_bool(value)
+
+
+def parse_bool(value: str, *, field: str | None = None) -> bool:
+    """Read a .vmx boolean; VMware and older tools write ``TRUE``, ``true``, ``1`` or ``yes``."""
+    word = value.strip(_WS).lower()
+    if word in TRUE_WORDS:
+        return True
+    if word in FALSE_WORDS:
+        return False
+    raise InputError(f"{value!r} is not a boolean (expected TRUE or FALSE)", field=field)
+
+
+def values_equal(current: str | None, wanted: str) -> bool:
+    """Whether a file value already says what we want.
+
+    Boolean words differ only in case between writers (libvirt wrote ``"true"``), so
+    ``true``/``TRUE`` count as equal; everything else is compared exactly, because ``"04"`` and
+    ``"4"`` may well be read differently by ESXi.
+    """
+    if current is None:
+        return False
+    bools = ("true", "false")
+    if current.lower() in bools and wanted.lower() in bools:
+        return current.lower() == wanted.lower()
+    return current == wanted
+
+
+# --------------------------------------------------------------------------- key spelling
+
+# VMware's spelling of the keys advisor writes ('#' stands for a device or unit number).
+# Keys are case-insensitive when read, but files are read by people and diffed by tools, so
+# new entries use the spelling ESXi itself writes.
+_CANONICAL_TEMPLATES = (
+    ".encoding",
+    "config.version",
+    "virtualHW.version",
+    "virtualHW.productCompatibility",
+    "displayName",
+    "guestOS",
+    "firmware",
+    "annotation",
+    "numvcpus",
+    "cpuid.coresPerSocket",
+    "cpuid.coresPerSocket.cookie",
+    "memsize",
+    "numa.autosize",
+    "numa.autosize.cookie",
+    "numa.autosize.once",
+    "numa.autosize.vcpu.maxPerVirtualNode",
+    "numa.vcpu.preferHT",
+    "numa.vcpu.maxPerVirtualNode",
+    "numa.vcpu.maxPerMachineNode",
+    "numa.vcpu.maxPerClient",
+    "numa.vcpu.min",
+    "numa.vcpu.followcorespersocket",
+    "numa.vcpu.coresPerNode",
+    "numa.consolidate",
+    "numa.allowHotadd",
+    "numa.nodeAffinity",
+    "vcpu.hotadd",
+    "mem.hotadd",
+    "sched.cpu.latencySensitivity",
+    "sched.cpu.min",
+    "sched.cpu.max",
+    "sched.cpu.units",
+    "sched.cpu.shares",
+    "sched.cpu.affinity",
+    "sched.mem.min",
+    "sched.mem.minSize",
+    "sched.mem.max",
+    "sched.mem.pin",
+    "sched.mem.shares",
+    "sched.swap.derivedName",
+    "ethernet#.present",
+    "ethernet#.virtualDev",
+    "ethernet#.coalescingScheme",
+    "ethernet#.coalescingParams",
+    "ethernet#.intrMode",
+    "ethernet#.features",
+    "ethernet#.emuRxMode",
+    "ethernet#.networkName",
+    "scsi#.present",
+    "scsi#.virtualDev",
+    "scsi#:#.present",
+    "scsi#:#.fileName",
+    "scsi#:#.deviceType",
+    "nvme#.present",
+    "nvme#:#.present",
+    "nvme#:#.fileName",
+    "sata#.present",
+    "sata#:#.present",
+    "sata#:#.fileName",
+    "sata#:#.deviceType",
+    "tools.syncTime",
+    "vmx.reboot.PowerCycle",
+    "uuid.bios",
+    "uuid.location",
+    "vc.uuid",
+    "checkpoint.vmState",
+    "disk.EnableUUID",
+)
+_DIGITS_RE = re.compile(r"\d+")
+_CANONICAL = {_DIGITS_RE.sub("#", t.lower()): t for t in _CANONICAL_TEMPLATES}
+
+
+@lru_cache(maxsize=4096)
+def canonical_key(key: str) -> str:
+    """VMware's spelling of ``key`` (``NUMVCPUS`` -> ``numvcpus``, ``scsi0:1.filename`` ->
+    ``scsi0:1.fileName``); keys advisor has no opinion on are returned unchanged."""
+    template = _CANONICAL.get(_DIGITS_RE.sub("#", key.lower()))
+    numbers = _DIGITS_RE.findall(key)
+    # A key that spells a '#' itself (`scsi0:#.present`) matches a template without the numbers
+    # to fill it: it is no key VMware writes, so it keeps its own spelling.
+    if template is None or len(numbers) != template.count("#"):
+        return key
+    found = iter(numbers)
+    return re.sub("#", lambda _m: next(found), template)
+
+
+# --------------------------------------------------------------------------- volatile keys
+
+# Keys that ESXi, vCenter or VMware Tools write by themselves (at creation, power-on, vMotion
+# or while the guest runs). Lints must not flag them and diffs should not be alarmed by them:
+# a template that sets them is either copying identity from another VM or fighting the host.
+VOLATILE_KEYS = frozenset(
+    {
+        "numa.autosize.cookie",
+        "numa.autosize.vcpu.maxPerVirtualNode",
+        "cpuid.coresPerSocket.cookie",
+        "uuid.bios",
+        "uuid.location",
+        "vc.uuid",
+        "vm.genid",
+        "vm.genidX",
+        "vm.createDate",
+        "sched.swap.derivedName",
+        "checkpoint.vmState",
+        "checkpoint.vmState.readOnly",
+        "cleanShutdown",
+        "softPowerOff",
+        "monitor.phys_bits_used",
+        "migrate.hostLog",
+        "migrate.hostLogState",
+        "migrate.migrationId",
+        "toolsInstallManager.updateCounter",
+        "toolsInstallManager.lastInstallError",
+        "tools.remindInstall",
+        "svga.guestBackedPrimaryAware",
+        "vmxstats.filename",
+        "extendedConfigFile",
+        "guestOS.detailed.data",
+        "guestInfo.detailed.data",
+        "viv.moid",
+    }
+)
+_VOLATILE_LOWER = frozenset(k.lower() for k in VOLATILE_KEYS)
+_VOLATILE_PATTERNS = (
+    re.compile(r"ethernet\d+\.generatedaddress(?:offset)?"),
+    re.compile(r"[a-z_]+\d*\.pcislotnumber"),
+    re.compile(r"scsi\d+\.saswwid"),
+    re.compile(r"nvme\d+\.subnqnuuid"),
+    re.compile(r"vmci\d+\.id"),
+    re.compile(r"vmotion\..+"),
+    re.compile(r"guestinfo\.vmtools\..+"),
+    re.compile(r"guestinfo\.appinfo"),
+)
+
+
+def is_volatile(key: str) -> bool:
+    """Whether the host rewrites ``key`` itself (see VOLATILE_KEYS), case-insensitively."""
+    lower = key.lower()
+    return lower in _VOLATILE_LOWER or any(p.fullmatch(lower) for p in _VOLATILE_PATTERNS)
+
+
+# --------------------------------------------------------------------------- charsets
+
+
+@lru_cache(maxsize=64)
+def _charset_codec(name: str) -> str | None:
+    """The Python codec for a .vmx charset name, or None when Python cannot read it safely.
+
+    VMware writes ICU converter names; most are Python aliases too, but the ICU-only forms
+    such as ``windows-949-2000`` are mapped to their code page (``cp949``). Codecs that do not
+    keep ASCII as ASCII (UTF-16, UTF-7, ISO-2022) are refused: the file syntax is ASCII.
+    """
+    candidates = [name.strip()]
+    match = _ICU_WINDOWS_RE.fullmatch(name.strip())
+    if match:
+        candidates.append(f"cp{match.group(1)}")
+    for candidate in candidates:
+        try:
+            codec = codecs.lookup(candidate).name
+        except (LookupError, ValueError, TypeError):
+            continue
+        return codec if _keeps_ascii(codec) else None
+    return None
+
+
+def _keeps_ascii(codec: str) -> bool:
+    """True for codecs that read and write every ASCII byte as itself.
+
+    Escape-style codecs (unicode_escape) and shift-state ones (UTF-7, HZ, ISO-2022) fail the
+    probe, as do UTF-16/32 and the bytes-to-bytes codecs (hex, zlib).
+    """
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return all(_same_as_ascii(probe, codec) for probe in (_ASCII_PROBE, _ESCAPE_PROBE))
+    except (UnicodeError, LookupError, ValueError, TypeError):
+        return False
+
+
+def _same_as_ascii(probe: bytes, codec: str) -> bool:
+    text = probe.decode(codec)
+    return text == probe.decode("ascii") and text.encode(codec) == probe
+
+
+# --------------------------------------------------------------------------- public records
+
+
+class VmxEntry(NamedTuple):
+    """One ``key = value`` line as read: the key as spelled, the unescaped value, the value as
+    written between the quotes (``raw_value``), and its 1-based line number. (A named tuple:
+    lint builds one per line of every file, and it is several times cheaper than a frozen
+    dataclass.)"""
+
+    key: str
+    value: str
+    raw_value: str
+    line: int
+    quoted: bool = True
+
+    @property
+    def raw(self) -> str | None:
+        """The value as written when escapes make it differ from ``value``, else None: the
+        shape of a template reader's Setting, so the .vmx reader can hand its entries on as is."""
+        return self.raw_value if self.raw_value != self.value else None
+
+
+@dataclass(frozen=True)
+class Change:
+    """One edit made by apply(). ``new`` is None for a removal. ``line`` is the line in the
+    edited file for sets and in the original file for removals (as a diff shows them)."""
+
+    key: str
+    old: str | None
+    new: str | None
+    line: int
+
+
+@dataclass(frozen=True)
+class ParseWarning:
+    """Something odd that was kept as-is; linters may surface it, parsing never fails on it."""
+
+    line: int | None
+    message: str
+
+
+# --------------------------------------------------------------------------- line model
+
+
+@dataclass(slots=True)
+class _Line:
+    """One physical line. ``raw`` holds its exact bytes (without the terminator ``eol``);
+    for entries, head + raw_value + tail is its decoded text, split so that a value edit
+    can leave everything around the value untouched."""
+
+    raw: bytes
+    eol: bytes
+    kind: str  # "entry", "comment", "blank" or "malformed"
+    key: str = ""
+    head: str = ""
+    raw_value: str = ""
+    tail: str = ""
+    quoted: bool = False
+    closed: bool = True
+
+
+def _split_lines(data: bytes) -> list[tuple[bytes, bytes]]:
+    """Split on b"\\n" only, remembering each terminator (CRLF, LF, or none at EOF).
+
+    Splitting bytes rather than text matters: str.splitlines also breaks on \\x85 and U+2028,
+    which occur inside UTF-8 values, and would also make CRLF and LF indistinguishable.
+    """
+    pieces = data.split(b"\n")
+    last = pieces.pop()
+    lines = [(p[:-1], b"\r\n") if p.endswith(b"\r") else (p, b"\n") for p in pieces]
+    if last:
+        lines.append((last, b""))
+    return lines
+
+
+def _parse_text(text: str) -> tuple[_Line, str | None]:
+    """Classify one decoded line; returns the line (raw bytes not yet filled) and a warning."""
+    stripped = text.strip(_WS)
+    if not stripped:
+        return _Line(b"", b"", "blank"), None
+    if stripped.startswith("#"):
+        return _Line(b"", b"", "comment"), None
+    match = _ENTRY_RE.match(text)
+    if match is None:
+        return _Line(b"", b"", "malformed"), "not a `key = \"value\"` line; kept verbatim"
+    head = match.group("lead") + match.group("key") + match.group("sep")
+    line = _Line(b"", b"", "entry", key=match.group("key"))
+    return _split_value(line, head, match.group("rest"))
+
+
+def _split_value(line: _Line, head: str, rest: str) -> tuple[_Line, str | None]:
+    if not rest.startswith('"'):
+        line.raw_value = rest.rstrip(_WS)
+        line.head, line.tail = head, rest[len(line.raw_value) :]
+        return line, None
+    line.quoted = True
+    line.head = head + '"'
+    end = rest.find('"', 1)
+    if end < 0:
+        line.raw_value, line.closed = rest[1:], False
+        return line, "value has no closing quote; read to the end of the line"
+    line.raw_value, line.tail = rest[1:end], rest[end:]
+    if line.tail[1:].strip(_WS):
+        return line, "text after the closing quote is ignored"
+    return line, None
+
+
+def _decode_line(raw: bytes, codec: str) -> tuple[str, bool]:
+    """Decode one line; bytes the charset rejects become surrogates so nothing is lost."""
+    try:
+        return raw.decode(codec), True
+    except UnicodeDecodeError:
+        return raw.decode(codec, "surrogateescape"), False
+
+
+def _check_key(key: object) -> str:
+    """Refuse a key that would not read back as the same single key.
+
+    Keys advisor writes are printable ASCII without blanks, ``=`` or ``"`` and not starting with
+    ``#`` (which would make the line a comment).
+    """
+    if isinstance(key, str) and key and not key.startswith("#"):
+        if all("!" <= ch <= "~" and ch not in '="' for ch in key):
+            return key
+    raise InputError(f"{key!r} is not a valid .vmx key", field=str(key))
+
+
+def _check_value(key: str, value: object) -> str:
+    if not isinstance(value, str):
+        raise InputError(f"value must be text, not {type(value).__name__}", field=key)
+    return value
+
+
+# --------------------------------------------------------------------------- document
+
+
+class VmxDocument:
+    """A parsed .vmx file that can be queried, edited in place and written back unchanged.
+
+    Build one with :meth:`parse` or :meth:`read`. Queries see the current state after edits;
+    ``to_bytes()`` of an unedited document is the input, byte for byte.
+    """
+
+    def __init__(
+        self,
+        lines: list[_Line],
+        *,
+        bom: bytes,
+        charset: str | None,
+        encoding: str,
+        file: str | None,
+        warnings: list[ParseWarning],
+    ) -> None:
+        self._lines = lines
+        self._bom = bom
+        self.charset = charset
+        self.encoding = encoding
+        self.file = file
+        self.warnings = warnings
+        self._index_cache: dict[str, list[int]] | None = None
+
+    # ------------------------------------------------------------------ construction
+
+    @classmethod
+    def parse(cls, data: bytes, *, file: str | None = None) -> VmxDocument:
+        """Parse .vmx bytes. Only a file that is not text at all (NUL bytes) or is absurdly
+        large raises InputError; every other oddity is kept and reported in ``warnings``."""
+        if not isinstance(data, (bytes, bytearray, memoryview)):
+            raise TypeError(f"VmxDocument.parse wants bytes, not {type(data).__name__}")
+        data = bytes(data)
+        _check_size(len(data), file)
+        _check_no_nul(data, file)
+        bom = _BOM if data.startswith(_BOM) else b""
+        split = _split_lines(data[len(bom) :])
+        notes: list[ParseWarning] = []
+        charset = _declared_charset(split)
+        encoding = _resolve_charset(charset, notes)
+        lines = [_build_line(i, raw, eol, encoding, notes) for i, (raw, eol) in enumerate(split, 1)]
+        return cls(lines, bom=bom, charset=charset, encoding=encoding, file=file, warnings=notes)
+
+    @classmethod
+    def read(cls, path: str | Path) -> VmxDocument:
+        """Read and parse a .vmx file, refusing anything over MAX_FILE_BYTES before loading it."""
+        path = Path(path)
+        try:
+            with path.open("rb") as handle:
+                data = handle.read(MAX_FILE_BYTES + 1)
+        except IsADirectoryError:
+            raise InputError("is a folder, not a .vmx file", file=str(path)) from None
+        except OSError as exc:
+            raise InputError(f"cannot read: {exc.strerror or exc}", file=str(path)) from None
+        return cls.parse(data, file=str(path))
+
+    # ------------------------------------------------------------------ output
+
+    def to_bytes(self) -> bytes:
+        """The file's bytes: the original ones for every line that was not edited."""
+        return self._bom + b"".join(line.raw + line.eol for line in self._lines)
+
+    # ------------------------------------------------------------------ queries
+
+    def entries(self) -> Iterator[VmxEntry]:
+        """Every ``key = value`` line in file order, duplicates included."""
+        for number, line in enumerate(self._lines, 1):
+            if line.kind == "entry":
+                yield self._entry(line, number)
+
+    def entry(self, key: str) -> VmxEntry | None:
+        """The occurrence of ``key`` that counts (the last), with its spelling and line."""
+        positions = self._index().get(key.lower())
+        if not positions:
+            return None
+        return self._entry(self._lines[positions[-1]], positions[-1] + 1)
+
+    def get(self, key: str, default: str | None = None) -> str | None:
+        """The unescaped value of ``key`` (case-insensitive, exact); the last duplicate wins."""
+        positions = self._index().get(key.lower())
+        if not positions:
+            return default
+        return unescape(self._lines[positions[-1]].raw_value, self.encoding)
+
+    def __contains__(self, key: object) -> bool:
+        return isinstance(key, str) and key.lower() in self._index()
+
+    def settings(self) -> dict[str, str]:
+        """Lower-cased key -> unescaped value, last duplicate winning, in first-seen order."""
+        lines = self._lines
+        return {k: unescape(lines[p[-1]].raw_value, self.encoding) for k, p in self._index().items()}
+
+    def lines_of(self) -> dict[str, int]:
+        """Lower-cased key -> 1-based line of the occurrence that counts (the last)."""
+        return {k: p[-1] + 1 for k, p in self._index().items()}
+
+    @property
+    def duplicates(self) -> list[tuple[str, list[int]]]:
+        """Keys that occur more than once: (key as first spelled, [1-based lines])."""
+        groups = [p for p in self._index().values() if len(p) > 1]
+        return [(self._lines[p[0]].key, [i + 1 for i in p]) for p in groups]
+
+    @property
+    def malformed(self) -> list[int]:
+        """1-based lines that are neither entries, comments nor blank (kept verbatim)."""
+        return [i for i, line in enumerate(self._lines, 1) if line.kind == "malformed"]
+
+    @property
+    def line_count(self) -> int:
+        """Physical lines (a final line without a newline counts; the empty tail after the
+        last newline does not)."""
+        return len(self._lines)
+
+    # ------------------------------------------------------------------ edits
+
+    def set(self, key: str, value: str) -> bool:
+        """Give ``key`` the value ``value``; returns whether the document changed.
+
+        An existing key is edited at its last (effective) occurrence, keeping that line's key
+        spelling, spacing and quoting; only the value changes. A new key is appended with
+        VMware's canonical spelling (``.encoding`` goes first, where VMware reads it).
+        """
+        _check_key(key)
+        _check_value(key, value)
+        lower = key.lower()
+        if lower == ".encoding":
+            self._check_same_codec(value)
+        positions = self._index().get(lower)
+        if not positions:
+            self._insert_new(canonical_key(key), value, at_top=lower == ".encoding")
+            return True
+        line = self._lines[positions[-1]]
+        if unescape(line.raw_value, self.encoding) == value:
+            return False
+        self._rewrite_value(line, value)
+        return True
+
+    def remove(self, key: str) -> int:
+        """Delete every occurrence of ``key``; returns how many lines went."""
+        lower = key.lower()
+        positions = set(self._index().get(lower, ()))
+        if not positions:
+            return 0
+        if lower == ".encoding":
+            self._check_same_codec(DEFAULT_CHARSET)
+        self._lines = [line for i, line in enumerate(self._lines) if i not in positions]
+        self._index_cache = None
+        return len(positions)
+
+    # ------------------------------------------------------------------ internals
+
+    def _entry(self, line: _Line, number: int) -> VmxEntry:
+        return VmxEntry(
+            key=line.key,
+            value=unescape(line.raw_value, self.encoding),
+            raw_value=line.raw_value,
+            line=number,
+            quoted=line.quoted,
+        )
+
+    def _index(self) -> dict[str, list[int]]:
+        """Lower-cased key -> 0-based positions, rebuilt lazily after each edit."""
+        if self._index_cache is None:
+            index: dict[str, list[int]] = {}
+            for position, line in enumerate(self._lines):
+                if line.kind == "entry":
+                    index.setdefault(line.key.lower(), []).append(position)
+            self._index_cache = index
+        return self._index_cache
+
+    def _encode(self, text: str, key: str) -> bytes:
+        try:
+            return text.encode(self.encoding, "surrogateescape")
+        except UnicodeEncodeError:
+            raise InputError(
+                f"the value cannot be written in the file's charset {self.charset or DEFAULT_CHARSET}",
+                file=self.file,
+                field=key,
+            ) from None
+
+    def _rewrite_value(self, line: _Line, value: str) -> None:
+        """Replace only the value part of an entry line (the line is left alone on failure)."""
+        raw_value = escape(value)
+        head, tail = line.head, line.tail
+        quoted, closed = line.quoted, line.closed
+        if not quoted and not _BARE_VALUE_RE.match(raw_value):
+            head, tail, quoted = head + '"', '"' + tail, True
+        elif quoted and not closed:
+            tail, closed = '"' + tail, True
+        line.raw = self._encode(head + raw_value + tail, line.key)
+        line.head, line.raw_value, line.tail = head, raw_value, tail
+        line.quoted, line.closed = quoted, closed
+
+    def _insert_new(self, key: str, value: str, *, at_top: bool) -> None:
+        raw_value = escape(value)
+        head = f'{key} = "'
+        eol = self._dominant_eol()
+        raw = self._encode(head + raw_value + '"', key)
+        new = _Line(raw, eol, "entry", key=key, head=head, raw_value=raw_value, tail='"', quoted=True)
+        if at_top:
+            self._lines.insert(0, new)
+            self._index_cache = None
+            return
+        if self._lines and not self._lines[-1].eol:
+            self._lines[-1].eol = eol
+        self._lines.append(new)
+        if self._index_cache is not None:  # appending shifts nothing, so extend the index
+            self._index_cache.setdefault(key.lower(), []).append(len(self._lines) - 1)
+
+    def _dominant_eol(self) -> bytes:
+        """New lines follow the file's own convention so a CRLF file stays CRLF."""
+        crlf = sum(1 for line in self._lines if line.eol == b"\r\n")
+        lf = sum(1 for line in self._lines if line.eol == b"\n")
+        return b"\r\n" if crlf > lf else b"\n"
+
+    def _check_same_codec(self, charset: str) -> None:
+        """advisor never transcodes: re-encoding every line would defeat the byte-exact promise."""
+        if _charset_codec(charset) != self.encoding:
+            raise InputError(
+                f"changing the charset from {self.charset or DEFAULT_CHARSET} to {charset} would "
+                "re-encode the whole file; advisor does not transcode .vmx files",
+                file=self.file,
+                field=".encoding",
+            )
+
+
+def _check_size(size: int, file: str | None) -> None:
+    if size > MAX_FILE_BYTES:
+        raise InputError(
+            f"file is larger than {MAX_FILE_BYTES // (1024 * 1024)} MiB; a .vmx is a few KiB",
+            file=file,
+        )
+
+
+def _check_no_nul(data: bytes, file: str | None) -> None:
+    """NUL never occurs in a .vmx; it means a binary file (or UTF-16, which VMware never writes)."""
+    at = data.find(b"\0")
+    if at >= 0:
+        raise InputError(
+            "contains NUL bytes, so it is not a .vmx text file (binary, or UTF-16?)",
+            file=file,
+            line=data.count(b"\n", 0, at) + 1,
+        )
+
+
+def _declared_charset(split: list[tuple[bytes, bytes]]) -> str | None:
+    """The ``.encoding`` value, found before decoding (the last one, matching get()).
+
+    Latin-1 maps bytes one-to-one, so the ASCII syntax reads the same in any accepted charset.
+    """
+    found = None
+    for raw, _eol in split:
+        if b".encoding" not in raw.lower():
+            continue
+        line, _warning = _parse_text(raw.decode("latin-1"))
+        if line.kind == "entry" and line.key.lower() == ".encoding":
+            found = unescape(line.raw_value, "latin-1").strip(_WS)
+    return found
+
+
+def _resolve_charset(charset: str | None, notes: list[ParseWarning]) -> str:
+    """The codec to decode with; an unusable charset name degrades to UTF-8 with a warning,
+    which is safe because unchanged lines are written back from their original bytes."""
+    if charset is None:
+        return "utf-8"
+    codec = _charset_codec(charset)
+    if codec is None:
+        notes.append(ParseWarning(None, f"unknown or unsupported charset {charset!r}; reading as UTF-8"))
+        return "utf-8"
+    return codec
+
+
+def _build_line(number: int, raw: bytes, eol: bytes, codec: str, notes: list[ParseWarning]) -> _Line:
+    text, clean = _decode_line(raw, codec)
+    line, warning = _parse_text(text)
+    line.raw, line.eol = raw, eol
+    if not clean:
+        notes.append(ParseWarning(number, f"bytes that are not valid {codec}; kept as they are"))
+    if warning:
+        notes.append(ParseWarning(number, warning))
+    return line
+
+
+# --------------------------------------------------------------------------- read-only view
+
+
+@dataclass(frozen=True)
+class VmxEntries:
+    """What a linter reads from a .vmx: its entries, repeated keys, oddities and codec."""
+
+    entries: list[VmxEntry]
+    effective: dict[str, VmxEntry]  # lower-cased key -> the occurrence that counts, first-seen order
+    duplicates: list[tuple[str, list[int]]]
+    warnings: list[ParseWarning]
+    encoding: str
+
+
+# Every line of a file the full parser reads without a warning, one match per line: an entry
+# `key = "value"` or with a bare value (`rtc.diffFromUTC = 0`), a comment, or a blank line.
+# Stray quotes, text after a closing quote and other odd lines match nothing, and the file goes
+# through the full parser. A bare value may not start with a blank or a quote, so backtracking
+# cannot turn a broken quoted value into a bare one.
+_WS_CLASS = r"[ \t\r\f\v]*"
+_REGULAR_LINE = re.compile(
+    r"^" + _WS_CLASS + r'(?:([^ \t\r\f\v\n="#][^ \t\r\f\v\n="]*)' + _WS_CLASS + "=" + _WS_CLASS
+    + r'(?:(")([^"\n]*)"|(?![ \t\r\f\v"])([^\n]*?))|#[^\n]*)?' + _WS_CLASS + r"$",
+    re.M,
+)
+
+
+_new_tuple = tuple.__new__
+
+
+def lines_mentioning(data: bytes, needle: bytes) -> list[tuple[int, bytes]]:
+    """(1-based number, bytes) of every line (split on b"\\n") that contains ``needle`` in
+    any letter case. Searching the whole file beats splitting it when few lines match."""
+    lowered, needle = data.lower(), needle.lower()
+    found = []
+    at = lowered.find(needle)
+    while at >= 0:
+        start = data.rfind(b"\n", 0, at) + 1
+        end = data.find(b"\n", at)
+        end = len(data) if end < 0 else end
+        found.append((data.count(b"\n", 0, start) + 1, data[start:end]))
+        at = lowered.find(needle, end)
+    return found
+
+
+def read_entries(data: bytes, *, file: str | None = None) -> VmxEntries:
+    """The entries of a .vmx, read-only: the same answer as VmxDocument.parse(), faster.
+
+    Linting thousands of files needs no line model for editing. A file that decodes cleanly in
+    its charset and whose lines are all entries the full parser reads without a warning,
+    comments or blanks is read here in one pass; any other file
+    goes through VmxDocument.parse(), so every oddity is handled in one place.
+    """
+    fast = _read_regular(data, file)
+    if fast is not None:
+        return fast
+    doc = VmxDocument.parse(data, file=file)
+    entries = list(doc.entries())
+    effective = {}
+    for entry in entries:
+        effective[entry.key.lower()] = entry
+    return VmxEntries(entries, effective, doc.duplicates, doc.warnings, doc.encoding)
+
+
+def _read_regular(data: bytes, file: str | None) -> VmxEntries | None:
+    _check_size(len(data), file)
+    _check_no_nul(data, file)
+    body = data[len(_BOM):] if data.startswith(_BOM) else data
+    codec = "utf-8"
+    mentions = lines_mentioning(body, b".encoding")
+    if mentions:
+        notes: list[ParseWarning] = []
+        codec = _resolve_charset(_declared_charset([(line, b"") for _, line in mentions]), notes)
+        if notes:
+            return None
+    try:
+        text = body.decode(codec)
+    except UnicodeDecodeError:
+        return None
+    rows = _REGULAR_LINE.findall(text)
+    # One row per line (the text after the last newline counts as a line, as in split()), or
+    # some line is odd. Decoding the whole file equals decoding line by line when no character
+    # swallowed a newline byte (no ASCII-keeping codec does; checked rather than assumed).
+    newlines = body.count(b"\n")
+    if len(rows) != newlines + 1 or text.count("\n") != newlines:
+        return None
+    # tuple.__new__ is what VmxEntry(...) ends in, without its Python-level __new__ frame (a
+    # quarter of this loop's time over a hundred lines per file).
+    entries = [
+        _new_tuple(VmxEntry, (key, unescape(value, codec) if "|" in value else value, value, number, quote == '"'))
+        for number, (key, quote, quoted, bare) in enumerate(rows, 1) if key
+        for value in (quoted if quote else bare,)
+    ]
+    # A later occurrence replaces the value but keeps the first one's place: last wins, in
+    # first-seen order.
+    effective = {entry.key.lower(): entry for entry in entries}
+    duplicates: list[tuple[str, list[int]]] = []
+    if len(effective) < len(entries):  # some key is set twice: rare, so found only then
+        lines: dict[str, list[VmxEntry]] = {}
+        for entry in entries:
+            lines.setdefault(entry.key.lower(), []).append(entry)
+        duplicates = [(group[0].key, [e.line for e in group]) for group in lines.values() if len(group) > 1]
+    return VmxEntries(entries, effective, duplicates, [], codec)
+
+
+# --------------------------------------------------------------------------- helpers for callers
+
+
+def render_fragment(settings: list[tuple[str, str, str | None]]) -> str:
+    """Text to paste into a .vmx: for each (key, value, comment), the comment as ``#`` lines,
+    then ``key = "value"`` with canonical key spelling and escaping."""
+    out: list[str] = []
+    for key, value, comment in settings:
+        _check_key(key)
+        _check_value(key, value)
+        if comment:
+            out.extend(_comment_lines(comment))
+        out.append(f'{canonical_key(key)} = "{escape(value)}"')
+    return "".join(f"{line}\n" for line in out)
+
+
+def _comment_lines(comment: str) -> list[str]:
+    """``#`` lines for a comment; control characters are shown as ``|XX`` so the fragment stays
+    plain text (a NUL would make it unreadable as a .vmx, a CR would split the line)."""
+    parts = comment.replace("\r\n", "\n").split("\n")
+    return [f"# {_CONTROL_RE.sub(_hex_escape, part)}".rstrip(_WS) for part in parts]
+
+
+def _hex_escape(match: re.Match[str]) -> str:
+    return f"|{ord(match.group()):02X}"
+
+
+def apply(doc: VmxDocument, desired: Mapping[str, str | None]) -> list[Change]:
+    """Make ``doc`` say what ``desired`` says, touching only keys whose value differs.
+
+    A value of None removes the key. Keys that differ only in case are one key, so the last of
+    them wins, as in the file. Applying the same mapping twice changes nothing the second
+    time, which is what makes ``advisor vmx --write`` safe to re-run.
+    """
+    merged: dict[str, tuple[str, str | None]] = {}
+    for key, new in desired.items():
+        merged[key.lower()] = (key, new)
+    before = doc.lines_of()
+    pending: list[tuple[str, str | None, str | None]] = []
+    for key, new in merged.values():
+        old = doc.get(key)
+        if new is None:
+            if old is not None:
+                pending.append((_spelling(doc, key), old, None))
+                doc.remove(key)
+        elif not values_equal(old, new):
+            doc.set(key, new)
+            pending.append((_spelling(doc, key), old, new))
+    after = doc.lines_of()
+    return [
+        Change(key, old, new, (before if new is None else after)[key.lower()])
+        for key, old, new in pending
+    ]
+
+
+def _spelling(doc: VmxDocument, key: str) -> str:
+    """How the file spells ``key`` at its effective occurrence (canonical if absent)."""
+    found = doc.entry(key)
+    return found.key if found else canonical_key(key)
+
+
+def unified_diff(path: str | Path, before: bytes, after: bytes, encoding: str = "utf-8") -> str:
+    """A unified diff of two versions of a file, for showing an edit before it is written.
+
+    Lines are split on LF only (as the parser does) and a missing final newline is shown the
+    way git shows it, so a diff never hides the one-byte change that adds it.
+    """
+    codec = _charset_codec(encoding) or "utf-8"
+    name = str(path)
+    diff = difflib.unified_diff(
+        _display_lines(before, codec), _display_lines(after, codec), fromfile=f"a/{name}", tofile=f"b/{name}"
+    )
+    return "".join(diff)
+
+
+def _display_lines(data: bytes, codec: str) -> list[str]:
+    text = data.decode(codec, "replace")
+    lines = [piece + "\n" for piece in text.split("\n")]
+    last = lines.pop()[:-1]
+    if last:
+        lines.append(last + "\n\\ No newline at end of file\n")
+    return lines
+
+
+def is_locked(path: str | Path) -> bool:
+    """Whether a VM looks powered on (or otherwise held) by the host, so its .vmx must not be
+    rewritten: ESXi and Workstation keep a ``<name>.vmx.lck`` folder beside it, other ``*.lck``
+    folders guard its disks, and NFS datastores show ``.lck-<id>`` files."""
+    path = Path(path)
+    if path.with_name(path.name + ".lck").exists():
+        return True
+    try:
+        children = list(path.parent.iterdir())
+    except OSError:
+        return False
+    return any(_is_lock_name(child) for child in children)
+
+
+def _is_lock_name(child: Path) -> bool:
+    if child.name.startswith(".lck-"):
+        return True
+    return child.name.endswith(".lck") and child.is_dir()

@@ -1,0 +1,323 @@
+"""One table that says which `.vmx` key means which structured VM field.
+
+Used three ways: to reconcile a spec's `advanced:` keys with its structured fields (they must
+agree), to turn any template (.vmx, OVF, Packer, Terraform — all read as .vmx-equivalent keys)
+into a VM, and to write a VM back out as .vmx keys.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any, Callable
+
+from advisor.model.base import FieldValueError, Nic
+from advisor.vocab import NIC_VIRTUALDEV, SCSI_FROM_VIRTUALDEV, SCSI_VIRTUALDEV, read_bool
+
+if TYPE_CHECKING:  # annotations only: at run time the spec imports this module, not the reverse
+    from advisor.model.spec import VM
+    from advisor.readers.base import TemplateVM
+
+
+def parse_bool(text: str) -> bool:
+    value = read_bool(text)
+    if value is None:
+        raise ValueError(f"'{text}' is not TRUE or FALSE")
+    return value
+
+
+def vmx_text(value: object) -> str:
+    """A spec value as .vmx writes it: booleans TRUE/FALSE, everything else as text."""
+    if isinstance(value, bool):
+        return "TRUE" if value else "FALSE"
+    return str(value)
+
+
+def _int(text: str) -> int:
+    try:
+        return int(text.strip().strip('"'), 0)
+    except ValueError:
+        raise ValueError(f"'{text}' is not a whole number") from None
+
+
+def _latency(text: str) -> str:
+    low = text.strip().lower()
+    if low not in {"low", "normal", "medium", "high", "high-ht"}:
+        raise ValueError(f"'{text}' is not a latency sensitivity (low, normal, medium, high)")
+    return low
+
+
+def _affinity(text: str) -> str | None:
+    low = text.strip().lower()
+    return None if low in {"", "all"} else low
+
+
+# .vmx key (lower case) -> (VM field, parse .vmx text -> field value)
+SCALAR_KEYS: dict[str, tuple[str, Callable[[str], Any]]] = {
+    "numvcpus": ("vcpus", _int),
+    "cpuid.corespersocket": ("cores_per_socket", _int),
+    "memsize": ("memory", _int),
+    "virtualhw.version": ("hardware_version", _int),
+    "guestos": ("guest_os", str.strip),
+    "vcpu.hotadd": ("cpu_hot_add", parse_bool),
+    "mem.hotadd": ("memory_hot_add", parse_bool),
+    "sched.cpu.latencysensitivity": ("latency_sensitivity", _latency),
+    "sched.cpu.min": ("cpu_reservation", _int),
+    "sched.mem.min": ("memory_reservation", _int),
+    "sched.cpu.affinity": ("cpu_affinity", _affinity),
+}
+
+_NIC_KEY = re.compile(r"^ethernet(\d+)\.virtualdev$")
+_SCSI_KEY = re.compile(r"^scsi(\d+)\.virtualdev$")
+_MAX_NICS = 10  # network adapters per VM (vSphere configuration maximum)
+
+
+def normalised_advanced(vm: "VM") -> dict[str, tuple[str, str]]:
+    """advanced: as {lower-case key: (spelling, text value)} — cached on the VM."""
+    cache = vm.__pydantic_private__.get("_adv") if vm.__pydantic_private__ else None
+    if cache is None:
+        cache = {k.lower(): (k, v if v.__class__ is str else vmx_text(v)) for k, v in vm.advanced.items()}
+        vm.__pydantic_private__["_adv"] = cache
+    return cache
+
+
+def advanced_value(vm: "VM", key: str) -> str | None:
+    hit = normalised_advanced(vm).get(key.lower())
+    return hit[1] if hit else None
+
+
+def _key_error(spelling: str, message: str) -> ValueError:
+    """An error about one `advanced:` key, located at that key (its line in a spec or template)."""
+    return FieldValueError(message, "advanced", spelling)
+
+
+def _bad_value(spelling: str, problem: str) -> ValueError:
+    return _key_error(spelling, f"advanced key '{spelling}': {problem}")
+
+
+def _conflict(spelling: str, text: str, field: str, current: Any) -> ValueError:
+    return _key_error(spelling, f"advanced key '{spelling}' = \"{text}\" contradicts {field}: {vmx_text(current)}; "
+                                "state it once, or make both agree")
+
+
+def reconcile_advanced(vm: "VM") -> None:
+    """Make structured fields and overlapping `advanced:` keys one truth (or raise)."""
+    if not vm.advanced:
+        return
+    explicit = vm.model_fields_set
+    for low, (spelling, text) in normalised_advanced(vm).items():
+        role = _advanced_role(low)
+        if role is None:
+            continue
+        if role == "scalar":
+            field, parse = SCALAR_KEYS[low]
+            try:
+                value = parse(text)
+            except ValueError as exc:
+                raise _bad_value(spelling, str(exc)) from None
+            if low == "sched.cpu.affinity" and value is None and field not in explicit:
+                continue
+            current = getattr(vm, field)
+            if field in explicit and current != value:
+                raise _conflict(spelling, text, field, current)
+            setattr(vm, field, value)
+        elif role == "pin":
+            try:
+                pinned = parse_bool(text)
+            except ValueError as exc:
+                raise _bad_value(spelling, str(exc)) from None
+            if pinned:
+                if "memory_reservation" in explicit and vm.memory_reservation not in ("full", vm.memory):
+                    raise _conflict(spelling, text, "memory_reservation", vm.memory_reservation)
+                vm.memory_reservation = "full"
+        elif role[0] == "nic":
+            _reconcile_nic(vm, int(role[1]), spelling, text.strip().lower(), "nics" in explicit)
+        else:
+            _reconcile_scsi(vm, int(role[1]), spelling, text.strip().lower())
+
+
+@lru_cache(maxsize=8192)
+def _advanced_role(low: str) -> str | tuple[str, str] | None:
+    """What a lower-cased advanced key means to reconcile_advanced. Templates repeat the same
+    hundred keys file after file: classified once, not matched against every pattern each time."""
+    if low in SCALAR_KEYS:
+        return "scalar"
+    if low == "sched.mem.pin":
+        return "pin"
+    if match := _NIC_KEY.match(low):
+        return ("nic", match[1])
+    if match := _SCSI_KEY.match(low):
+        return ("scsi", match[1])
+    return None
+
+
+def _reconcile_nic(vm: "VM", index: int, spelling: str, adapter: str, explicit: bool) -> None:
+    if adapter not in NIC_VIRTUALDEV:
+        raise _bad_value(spelling, f"'{adapter}' is not a virtual NIC type")
+    if index < len(vm.nics):
+        if explicit and vm.nics[index].adapter != adapter:
+            raise _conflict(spelling, adapter, f"nics[{index}].adapter", vm.nics[index].adapter)
+        vm.nics[index].adapter = adapter  # type: ignore[assignment]
+    elif not explicit:
+        if index >= _MAX_NICS:
+            raise _bad_value(spelling, f"a VM has at most {_MAX_NICS} network adapters "
+                                       f"(ethernet0 to ethernet{_MAX_NICS - 1})")
+        while len(vm.nics) < index:
+            vm.nics.append(Nic(adapter=adapter))  # type: ignore[arg-type]
+        vm.nics.append(Nic(adapter=adapter))  # type: ignore[arg-type]
+    else:
+        raise _key_error(spelling, f"advanced key '{spelling}' names NIC {index}, but nics: lists {len(vm.nics)}")
+
+
+def _reconcile_scsi(vm: "VM", bus: int, spelling: str, kind: str) -> None:
+    if kind not in SCSI_FROM_VIRTUALDEV:
+        raise _bad_value(spelling, f"'{kind}' is not a SCSI controller type")
+    controller = SCSI_FROM_VIRTUALDEV[kind]
+    for disk in vm.disks:
+        if disk.bus == bus and disk.controller in SCSI_VIRTUALDEV:
+            if "controller" in disk.model_fields_set and disk.controller != controller:
+                raise _conflict(spelling, kind, "disk controller", disk.controller)
+            disk.controller = controller  # type: ignore[assignment]
+
+
+# --- VM -> .vmx ----------------------------------------------------------------------------
+
+
+def vm_to_vmx(vm: "VM", core_mhz: int | None = None) -> dict[str, str]:
+    """The .vmx keys that express the VM as specified (not advisor's recommendations)."""
+    out: dict[str, str] = {"numvcpus": str(vm.vcpus), "memsize": str(vm.memory)}
+    if vm.cores_per_socket:
+        out["cpuid.coresPerSocket"] = str(vm.cores_per_socket)
+    if vm.hardware_version:
+        out["virtualHW.version"] = str(vm.hardware_version)
+    if vm.guest_os:
+        out["guestOS"] = vm.guest_os
+    out["vcpu.hotadd"] = vmx_text(vm.cpu_hot_add)
+    out["mem.hotadd"] = vmx_text(vm.memory_hot_add)
+    if vm.latency_sensitivity != "normal":
+        out["sched.cpu.latencySensitivity"] = vm.latency_sensitivity
+    if vm.cpu_reservation == "full" and core_mhz:
+        out["sched.cpu.min"] = str(vm.vcpus * core_mhz)
+    elif isinstance(vm.cpu_reservation, int):
+        out["sched.cpu.min"] = str(vm.cpu_reservation)
+    if "sched.cpu.min" in out:
+        out["sched.cpu.units"] = "mhz"
+    if vm.memory_reservation == "full":
+        out["sched.mem.min"] = str(vm.memory)
+        out["sched.mem.pin"] = "TRUE"
+    elif isinstance(vm.memory_reservation, int):
+        out["sched.mem.min"] = str(vm.memory_reservation)
+    if vm.cpu_affinity:
+        out["sched.cpu.affinity"] = vm.cpu_affinity
+    for bus in sorted({d.bus for d in vm.disks if d.controller in SCSI_VIRTUALDEV}):
+        kind = next(d.controller for d in vm.disks if d.bus == bus and d.controller in SCSI_VIRTUALDEV)
+        out[f"scsi{bus}.present"] = "TRUE"
+        out[f"scsi{bus}.virtualDev"] = SCSI_VIRTUALDEV[kind]
+    for index, nic in enumerate(vm.nics):
+        out[f"ethernet{index}.present"] = "TRUE"
+        out[f"ethernet{index}.virtualDev"] = nic.adapter
+    for spelling, text in normalised_advanced(vm).values():
+        out.setdefault(spelling, text)
+    return out
+
+
+# --- template -> VM ------------------------------------------------------------------------
+
+_DISK_KEY = re.compile(r"^(scsi|nvme|sata|ide)(\d+):(\d+)\.present$")
+_SIZE_KEY = re.compile(r"^advisor\.disk(\d+)\.size$")
+_REQUIRED_DEFAULTS = {"vcpus": 1, "memory": 1024}
+
+
+def template_fields(t: "TemplateVM") -> tuple[dict[str, Any], set[str], dict[str, int | None]]:
+    """Data for VM.model_validate from a template, the fields left unknown, and the lines of
+    the structured fields (a raw key's line is its setting's)."""
+    unknown: set[str] = set()
+    lines: dict[str, int | None] = {}
+    spelling = t.spelling
+    # Every known value goes to `advanced` (pseudo-keys such as advisor.disk0.size excepted);
+    # this loop runs over a hundred keys per template, so it does nothing else.
+    advanced = {spelling.get(low, low): setting.value for low, setting in t.settings.items()
+                if setting.value is not None and not low.startswith("advisor.")}
+    for low, (field, _) in SCALAR_KEYS.items():
+        setting = t.settings.get(low)
+        if setting is not None:
+            if setting.value is None:
+                unknown.add(field)
+            else:
+                lines[field] = setting.line
+    data: dict[str, Any] = {"name": t.name, "advanced": advanced}
+    # The two required fields come straight from their keys (the validator reports a bad
+    # value at that key's line); the rest is reconciled from `advanced` by the VM model.
+    for key, field in (("numvcpus", "vcpus"), ("memsize", "memory")):
+        setting = t.settings.get(key)
+        if setting is not None and setting.value is not None:
+            data[field] = setting.value.strip()
+        else:
+            # A .vmx without numvcpus has one vCPU (VMware's default); without memsize the
+            # memory is not stated anywhere, so rules that need it are skipped.
+            data[field] = _REQUIRED_DEFAULTS[field]
+            if field == "memory":
+                unknown.add("memory")
+    data["disks"] = _template_disks(t)
+    return data, unknown, lines
+
+
+def _template_disks(t: "TemplateVM") -> list[dict[str, Any]]:
+    disks = []
+    sizes: dict[int, str] = {}
+    slots: list[tuple[str, str, str, Any]] = []
+    for low, setting in t.settings.items():
+        role = _disk_role(low)
+        if role is None or not setting.value:
+            continue
+        if role[0] == "size":
+            sizes[int(role[1])] = setting.value
+        else:
+            slots.append((low, role[0], role[1], setting))
+    for low, bus_kind, bus_text, setting in slots:
+        if not _truthy(setting.value):
+            continue
+        bus = int(bus_text)
+        if bus_kind == "scsi":
+            kind = t.settings.get(f"scsi{bus}.virtualdev")
+            if kind is None or kind.value is None or kind.value.lower() not in SCSI_FROM_VIRTUALDEV:
+                continue
+            controller = SCSI_FROM_VIRTUALDEV[kind.value.lower()]
+        else:
+            controller = bus_kind
+        if not _is_disk(t, low):
+            continue
+        # The first disk is taken to be the boot disk: fixes must not move it to a controller
+        # the guest may have no driver for (an unbootable VM is worse than a slow one).
+        disk: dict[str, Any] = {"controller": controller, "bus": min(bus, 3), "role": "os" if not disks else "data"}
+        size = sizes.get(len(disks))
+        if size:
+            disk["size"] = int(size)
+        disks.append(disk)
+    return disks
+
+
+@lru_cache(maxsize=8192)
+def _disk_role(low: str) -> tuple[str, str] | None:
+    """("scsi"|"nvme"|"sata"|"ide", bus) for a device slot's `.present` key, ("size", n) for
+    advisor.diskN.size, None for every other key (classified once per distinct key)."""
+    if match := _DISK_KEY.match(low):
+        return (match[1], match[2])
+    if match := _SIZE_KEY.match(low):
+        return ("size", match[1])
+    return None
+
+
+def _is_disk(t: "TemplateVM", present_key: str) -> bool:
+    """A device slot holds a disk unless its deviceType says CD-ROM or similar."""
+    device = t.settings.get(present_key.replace(".present", ".devicetype"))
+    if device is None or device.value is None:
+        return True
+    return "cdrom" not in device.value.lower() and "atapi" not in device.value.lower()
+
+
+def _truthy(text: str) -> bool:
+    try:
+        return parse_bool(text)
+    except ValueError:
+        return False

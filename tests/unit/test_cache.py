@@ -1,0 +1,96 @@
+"""advisor.engine.cache: found by key, rebuilt on any doubt, never an error; and the built-in catalog
+read through it is the catalog read without it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from advisor.engine import cache, catalog
+
+
+@pytest.fixture
+def folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("ADVISOR_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.delenv("ADVISOR_NO_CACHE", raising=False)
+    return tmp_path / "cache"
+
+
+def _counting(value: object):
+    calls = []
+
+    def build() -> object:
+        calls.append(1)
+        return value
+
+    return build, calls
+
+
+def test_second_call_reads_the_entry(folder: Path) -> None:
+    build, calls = _counting({"a": [1, 2]})
+    assert cache.cached("t", [("f", b"x")], build) == {"a": [1, 2]}
+    assert cache.cached("t", [("f", b"x")], build) == {"a": [1, 2]}
+    assert len(calls) == 1
+    assert len(list(folder.glob("t-*.pickle"))) == 1
+
+
+def test_other_source_bytes_rebuild_and_replace_the_old_entry(folder: Path) -> None:
+    build, calls = _counting("v")
+    cache.cached("t", [("f", b"x")], build)
+    cache.cached("t", [("f", b"y")], build)
+    cache.cached("t", [("g", b"y")], build)
+    assert len(calls) == 3
+    assert len(list(folder.glob("t-*.pickle"))) == 1  # only the newest key is kept
+
+
+def test_damaged_entry_is_rebuilt_without_an_error(folder: Path) -> None:
+    build, calls = _counting([1])
+    cache.cached("t", [("f", b"x")], build)
+    (entry,) = folder.glob("t-*.pickle")
+    entry.write_bytes(b"\x80\x05garbage")
+    assert cache.cached("t", [("f", b"x")], build) == [1]
+    assert cache.cached("t", [("f", b"x")], build) == [1]
+    assert len(calls) == 2  # rebuilt once, then the rewritten entry is read
+
+
+def test_unwritable_folder_only_costs_time(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    monkeypatch.setenv("ADVISOR_CACHE_DIR", str(blocker / "cache"))
+    build, calls = _counting(7)
+    assert cache.cached("t", [("f", b"x")], build) == 7
+    assert cache.cached("t", [("f", b"x")], build) == 7
+    assert len(calls) == 2
+
+
+def test_no_cache_switch(folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ADVISOR_NO_CACHE", "1")
+    build, calls = _counting(7)
+    cache.cached("t", [("f", b"x")], build)
+    cache.cached("t", [("f", b"x")], build)
+    assert len(calls) == 2 and not folder.exists()
+
+
+def _digest(cat: catalog.Catalog) -> list:
+    return [(r.id, r.file, r.line, r.d.model_dump(), r.facts, r.min_version, r.max_version,
+             {k: [(e, getattr(e, "lines", None)) for e in v] for k, v in r.examples.items()}) for r in cat.rules]
+
+
+def test_builtin_catalog_from_the_cache_is_the_parsed_one(folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(catalog, "_BUILTIN", None)
+    monkeypatch.setenv("ADVISOR_NO_CACHE", "1")
+    fresh = _digest(catalog.builtin_catalog())
+    monkeypatch.delenv("ADVISOR_NO_CACHE")
+    for _ in range(2):  # the first run writes the entry, the second reads it
+        monkeypatch.setattr(catalog, "_BUILTIN", None)
+        assert _digest(catalog.builtin_catalog()) == fresh
+    assert list(folder.glob("rules-*.pickle"))
+
+
+def test_builtin_rules_compile_when_first_used(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(catalog, "_BUILTIN", None)
+    rule = catalog.builtin_catalog().rules[0]
+    assert rule.program is None
+    program = rule.compiled()
+    assert program is not None and rule.compiled() is program

@@ -1,0 +1,100 @@
+"""The engine's combined evaluation: all of a VM's rules in one CEL call once a group of VMs is
+common enough. It must be indistinguishable from evaluating the rules one by one."""
+
+from __future__ import annotations
+
+import glob
+import json
+from pathlib import Path
+
+import pytest
+
+from advisor.engine import engine
+from advisor.engine.catalog import load_catalog
+from advisor.engine.engine import Policy, check_files
+from advisor.errors import InputError
+from conftest import org_rule
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = sorted(glob.glob(str(ROOT / "examples" / "*.yaml")))
+
+SPEC = """\
+host: hp-dl580-g7
+vms:
+"""
+
+
+def _digest(run) -> list:
+    assert not run.errors, run.errors
+    findings = [(f.rule, f.subject, f.file, f.line, f.message, f.severity, json.dumps(f.fix, sort_keys=True))
+                for f in run.findings]
+    vms = [(v.name, v.file, tuple(v.skipped), tuple(sorted(v.recommended_vmx.items()))) for v in run.vms]
+    return [findings, vms, list(run.evaluated_cases()), run.notes]
+
+
+def _many_vms(tmp_path: Path) -> Path:
+    """40 VMs in a few shapes and workloads, so that every group passes the batching threshold."""
+    lines = [SPEC]
+    shapes = [(8, "sql-server"), (16, "sql-server"), (64, "sql-server"), (12, "generic"), (4, "java"), (10, "vdi")]
+    for i in range(40):
+        vcpus, workload = shapes[i % len(shapes)]
+        lines.append(f"  - {{name: vm{i:02d}, vcpus: {vcpus}, memory: {8 * vcpus}GB, workload: {workload}}}\n")
+    spec = tmp_path / "many.yaml"
+    spec.write_text("".join(lines))
+    return spec
+
+
+@pytest.mark.parametrize("threshold", [1, 8])
+def test_combined_evaluation_matches_rule_by_rule(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                  threshold: int) -> None:
+    files = [*EXAMPLES, str(_many_vms(tmp_path))]
+    catalog = load_catalog([])
+    monkeypatch.setattr(engine, "_BATCH_AFTER", 10**9)
+    one_by_one = _digest(check_files(files, catalog, Policy()))
+    monkeypatch.setattr(engine, "_BATCH_AFTER", threshold)
+    combined = _digest(check_files(files, catalog, Policy()))
+    assert combined == one_by_one
+    assert one_by_one[0], "the inputs should produce findings, or the comparison proves little"
+
+
+def test_groups_are_batched_after_the_threshold(tmp_path: Path) -> None:
+    evaluator = engine.Evaluator(load_catalog([]), Policy())
+    from advisor.load.specfile import load_spec
+
+    engine.evaluate_spec(load_spec(_many_vms(tmp_path)), evaluator)
+    seen = {key[0]: group for key, group in evaluator._groups.items()}
+    assert seen["sql-server"].seen >= engine._BATCH_AFTER and seen["sql-server"].batch  # compiled and used
+    assert seen["java"].seen < engine._BATCH_AFTER and seen["java"].batch is None
+
+
+
+
+def _user_catalog(tmp_path: Path, when: str):
+    folder = tmp_path / "policies"
+    folder.mkdir()
+    (folder / "org.yaml").write_text(org_rule(when))
+    return load_catalog([folder])
+
+
+def test_a_rule_failing_at_run_time_is_still_blamed_in_a_combined_program(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Division by zero on the 12-vCPU VMs only: the combined list fails, the engine falls back to
+    one rule at a time and names the user's rule, as it would without combining."""
+    catalog = _user_catalog(tmp_path, "100 / (vm.vcpus - 12) > 1")
+    monkeypatch.setattr(engine, "_BATCH_AFTER", 1)
+    with pytest.raises(InputError) as caught:
+        check_files([str(_many_vms(tmp_path))], catalog, Policy())
+    assert "ORG001" in caught.value.message and "the condition failed" in caught.value.message
+
+
+def test_a_condition_with_a_line_comment_combines(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    catalog = _user_catalog(tmp_path, "vm.vcpus > 60 // only the widest")
+    monkeypatch.setattr(engine, "_BATCH_AFTER", 1)
+    evaluator = engine.Evaluator(catalog, Policy())
+    from advisor.load.specfile import load_spec
+
+    engine.evaluate_spec(load_spec(_many_vms(tmp_path)), evaluator)
+    run = evaluator.finish()
+    assert all(group.batch for group in evaluator._groups.values())
+    wide = sorted(f.vm for f in run.findings if f.rule == "ORG001")
+    assert wide == [f"vm{i:02d}" for i in range(2, 40, 6)]  # the 64-vCPU shape
