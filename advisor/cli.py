@@ -82,7 +82,7 @@ def main() -> None:
     except KeyboardInterrupt:
         click.echo("advisor: interrupted", err=True)
         sys.exit(130)
-    except Exception as exc:  # noqa: BLE001 - last line of defence for users
+    except Exception as exc:
         if debug:
             raise
         click.echo(

@@ -27,7 +27,7 @@ class InputError(Exception):
         self.field = field
         self.context = context
 
-    def located(self, file: str | None = None, line: int | None = None) -> "InputError":
+    def located(self, file: str | None = None, line: int | None = None) -> InputError:
         """Fill in a location the raiser did not know (keeps what it did know)."""
         if self.file is None and file is not None:
             self.file = file

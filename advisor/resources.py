@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 
-@lru_cache(maxsize=None)
+@cache
 def data_path(name: str) -> Path:
     """Path of the bundled `rules` or `hosts` folder.
 

@@ -481,7 +481,7 @@ class Plan:
     seed: int = SEED
 
     @classmethod
-    def quick(cls) -> "Plan":
+    def quick(cls) -> Plan:
         return cls(spec_files=100, vmx_files=1_000, vmx_small=100, tf_files=20, engine_vms=(1_000, 10_000))
 
 

@@ -50,11 +50,11 @@ class Sizes:
     budget_s: float  # per case, after the warm-up
 
     @classmethod
-    def full(cls) -> "Sizes":
+    def full(cls) -> Sizes:
         return cls(startup_repeats=15, repeats=5, big_repeats=3, per_file_n=(1, 100, 1000), budget_s=60)
 
     @classmethod
-    def quick(cls) -> "Sizes":
+    def quick(cls) -> Sizes:
         return cls(startup_repeats=5, repeats=3, big_repeats=1, per_file_n=(1, 10, 100), budget_s=6)
 
 
@@ -338,7 +338,7 @@ def machine_facts(python: str, advisor: str) -> dict:
     version, impl = probe.stdout.split()
     adv = subprocess.run([advisor, "--version"], capture_output=True, text=True).stdout.strip()
     facts = {
-        "timestamp": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+        "timestamp": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         "cores": os.cpu_count(),
         "usable_cores": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count(),
         "python": version,

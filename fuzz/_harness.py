@@ -8,8 +8,8 @@ exception is a bug, so it is re-raised and atheris records the input as a crash-
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:

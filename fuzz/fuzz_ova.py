@@ -4,9 +4,8 @@
     python fuzz/fuzz_ova.py fuzz/corpus/ova -max_total_time=600
 """
 
+import _harness
 import atheris
-
-import _harness  # noqa: F401  (puts the repository on sys.path)
 
 with atheris.instrument_imports():
     import tarfile  # noqa: F401  (instrumented too: the archive parsing is the point)

@@ -4,9 +4,8 @@
     python fuzz/fuzz_ovf.py fuzz/corpus/ovf -max_total_time=600
 """
 
+import _harness
 import atheris
-
-import _harness  # noqa: F401  (puts the repository on sys.path)
 
 with atheris.instrument_imports():
     from pathlib import Path

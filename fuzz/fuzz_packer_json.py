@@ -5,14 +5,13 @@
     python fuzz/fuzz_packer_json.py fuzz/corpus/packer_json -max_total_time=600
 """
 
+import _harness
 import atheris
-
-import _harness  # noqa: F401  (puts the repository on sys.path)
 
 with atheris.instrument_imports():
     from pathlib import Path
 
-    import advisor.readers.hclsupport  # noqa: F401
+    import advisor.readers.hclsupport
     import advisor.readers.packer  # noqa: F401  (read_template imports readers lazily)
     from advisor.readers import read_template
 

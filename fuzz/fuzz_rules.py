@@ -6,15 +6,14 @@ load_rule_file reads a path, so each input is written to one temporary file firs
     python fuzz/fuzz_rules.py fuzz/corpus/rules -max_total_time=600
 """
 
+import _harness
 import atheris
-
-import _harness  # noqa: F401  (puts the repository on sys.path)
 
 with atheris.instrument_imports():
     import tempfile
     from pathlib import Path
 
-    import advisor.load.validation  # noqa: F401
+    import advisor.load.validation
     import advisor.load.yamlfile  # noqa: F401
     from advisor.engine.catalog import load_rule_file
 

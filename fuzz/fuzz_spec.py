@@ -5,17 +5,16 @@ which also reads inline host profiles and the `advanced:` .vmx keys.
     python fuzz/fuzz_spec.py fuzz/corpus/spec -max_total_time=600
 """
 
+import _harness
 import atheris
 
-import _harness  # noqa: F401  (puts the repository on sys.path)
-
 with atheris.instrument_imports():
-    import advisor.load.hosts  # noqa: F401
-    import advisor.model.spec  # noqa: F401
-    import advisor.model.units  # noqa: F401
-    import advisor.load.validation  # noqa: F401
+    import advisor.load.hosts
+    import advisor.load.validation
+    import advisor.load.yamlfile
+    import advisor.model.spec
+    import advisor.model.units
     import advisor.vmx.mapping  # noqa: F401
-    import advisor.load.yamlfile  # noqa: F401
     from advisor.load.specfile import all_errors, parse_spec
 
 

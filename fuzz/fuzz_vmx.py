@@ -4,14 +4,13 @@
     python fuzz/fuzz_vmx.py fuzz/corpus/vmx -max_total_time=600
 """
 
+import _harness
 import atheris
-
-import _harness  # noqa: F401  (puts the repository on sys.path)
 
 with atheris.instrument_imports():
     from pathlib import Path
 
-    import advisor.readers.vmxfile  # noqa: F401  (read_template imports readers lazily)
+    import advisor.readers.vmxfile
     import advisor.vmx.document  # noqa: F401
     from advisor.readers import read_template
 

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
 import click
 
@@ -75,8 +76,8 @@ def settings(inputs: list[str], formats: tuple[str, ...], outputs: tuple[str, ..
              rule_dirs: tuple[str, ...], quiet: bool, color: bool | None) -> Settings:
     from advisor.atomic import check_target
     from advisor.engine.catalog import load_catalog
-    from advisor.load.config import load_config
     from advisor.engine.engine import Exemption, Policy
+    from advisor.load.config import load_config
     from advisor.load.hosts import HostProfiles
 
     pairs = output_pairs(formats, outputs)
@@ -126,8 +127,8 @@ def emit(run: Any, s: Settings) -> int:
     would overwrite a useful one); input errors still go to stderr.
     """
     from advisor.atomic import write_atomic
-    from advisor.output import render_pieces
     from advisor.load.yamlfile import gc_paused
+    from advisor.output import render_pieces
 
     for problem in run.errors:
         click.echo(f"advisor: {printable(str(problem))}", err=True)

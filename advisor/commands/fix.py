@@ -31,11 +31,11 @@ def command(file, host_ref, vsphere, workload, write, select, ignore_, config_fi
     from advisor.atomic import write_atomic
     from advisor.commands.common import settings
     from advisor.engine.engine import REMOVE, Evaluator
-    from advisor.errors import InputError
     from advisor.engine.lint import LintJob, host_and_version, template_subject
+    from advisor.errors import InputError
+    from advisor.load.yamlfile import read_bytes
     from advisor.readers import vmxfile
     from advisor.vmx.document import VmxDocument, apply, is_locked, unified_diff
-    from advisor.load.yamlfile import read_bytes
 
     path = Path(file)
     if path.suffix.lower() not in (".vmx", ".vmtx"):

@@ -32,8 +32,8 @@ def command(paths, host_ref, vsphere, workload, exclude, baseline, write_baselin
     from pathlib import Path
 
     from advisor.atomic import write_atomic
+    from advisor.engine.lint import Baseline, LintJob
     from advisor.errors import InputError
-    from advisor.engine.lint import Baseline, LintJob, lint
     from advisor.readers import find_templates
 
     s = settings(list(paths), formats, outputs, fail_on, select, ignore_, config_file, rule_dirs, quiet, color)

@@ -62,9 +62,9 @@ def command(host_refs: tuple[str, ...], workload: str, vcpus: int | None, vms: i
     """
     from advisor.errors import InputError
     from advisor.load.hosts import load_host_file, load_profile, profile_names
-    from advisor.sizing.sizing import Request, size
     from advisor.model.units import parse_size_mib
     from advisor.model.versions import Version
+    from advisor.sizing.sizing import Request, size
 
     if sum(x is not None for x in (vcpus, vms, total_vcpus)) > 1:
         raise click.UsageError("give at most one of --vcpus, --vms and --total-vcpus")

@@ -38,8 +38,8 @@ def command(files: tuple[str, ...], only: tuple[str, ...], fmt: str, compare: bo
     VMs of the same spec.
     """
     from advisor.errors import InputError
-    from advisor.numa.placement import place
     from advisor.load.specfile import load_spec
+    from advisor.numa.placement import place
     from advisor.numa.topology import predict
 
     results = []

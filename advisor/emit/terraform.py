@@ -18,7 +18,7 @@ import math
 
 from advisor.emit import hcl
 from advisor.emit.guestid import api_guest_id
-from advisor.emit.recommended import SCSI_NAMES, NIC_NAMES, Recommended
+from advisor.emit.recommended import NIC_NAMES, SCSI_NAMES, Recommended
 
 # Native integer / boolean arguments: (argument, .vmx key, kind).
 _SCALARS = (

@@ -18,8 +18,9 @@ import hashlib
 import os
 import pickle
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable, TypeVar
+from typing import TypeVar
 
 T = TypeVar("T")
 
@@ -54,7 +55,7 @@ def cached(name: str, sources: list[tuple[str, bytes]], build: Callable[[], T]) 
     entry = folder / f"{name}-{_key(sources)}.pickle"
     with contextlib.suppress(Exception):  # missing, unreadable or damaged: build it instead
         with open(entry, "rb") as handle:
-            return pickle.load(handle)  # noqa: S301 - a private, user-owned cache (see above)
+            return pickle.load(handle)
     value = build()
     _store(folder, name, entry, value)
     return value

@@ -18,11 +18,11 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from advisor.errors import InputError
-from advisor.facts.facts import FACTS, BOOL, DOUBLE, INT, LIST_INT, LIST_STRING, STRING
-from advisor.model.spec import WORKLOADS
+from advisor.facts.facts import BOOL, DOUBLE, FACTS, INT, LIST_INT, LIST_STRING, STRING
 from advisor.load.validation import to_input_errors
-from advisor.model.versions import Version
 from advisor.load.yamlfile import line_of, load
+from advisor.model.spec import WORKLOADS
+from advisor.model.versions import Version
 from advisor.vocab import SeverityName
 
 RULE_ID = re.compile(r"^[A-Z][A-Z0-9]{1,9}[0-9]{3}$")
@@ -51,7 +51,7 @@ class Reference(_Strict):
     url: str | None = None
 
     @model_validator(mode="after")
-    def _complete(self) -> "Reference":
+    def _complete(self) -> Reference:
         if not (self.seed and self.section) and not (self.doc and self.url):
             raise ValueError("a reference needs 'seed' and 'section', or 'doc' and 'url'")
         return self
@@ -304,10 +304,9 @@ _BUILTIN: Catalog | None = None
 def builtin_catalog() -> Catalog:
     global _BUILTIN
     if _BUILTIN is None:
-        from advisor.resources import data_path
-
         from advisor.engine.cache import cached
         from advisor.load.yamlfile import loads, read_bytes
+        from advisor.resources import data_path
 
         sources = [(str(path), read_bytes(path)) for path in rule_files(data_path("rules"))]
         # Parsing the YAML and building the models is most of the catalog's cost at start-up;

@@ -14,17 +14,18 @@ from __future__ import annotations
 import datetime as _dt
 import fnmatch
 import gc
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable
+from typing import Any
 
 from advisor.engine.catalog import PLACEHOLDER, Catalog, Rule
 from advisor.facts.facts import facts_for, host_facts, placement_facts, version_facts
-from advisor.report.findings import Finding, HostResult, Run, Suppressed, VmResult
-from advisor.model.spec import VM, Host
-from advisor.numa.topology import Topology
-from advisor.model.versions import Version
 from advisor.load.hosts import BUNDLED, HostProfiles
 from advisor.load.yamlfile import gc_paused
+from advisor.model.spec import VM, Host
+from advisor.model.versions import Version
+from advisor.numa.topology import Topology
+from advisor.report.findings import Finding, HostResult, Run, Suppressed, VmResult
 
 REMOVE = "REMOVE"
 
@@ -157,7 +158,7 @@ class _FindingShape:
     references: tuple[str, ...]
 
     @classmethod
-    def of(cls, rule: Rule) -> "_FindingShape":
+    def of(cls, rule: Rule) -> _FindingShape:
         names = sorted(rule.facts | {n for n in rule.template_facts() if not n.startswith("each.")})
         return cls(" ".join(rule.d.message.split()), tuple(names), tuple(r.text() for r in rule.d.references))
 
@@ -505,8 +506,8 @@ def evaluate_spec(loaded: Any, evaluator: Evaluator) -> None:
 def check_files(files: Iterable[str], catalog: Catalog, policy: Policy, profiles: HostProfiles = BUNDLED) -> Run:
     """Load and evaluate spec files; a bad file is an input error and the others still run."""
     from advisor.errors import InputError
-    from advisor.report.findings import InputProblem
     from advisor.load.specfile import load_spec
+    from advisor.report.findings import InputProblem
 
     evaluator = Evaluator(catalog, policy)
     for file in files:

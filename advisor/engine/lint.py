@@ -12,18 +12,19 @@ from __future__ import annotations
 
 import gc
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from pydantic import ValidationError
 
 from advisor.engine.engine import Evaluator, Exemption, Policy, Subject
 from advisor.errors import InputError
-from advisor.report.findings import InputProblem, Run
-from advisor.model.spec import VM
 from advisor.load.hosts import BUNDLED, HostProfiles
 from advisor.load.yamlfile import gc_paused
+from advisor.model.spec import VM
+from advisor.report.findings import InputProblem, Run
 
 PARALLEL_THRESHOLD = 64  # below this, starting processes costs more than it saves
 
@@ -203,7 +204,7 @@ class Baseline:
         return (f.rule, _portable(f.file or ""), f.vm or "", f.subject)
 
     @classmethod
-    def load(cls, path: str) -> "Baseline":
+    def load(cls, path: str) -> Baseline:
         import json
 
         from advisor.load.yamlfile import read_bytes

@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Callable
+from typing import Any
 
 from advisor.model.spec import VM, Host
-from advisor.numa.topology import Topology, predict, with_memory
 from advisor.model.versions import Version, hw_feature, hw_max_vcpus, limits_for
+from advisor.numa.topology import Topology, predict, with_memory
 from advisor.vmx.mapping import normalised_advanced
 from advisor.vocab import read_bool
 

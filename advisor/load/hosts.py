@@ -11,10 +11,10 @@ from typing import Any
 from pydantic import ValidationError
 
 from advisor.errors import InputError
-from advisor.resources import data_path
-from advisor.model.spec import Host
 from advisor.load.validation import to_input_errors
 from advisor.load.yamlfile import LocDict, load
+from advisor.model.spec import Host
+from advisor.resources import data_path
 
 
 @dataclass(frozen=True)

@@ -10,10 +10,10 @@ from pydantic import ValidationError
 
 from advisor.errors import InputError
 from advisor.load.hosts import BUNDLED, HostProfiles, inline_or_named
-from advisor.model.spec import VM, Host, Spec
 from advisor.load.validation import to_input_errors
-from advisor.model.versions import Version
 from advisor.load.yamlfile import LocDict, gc_paused, line_of, loads, read_bytes
+from advisor.model.spec import VM, Host, Spec
+from advisor.model.versions import Version
 
 
 @dataclass
@@ -85,4 +85,4 @@ def all_errors(data: bytes | str, file: str) -> list[InputError]:
     return []
 
 
-__all__ = ["LoadedSpec", "load_spec", "parse_spec", "all_errors", "VM"]
+__all__ = ["VM", "LoadedSpec", "all_errors", "load_spec", "parse_spec"]

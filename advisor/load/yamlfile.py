@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import gc
 import os
-import stat
 import re
+import stat
 import sys
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import yaml
 
@@ -260,7 +261,7 @@ def loads(data: bytes | str, file: str) -> Any:
         text = data
     try:
         with gc_paused():
-            root = yaml.load(text, Loader=_Loader)  # noqa: S506 - _Loader derives from SafeLoader
+            root = yaml.load(text, Loader=_Loader)
     except InputError as exc:
         raise exc.located(file) from None
     except yaml.reader.ReaderError as exc:

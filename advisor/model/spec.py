@@ -13,22 +13,17 @@ import math
 from typing import Annotated, Any, Literal
 
 from pydantic import (
-    BaseModel,
-    BeforeValidator,
-    ConfigDict,
     Discriminator,
     Field,
-    PlainSerializer,
     PrivateAttr,
     Tag,
     ValidationInfo,
-    WithJsonSchema,
     field_validator,
     model_validator,
 )
 
+from advisor.model.base import Disk as Disk
 from advisor.model.base import (
-    WORKLOADS,
     FieldValueError,
     LatencySensitivity,
     PowerPolicy,
@@ -37,10 +32,7 @@ from advisor.model.base import (
     VersionField,
     Workload,
 )
-from advisor.model.base import Disk as Disk
 from advisor.model.base import Nic as Nic
-from advisor.model.units import format_mib
-from advisor.model.versions import Version
 from advisor.vmx.mapping import advanced_value, reconcile_advanced
 
 # --- host -----------------------------------------------------------------------------------
@@ -76,7 +68,7 @@ class Host(Strict):
     source: str | None = Field(None, description="Where the profile's figures come from.")
 
     @model_validator(mode="after")
-    def _nodes_divide_cores(self) -> "Host":
+    def _nodes_divide_cores(self) -> Host:
         if self.cores_per_socket % self.numa_nodes_per_socket:
             raise FieldValueError(
                 f"numa_nodes_per_socket ({self.numa_nodes_per_socket}) must divide "
@@ -222,7 +214,7 @@ class VM(Strict):
         return value
 
     @model_validator(mode="after")
-    def _reconcile(self, info: ValidationInfo) -> "VM":
+    def _reconcile(self, info: ValidationInfo) -> VM:
         reconcile_advanced(self)
         strict_shape = not (info.context or {}).get("lenient_shape", False)
         if strict_shape and self.cores_per_socket and self.vcpus % self.cores_per_socket:
@@ -253,7 +245,7 @@ class Spec(Strict):
     vms: list[VM] = Field(min_length=1)
 
     @model_validator(mode="after")
-    def _unique_names(self) -> "Spec":
+    def _unique_names(self) -> Spec:
         seen: set[str] = set()
         for index, vm in enumerate(self.vms):
             if vm.name in seen:

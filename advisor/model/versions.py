@@ -20,7 +20,7 @@ class Version:
     update: int = 0
 
     @classmethod
-    def parse(cls, text: object) -> "Version":
+    def parse(cls, text: object) -> Version:
         if isinstance(text, (int, float)) and not isinstance(text, bool):
             text = str(text)
         if not isinstance(text, str):
@@ -56,9 +56,9 @@ class Limits:
 
 @lru_cache(maxsize=1)
 def _table() -> tuple[list[Limits], list[dict[str, Any]], str]:
-    from advisor.resources import data_path
-    from advisor.model.units import parse_size_mib
     from advisor.load.yamlfile import load
+    from advisor.model.units import parse_size_mib
+    from advisor.resources import data_path
 
     doc = load(data_path("rules") / "limits" / "vsphere.yaml")
     rows = []

@@ -8,8 +8,8 @@ That is the initial placement the scheduler aims for (001_a02093f92473a34b.txt e
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Sequence
 
 from advisor.model.spec import Host
 from advisor.numa.topology import Topology, place_clients

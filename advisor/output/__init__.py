@@ -8,7 +8,8 @@ formats that need them.
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, Iterator
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from advisor.report.findings import Run

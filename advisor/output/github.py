@@ -10,8 +10,8 @@ annotate the diff. Input errors are errors on their file; notes become notices.
 
 from __future__ import annotations
 
-from advisor.report.findings import Finding, InputProblem, Run
 from advisor.output.describe import visible
+from advisor.report.findings import Finding, InputProblem, Run
 
 COMMANDS = {"error": "error", "warning": "warning", "info": "notice"}
 # Line breaks are percent-encoded below; every other control character (an ESC would colour

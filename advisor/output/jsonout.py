@@ -10,7 +10,8 @@ encoding and any consumer that forgets to declare UTF-8.
 from __future__ import annotations
 
 import json
-from typing import Any, Callable, Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
 import advisor
 from advisor.report.findings import JSON_SCHEMA_ID, Finding, HostResult, InputProblem, Run, VmResult

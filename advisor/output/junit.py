@@ -19,10 +19,10 @@ text; ElementTree escapes the rest (&, <, quotes, line breaks in attributes).
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
+
+from advisor.output.describe import first_reference, fix_lines, one_line, visible
 from advisor.report.findings import Finding, InputProblem, Run
 from advisor.vocab import BLOCKING, SEVERITY_RANK
-from advisor.output.describe import first_reference, fix_lines, one_line, visible
-
 
 
 def _text(value: object) -> str:

@@ -13,8 +13,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from advisor.report.findings import Finding, Run
 from advisor.output.describe import fix_lines, topology_summary, totals, visible, vmx_line
+from advisor.report.findings import Finding, Run
 
 _SPECIAL = re.compile(r"([\\`*_\[\]{}<>|#!~])")
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from advisor.sizing.sizing import Proposal, Sizing
 from advisor.model.units import format_mib
+from advisor.sizing.sizing import Proposal, Sizing
 
 SCHEMA = "advisor-size/v1"
 SHOWN = 8  # rows of the text table; JSON lists them all

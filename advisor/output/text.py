@@ -20,11 +20,10 @@ from typing import Any
 
 from rich.console import Console, Group, RenderableType
 from rich.padding import Padding
-from rich.table import Table
 from rich.text import Text
 
-from advisor.report.findings import Finding, HostResult, Run, VmResult
 from advisor.output.describe import first_reference, fix_lines, one_line, topology_summary, totals, visible
+from advisor.report.findings import Finding, HostResult, Run, VmResult
 
 WIDTH = 100
 # The end of a line that holds only padding and colour codes.

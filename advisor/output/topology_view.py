@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from rich.console import Console, Group
+from rich.console import Console
 from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text

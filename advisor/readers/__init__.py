@@ -14,8 +14,8 @@ from pathlib import Path
 from types import ModuleType
 
 from advisor.errors import InputError
-from advisor.readers.base import TemplateVM
 from advisor.load.yamlfile import read_bytes
+from advisor.readers.base import TemplateVM
 
 READERS = ("vmxfile", "ovf", "packer", "terraform")
 

@@ -55,8 +55,8 @@ class Expr:
     line: int | None = None
     var: str | None = None
     var_path: tuple[str | int, ...] = ()
-    items: dict[str, "Expr"] | None = None
-    elems: list["Expr"] | None = None
+    items: dict[str, Expr] | None = None
+    elems: list[Expr] | None = None
     dynamic_keys: list[str] = field(default_factory=list)
 
 
@@ -69,9 +69,9 @@ class Block:
     line: int | None = None
     end_line: int | None = None
     attrs: dict[str, Expr] = field(default_factory=dict)
-    blocks: list["Block"] = field(default_factory=list)
+    blocks: list[Block] = field(default_factory=list)
 
-    def children(self, block_type: str) -> list["Block"]:
+    def children(self, block_type: str) -> list[Block]:
         return [b for b in self.blocks if b.type == block_type]
 
 
@@ -201,7 +201,6 @@ def _label_text(rule: Any) -> str:
 def _expr_from_rule(rule: Any, text: str, line: int | None) -> Expr:
     from hcl2.rules.containers import ObjectRule, TupleRule
     from hcl2.rules.expressions import ExprTermRule
-
     from hcl2.rules.literal_rules import FloatLitRule, IdentifierRule, IntLitRule
 
     raw = _source(rule, text)

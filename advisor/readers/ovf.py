@@ -145,7 +145,7 @@ class _Node:
     line: int
     end_line: int | None = None
     text: str = ""
-    children: list["_Node"] = field(default_factory=list)
+    children: list[_Node] = field(default_factory=list)
 
     def kind(self) -> str:
         """The element's meaning: its local name, or for OVF 0.9's generic `Section`/`Content`
@@ -154,10 +154,10 @@ class _Node:
             return self.attrs["type"].rsplit(":", 1)[-1].removesuffix("_Type")
         return self.tag
 
-    def find(self, kind: str) -> "_Node | None":
+    def find(self, kind: str) -> _Node | None:
         return next((c for c in self.children if c.kind() == kind), None)
 
-    def find_all(self, kind: str) -> list["_Node"]:
+    def find_all(self, kind: str) -> list[_Node]:
         return [c for c in self.children if c.kind() == kind]
 
 
@@ -251,7 +251,7 @@ class _Envelope:
     configuration: str | None
 
     @classmethod
-    def of(cls, root: _Node) -> "_Envelope":
+    def of(cls, root: _Node) -> _Envelope:
         disks: dict[str, int | None] = {}
         for section in root.find_all("DiskSection"):
             for disk in section.find_all("Disk"):

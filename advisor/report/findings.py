@@ -6,8 +6,9 @@ nothing else, so the formats cannot disagree about what was found.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any, Iterator
+from typing import Any
 
 from advisor.vocab import SEVERITIES, SEVERITY_RANK
 

@@ -21,11 +21,11 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from advisor.engine.catalog import Reference
 from advisor.errors import InputError
-from advisor.vocab import BLOCKING
 from advisor.model.spec import VM, WORKLOADS, Host, SizeMiB
-from advisor.numa.topology import Topology, layout_text, predict
 from advisor.model.units import format_mib
 from advisor.model.versions import Version, hw_feature, hw_max_vcpus, limits_for
+from advisor.numa.topology import Topology, layout_text, predict
+from advisor.vocab import BLOCKING
 
 MIN_MEMORY_MIB = 1024
 KIND_NAMES = ("node", "node-ht", "split", "span", "span-ht", "per-socket", "fixed", "requested", "fit")
@@ -77,9 +77,9 @@ class ShapesFile(_Strict):
 
 @lru_cache(maxsize=1)
 def load_shapes() -> ShapesFile:
-    from advisor.resources import data_path
     from advisor.load.validation import to_input_errors
     from advisor.load.yamlfile import load
+    from advisor.resources import data_path
 
     path = data_path("rules") / "sizing" / "shapes.yaml"
     root = load(path)
@@ -178,7 +178,7 @@ class Geometry:
     usable_mib: int  # host memory for VMs (after headroom and ESXi's reserve)
 
     @classmethod
-    def of(cls, host: Host, wl: WorkloadSizing, headroom_pct: int, reserve_mib: int) -> "Geometry":
+    def of(cls, host: Host, wl: WorkloadSizing, headroom_pct: int, reserve_mib: int) -> Geometry:
         if wl.vcpu_per_core == "threads":
             per_node = host.threads_per_node
         elif wl.vcpu_per_core == "cores":
@@ -664,4 +664,4 @@ def size(hosts: list[Host], req: Request, host_refs: dict[str, str] | None = Non
     return Sizer(hosts, req, host_refs).run()
 
 
-__all__ = ["Request", "Proposal", "Sizing", "size", "load_shapes", "smallest", "KIND_NAMES"]
+__all__ = ["KIND_NAMES", "Proposal", "Request", "Sizing", "load_shapes", "size", "smallest"]

@@ -21,16 +21,15 @@ keys case-sensitively, and silently losing duplicates. This module avoids each o
 
 from __future__ import annotations
 
-from functools import lru_cache
-
 import codecs
 import difflib
 import re
 import warnings
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from typing import NamedTuple
+from functools import lru_cache
 from pathlib import Path
+from typing import NamedTuple
 
 from advisor.errors import InputError
 from advisor.vocab import FALSE_WORDS, TRUE_WORDS, vmx_bool

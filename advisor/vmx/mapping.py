@@ -8,8 +8,9 @@ into a VM, and to write a VM back out as .vmx keys.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 
 from advisor.model.base import FieldValueError, Nic
 from advisor.vocab import NIC_VIRTUALDEV, SCSI_FROM_VIRTUALDEV, SCSI_VIRTUALDEV, read_bool
@@ -72,7 +73,7 @@ _SCSI_KEY = re.compile(r"^scsi(\d+)\.virtualdev$")
 _MAX_NICS = 10  # network adapters per VM (vSphere configuration maximum)
 
 
-def normalised_advanced(vm: "VM") -> dict[str, tuple[str, str]]:
+def normalised_advanced(vm: VM) -> dict[str, tuple[str, str]]:
     """advanced: as {lower-case key: (spelling, text value)} — cached on the VM."""
     cache = vm.__pydantic_private__.get("_adv") if vm.__pydantic_private__ else None
     if cache is None:
@@ -81,7 +82,7 @@ def normalised_advanced(vm: "VM") -> dict[str, tuple[str, str]]:
     return cache
 
 
-def advanced_value(vm: "VM", key: str) -> str | None:
+def advanced_value(vm: VM, key: str) -> str | None:
     hit = normalised_advanced(vm).get(key.lower())
     return hit[1] if hit else None
 
@@ -100,7 +101,7 @@ def _conflict(spelling: str, text: str, field: str, current: Any) -> ValueError:
                                 "state it once, or make both agree")
 
 
-def reconcile_advanced(vm: "VM") -> None:
+def reconcile_advanced(vm: VM) -> None:
     """Make structured fields and overlapping `advanced:` keys one truth (or raise)."""
     if not vm.advanced:
         return
@@ -151,7 +152,7 @@ def _advanced_role(low: str) -> str | tuple[str, str] | None:
     return None
 
 
-def _reconcile_nic(vm: "VM", index: int, spelling: str, adapter: str, explicit: bool) -> None:
+def _reconcile_nic(vm: VM, index: int, spelling: str, adapter: str, explicit: bool) -> None:
     if adapter not in NIC_VIRTUALDEV:
         raise _bad_value(spelling, f"'{adapter}' is not a virtual NIC type")
     if index < len(vm.nics):
@@ -169,7 +170,7 @@ def _reconcile_nic(vm: "VM", index: int, spelling: str, adapter: str, explicit: 
         raise _key_error(spelling, f"advanced key '{spelling}' names NIC {index}, but nics: lists {len(vm.nics)}")
 
 
-def _reconcile_scsi(vm: "VM", bus: int, spelling: str, kind: str) -> None:
+def _reconcile_scsi(vm: VM, bus: int, spelling: str, kind: str) -> None:
     if kind not in SCSI_FROM_VIRTUALDEV:
         raise _bad_value(spelling, f"'{kind}' is not a SCSI controller type")
     controller = SCSI_FROM_VIRTUALDEV[kind]
@@ -183,7 +184,7 @@ def _reconcile_scsi(vm: "VM", bus: int, spelling: str, kind: str) -> None:
 # --- VM -> .vmx ----------------------------------------------------------------------------
 
 
-def vm_to_vmx(vm: "VM", core_mhz: int | None = None) -> dict[str, str]:
+def vm_to_vmx(vm: VM, core_mhz: int | None = None) -> dict[str, str]:
     """The .vmx keys that express the VM as specified (not advisor's recommendations)."""
     out: dict[str, str] = {"numvcpus": str(vm.vcpus), "memsize": str(vm.memory)}
     if vm.cores_per_socket:
@@ -228,7 +229,7 @@ _SIZE_KEY = re.compile(r"^advisor\.disk(\d+)\.size$")
 _REQUIRED_DEFAULTS = {"vcpus": 1, "memory": 1024}
 
 
-def template_fields(t: "TemplateVM") -> tuple[dict[str, Any], set[str], dict[str, int | None]]:
+def template_fields(t: TemplateVM) -> tuple[dict[str, Any], set[str], dict[str, int | None]]:
     """Data for VM.model_validate from a template, the fields left unknown, and the lines of
     the structured fields (a raw key's line is its setting's)."""
     unknown: set[str] = set()
@@ -262,7 +263,7 @@ def template_fields(t: "TemplateVM") -> tuple[dict[str, Any], set[str], dict[str
     return data, unknown, lines
 
 
-def _template_disks(t: "TemplateVM") -> list[dict[str, Any]]:
+def _template_disks(t: TemplateVM) -> list[dict[str, Any]]:
     disks = []
     sizes: dict[int, str] = {}
     slots: list[tuple[str, str, str, Any]] = []
@@ -308,7 +309,7 @@ def _disk_role(low: str) -> tuple[str, str] | None:
     return None
 
 
-def _is_disk(t: "TemplateVM", present_key: str) -> bool:
+def _is_disk(t: TemplateVM, present_key: str) -> bool:
     """A device slot holds a disk unless its deviceType says CD-ROM or similar."""
     device = t.settings.get(present_key.replace(".present", ".devicetype"))
     if device is None or device.value is None:

@@ -24,13 +24,12 @@ import re
 import subprocess
 import sys
 import tarfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 import pytest
 from conftest import org_rule
-
 
 HOST = "host: {name: lab, sockets: 2, cores_per_socket: 10, threads_per_core: 2, memory: 256GB, esxi: '7.0'}\n"
 GOOD_SPEC = HOST + "vms:\n  - name: good-vm\n    vcpus: 4\n    memory: 8GB\n"
@@ -421,7 +420,7 @@ OVF_HEAD = ('<?xml version="1.0" encoding="UTF-8"?>\n'
 def _ovf(vcpus: str = "4", name: str = "appliance") -> str:
     return (OVF_HEAD
             + f'  <VirtualSystem id="{name}">\n    <Info>x</Info>\n    <VirtualHardwareSection>\n      <Info>hw</Info>\n'
-            + f"      <Item>\n        <rasd:InstanceID>1</rasd:InstanceID>\n        <rasd:ResourceType>3</rasd:ResourceType>\n"
+            + "      <Item>\n        <rasd:InstanceID>1</rasd:InstanceID>\n        <rasd:ResourceType>3</rasd:ResourceType>\n"
             + f"        <rasd:VirtualQuantity>{vcpus}</rasd:VirtualQuantity>\n      </Item>\n"
             + "    </VirtualHardwareSection>\n  </VirtualSystem>\n</Envelope>\n")
 

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import re
 import shlex
 import subprocess
 import sys
-import json
 
 import yaml
-
 from conftest import REPO
 
 

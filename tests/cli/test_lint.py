@@ -9,8 +9,6 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO
-
 WIDE_VMX = """.encoding = "UTF-8"
 config.version = "8"
 virtualHW.version = "10"

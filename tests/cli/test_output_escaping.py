@@ -26,7 +26,6 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 import pytest
-
 from conftest import CliResult
 
 from advisor.output.describe import visible

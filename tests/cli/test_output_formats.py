@@ -10,13 +10,13 @@ import sys
 import xml.etree.ElementTree as ET
 
 import pytest
+from conftest import REPO
 
-from advisor.report.findings import Finding, HostResult, InputProblem, Run, Suppressed, VmResult
 from advisor.load.hosts import load_profile
-from advisor.output import FORMATS, render
 from advisor.model.spec import VM
 from advisor.numa.topology import predict
-from conftest import REPO
+from advisor.output import FORMATS, render
+from advisor.report.findings import Finding, HostResult, InputProblem, Run, Suppressed, VmResult
 
 GOLDEN_TEXT = REPO / "tests" / "golden" / "output_text.txt"
 DB, WEB, BROKEN = "specs/db.yaml", "specs/web.yaml", "specs/broken.yaml"

@@ -6,15 +6,13 @@ import json
 import shutil
 import subprocess
 import sys
-from pathlib import Path
 
 import hcl2
-import pytest
 from click.testing import CliRunner
+from conftest import REPO
 
 from advisor.cli import group
 from advisor.vmx.document import VmxDocument
-from conftest import REPO
 
 SQL64 = str(REPO / "examples" / "sql-server-64vcpu.yaml")
 

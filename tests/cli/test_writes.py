@@ -18,9 +18,7 @@ import json
 from pathlib import Path
 
 import pytest
-
 from conftest import CliResult
-
 
 HOST = "host: {name: lab, sockets: 2, cores_per_socket: 10, threads_per_core: 2, memory: 256GB, esxi: '7.0'}\n"
 GOOD_SPEC = HOST + "vms:\n  - name: good-vm\n    vcpus: 4\n    memory: 8GB\n"

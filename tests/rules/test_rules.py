@@ -68,9 +68,9 @@ def test_rule_ids_are_stable_format():
 def test_rules_reference_page_is_current():
     """docs/rules.md is generated from the catalog; regenerate with
     `advisor rules --format markdown > docs/rules.md`."""
-    from advisor.engine.ruledocs import catalog_markdown
-
     from conftest import REPO
+
+    from advisor.engine.ruledocs import catalog_markdown
 
     page = (REPO / "docs" / "rules.md").read_text(encoding="utf-8")
     assert page == catalog_markdown(CATALOG), "docs/rules.md is stale: advisor rules --format markdown > docs/rules.md"

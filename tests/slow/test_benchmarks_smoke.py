@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from advisor.readers import read_template
 from advisor.load.specfile import parse_spec
+from advisor.readers import read_template
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -36,13 +36,13 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from advisor.engine.catalog import load_rule_file
-from advisor.load.config import load_config
 from advisor.errors import InputError
+from advisor.load.config import load_config
 from advisor.load.hosts import host_from_data
-from advisor.readers import read_template
-from advisor.readers.base import TemplateVM
 from advisor.load.specfile import all_errors, parse_spec
 from advisor.load.yamlfile import loads
+from advisor.readers import read_template
+from advisor.readers.base import TemplateVM
 
 REPO = Path(__file__).resolve().parents[2]
 FIXTURES = REPO / "tests" / "fixtures" / "templates"

@@ -8,12 +8,12 @@ import json
 from pathlib import Path
 
 import pytest
+from conftest import org_rule
 
 from advisor.engine import engine
 from advisor.engine.catalog import load_catalog
 from advisor.engine.engine import Policy, check_files
 from advisor.errors import InputError
-from conftest import org_rule
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = sorted(glob.glob(str(ROOT / "examples" / "*.yaml")))

@@ -6,8 +6,8 @@ import pytest
 
 from advisor.load.hosts import host_from_data, load_profile
 from advisor.model.spec import VM
-from advisor.numa.topology import predict, split_fill
 from advisor.model.versions import Version
+from advisor.numa.topology import predict, split_fill
 
 SQL55 = "001_a02093f92473a34b.txt"
 
