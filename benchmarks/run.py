@@ -432,7 +432,11 @@ def main(argv: list[str] | None = None) -> int:
         "schema": "advisor-benchmarks/v1",
         "mode": mode,
         "machine": facts,
-        "data": {"seed": plan.seed, "vmx_origin": data.vmx_origin, "plan": plan.__dict__ | {"engine_vms": list(plan.engine_vms)}},
+        "data": {
+            "seed": plan.seed,
+            "vmx_origin": data.vmx_origin,
+            "plan": plan.__dict__ | {"engine_vms": list(plan.engine_vms)},
+        },
         "measurements": {k: m.as_dict() for k, m in bench.report.measurements.items()},
         "derived": bench.report.derived,
         "targets": [t.__dict__ for t in bench.report.targets],

@@ -28,8 +28,11 @@ def summarise(corpus: Path, host: str | None) -> str:
     for f in run.findings:
         by_rule[f.rule].append(f)
     skipped = collections.Counter(s.split(":")[0] for vm in run.vms for s in vm.skipped)
-    lines = [f"corpus {corpus} - host: {host or 'none'}",
-             f"{len(files)} files, {len(run.vms)} VMs, {len(run.findings)} findings, {len(run.errors)} input errors", ""]
+    lines = [
+        f"corpus {corpus} - host: {host or 'none'}",
+        f"{len(files)} files, {len(run.vms)} VMs, {len(run.findings)} findings, {len(run.errors)} input errors",
+        "",
+    ]
     lines.append(f"{'rule':<9}{'sev':<8}{'findings':>9}{'files':>7}  example")
     for rule, found in sorted(by_rule.items(), key=lambda kv: (-len(kv[1]), kv[0])):
         example = found[0]

@@ -7,7 +7,9 @@ import click
 
 @click.command("explain")
 @click.argument("rule_id")
-@click.option("--rules", "rule_dirs", multiple=True, type=click.Path(file_okay=False), help="Include a folder of your own rules.")
+@click.option(
+    "--rules", "rule_dirs", multiple=True, type=click.Path(file_okay=False), help="Include a folder of your own rules."
+)
 @click.option("--format", "fmt", type=click.Choice(["text", "markdown"]), default="text", show_default=True)
 def command(rule_id: str, rule_dirs, fmt: str) -> None:
     """Print a rule's rationale, references, fix and the examples it fails and passes."""

@@ -18,8 +18,16 @@ from advisor.model.spec import WORKLOADS
 @click.option("--workload", type=click.Choice(WORKLOADS), help="Workload kind of the templates (default: generic).")
 @click.option("--exclude", multiple=True, help="gitignore-style pattern to skip (repeatable; adds to the config's).")
 @click.option("--baseline", type=click.Path(dir_okay=False), help="Only report findings not in this baseline file.")
-@click.option("--write-baseline", type=click.Path(dir_okay=False), help="Write the current findings as a baseline and exit 0.")
-@click.option("--jobs", "-j", type=click.IntRange(1, 64), default=None, help="Worker processes (default: all cores for large runs).")
+@click.option(
+    "--write-baseline", type=click.Path(dir_okay=False), help="Write the current findings as a baseline and exit 0."
+)
+@click.option(
+    "--jobs",
+    "-j",
+    type=click.IntRange(1, 64),
+    default=None,
+    help="Worker processes (default: all cores for large runs).",
+)
 @report_options
 def command(paths, host_ref, vsphere, workload, exclude, baseline, write_baseline, jobs, formats, outputs, fail_on,
             select, ignore_, config_file, rule_dirs, quiet, color) -> None:
@@ -43,7 +51,8 @@ def command(paths, host_ref, vsphere, workload, exclude, baseline, write_baselin
     job = LintJob(
         rule_dirs=[s.loaded.path(f) for f in cfg.rules] + list(rule_dirs),
         policy=s.policy,
-        host_ref=host_ref or (s.loaded.path(cfg.host) if cfg.host and cfg.host.endswith((".yaml", ".yml")) else cfg.host),
+        host_ref=host_ref
+        or (s.loaded.path(cfg.host) if cfg.host and cfg.host.endswith((".yaml", ".yml")) else cfg.host),
         vsphere=vsphere,
         workload=workload,
         profiles=s.profiles,

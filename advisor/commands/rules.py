@@ -14,7 +14,9 @@ from advisor.vocab import SEVERITIES
 @click.option("--area", help="Only rules whose id starts with this prefix (NUMA, SQL, ...).")
 @click.option("--severity", type=click.Choice(SEVERITIES), help="Only this default severity.")
 @click.option("--workload", type=click.Choice(WORKLOADS), help="Only rules that apply to this workload kind.")
-@click.option("--rules", "rule_dirs", multiple=True, type=click.Path(file_okay=False), help="Include a folder of your own rules.")
+@click.option(
+    "--rules", "rule_dirs", multiple=True, type=click.Path(file_okay=False), help="Include a folder of your own rules."
+)
 @click.option("--facts", is_flag=True, help="List the facts rule conditions can use instead.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "markdown"]), default="text", show_default=True)
 def command(area, severity, workload, rule_dirs, facts, fmt) -> None:

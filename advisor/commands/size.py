@@ -35,7 +35,9 @@ def _positive(ctx: click.Context, param: click.Parameter, value: int | None) -> 
 @click.option("--vcpus", type=int, callback=_positive, help="vCPUs per VM you have in mind.")
 @click.option("--vms", type=int, callback=_positive, help="VMs per host you want.")
 @click.option("--total-vcpus", type=int, callback=_positive, help="vCPUs the workload needs on this host in total.")
-@click.option("--memory", "memory_text", metavar="SIZE", help="Memory per VM (e.g. 64GB); default: the node-local share.")
+@click.option(
+    "--memory", "memory_text", metavar="SIZE", help="Memory per VM (e.g. 64GB); default: the node-local share."
+)
 @click.option("--vsphere", "vsphere_text", metavar="VERSION", help="vSphere version (default: the oldest host's ESXi).")
 @click.option("--headroom", type=click.IntRange(0, 90), default=0, show_default=True,
               help="Percent of CPU and memory to leave free (HA failover, growth).")
@@ -45,10 +47,24 @@ def _positive(ctx: click.Context, param: click.Parameter, value: int | None) -> 
               help="Write the chosen proposal as a spec that `advisor check` accepts.")
 @click.option("--pick", type=int, default=1, show_default=True, callback=_positive,
               help="Which proposal --emit-spec writes (1 = the recommended one).")
-@click.option("--color/--no-color", default=None, help="Colour the text report (default: on a terminal, unless NO_COLOR).")
-def command(host_refs: tuple[str, ...], workload: str, vcpus: int | None, vms: int | None, total_vcpus: int | None,
-            memory_text: str | None, vsphere_text: str | None, headroom: int, fmt: str, output: str | None,
-            emit_spec: str | None, pick: int, color: bool | None) -> None:
+@click.option(
+    "--color/--no-color", default=None, help="Colour the text report (default: on a terminal, unless NO_COLOR)."
+)
+def command(
+    host_refs: tuple[str, ...],
+    workload: str,
+    vcpus: int | None,
+    vms: int | None,
+    total_vcpus: int | None,
+    memory_text: str | None,
+    vsphere_text: str | None,
+    headroom: int,
+    fmt: str,
+    output: str | None,
+    emit_spec: str | None,
+    pick: int,
+    color: bool | None,
+) -> None:
     """Propose VM shapes that fit the host's NUMA nodes for a workload.
 
     Shapes come from the papers' evidence for the workload (rules/sizing/shapes.yaml): vCPUs

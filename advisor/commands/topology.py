@@ -55,7 +55,13 @@ def command(files: tuple[str, ...], only: tuple[str, ...], fmt: str, compare: bo
         topos = [(vm, predict(host, vm, version)) for vm in loaded.spec.vms]
         placement = place(host, [(vm.name, vm.count, t) for vm, t in topos])
         chosen = [(vm, t) for vm, t in topos if not only or vm.name in only]
-        results.append((loaded, placement, [(vm, t, _prefer_ht_variant(host, vm, version) if compare else None) for vm, t in chosen]))
+        results.append(
+            (
+                loaded,
+                placement,
+                [(vm, t, _prefer_ht_variant(host, vm, version) if compare else None) for vm, t in chosen],
+            )
+        )
 
     if fmt == "json":
         doc = {

@@ -81,7 +81,9 @@ def _shape(rec: Recommended, out: list[str], consumed: set[str]) -> None:
     if guest is not None:
         guest_id, certain = api_guest_id(guest)
         if not certain:
-            out.append(f"# GuestId derived from .vmx guestOS {comment_safe(quote(guest))}; check it against vSphere's list")
+            out.append(
+                f"# GuestId derived from .vmx guestOS {comment_safe(quote(guest))}; check it against vSphere's list"
+            )
         args.append(f"-GuestId {quote(guest_id)}")
         keys.append("guestOS")
     if args:

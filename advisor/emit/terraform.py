@@ -96,7 +96,9 @@ def _scsi(rec: Recommended, arg, body: list[str]) -> None:
     first = next(iter(controllers.values()))
     if first in SCSI_NAMES:
         if len(kinds) > 1:
-            body.append(hcl.comment(f"the provider sets one type for all controllers; advisor asked for {sorted(kinds)}", _IND))
+            body.append(
+                hcl.comment(f"the provider sets one type for all controllers; advisor asked for {sorted(kinds)}", _IND)
+            )
         arg("scsi_type", hcl.string(SCSI_NAMES[first]["terraform"]), *keys)
     arg("scsi_controller_count", str(max(controllers) + 1))
 

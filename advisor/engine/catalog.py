@@ -91,7 +91,9 @@ class RuleDef(_Strict):
     workloads: list[str] = Field(default_factory=list, description="only these workload kinds (empty: all)")
     vsphere: VersionRange = Field(default_factory=VersionRange)
     when: str = Field(min_length=1, description="CEL condition over the facts")
-    locate: str | None = Field(None, description="spec field the finding points at (vcpus, disks, sql.cost_threshold, host.power_policy)")
+    locate: str | None = Field(
+        None, description="spec field the finding points at (vcpus, disks, sql.cost_threshold, host.power_policy)"
+    )
     message: str = Field(min_length=10)
     rationale: str = Field(min_length=40)
     references: list[Reference] = Field(min_length=1)
@@ -276,15 +278,21 @@ def rules_from_root(root: Any, file: str, builtin: bool, validate: bool = True,
     rules = []
     for index, d in enumerate(parsed.rules):
         line = line_of(root, ("rules", index))
-        program = None if builtin and not validate else _compile(d, file, line_of(root, ("rules", index, "when")) or line)
+        program = (
+            None if builtin and not validate else _compile(d, file, line_of(root, ("rules", index, "when")) or line)
+        )
         facts = frozenset(referenced_facts(d.when))
         raw = root["rules"][index]["examples"]
-        rule = Rule(d, file, line, program, facts, builtin, examples={"fail": list(raw["fail"]), "pass": list(raw["pass"])})
+        rule = Rule(
+            d, file, line, program, facts, builtin, examples={"fail": list(raw["fail"]), "pass": list(raw["pass"])}
+        )
         try:
             rule.min_version = Version.parse(d.vsphere.min) if d.vsphere.min else None
             rule.max_version = Version.parse(d.vsphere.max) if d.vsphere.max else None
         except ValueError as exc:
-            raise InputError(f"{d.id}: {exc}", file=file, line=line_of(root, ("rules", index, "vsphere")), field="vsphere") from None
+            raise InputError(
+                f"{d.id}: {exc}", file=file, line=line_of(root, ("rules", index, "vsphere")), field="vsphere"
+            ) from None
         _check_placeholders(rule, file, root, index)
         for r_index, ref in enumerate(d.references):
             if ref.seed and ref.seed not in SEEDS:
@@ -295,7 +303,9 @@ def rules_from_root(root: Any, file: str, builtin: bool, validate: bool = True,
 
 
 def rule_files(folder: Path) -> list[Path]:
-    return sorted(p for p in folder.glob("*.yaml") if p.is_file()) + sorted(p for p in folder.glob("*.yml") if p.is_file())
+    return sorted(p for p in folder.glob("*.yaml") if p.is_file()) + sorted(
+        p for p in folder.glob("*.yml") if p.is_file()
+    )
 
 
 _BUILTIN: Catalog | None = None

@@ -49,7 +49,9 @@ class Exemption:
             return False
         if self.vms and not any(fnmatch.fnmatchcase(vm or "", g) for g in self.vms):
             return False
-        if self.paths and not any(fnmatch.fnmatch(file or "", g) or fnmatch.fnmatch(file or "", "*/" + g) for g in self.paths):
+        if self.paths and not any(
+            fnmatch.fnmatch(file or "", g) or fnmatch.fnmatch(file or "", "*/" + g) for g in self.paths
+        ):
             return False
         return True
 
@@ -258,7 +260,9 @@ class Evaluator:
             if ex.until and ex.until < self.policy.today:
                 continue  # expired: the finding counts again (reported as a note below)
             ex.used = True
-            finding.suppressed = Suppressed(ex.kind, ex.reason, ex.until.isoformat() if ex.until else None, ex.file, ex.line)
+            finding.suppressed = Suppressed(
+                ex.kind, ex.reason, ex.until.isoformat() if ex.until else None, ex.file, ex.line
+            )
             return
 
     # -- a host and its VMs -------------------------------------------------------------
@@ -298,8 +302,15 @@ class Evaluator:
             self._evaluate_vm(s, facts, topo_dict, host, version)
 
         if host is not None and version is not None:
-            self._evaluate_host(subjects, host, version, place_facts, placement, host_file or (subjects[0].file if subjects else ""),
-                                host_line)
+            self._evaluate_host(
+                subjects,
+                host,
+                version,
+                place_facts,
+                placement,
+                host_file or (subjects[0].file if subjects else ""),
+                host_line,
+            )
 
     def _rules_for(self, workload: str, version: Version | None) -> tuple[list[Rule], tuple[str, ...]]:
         """The VM rules that apply to a workload and version, and every fact they read."""
@@ -320,8 +331,11 @@ class Evaluator:
             for rule in rules:
                 if unknown and not unknown.isdisjoint(rule.facts):
                     missing = sorted(unknown & rule.facts)
-                    why = "no host given" if all(n.split(".")[0] in ("host", "topo", "place", "version") for n in missing) \
+                    why = (
+                        "no host given"
+                        if all(n.split(".")[0] in ("host", "topo", "place", "version") for n in missing)
                         else "unknown " + ", ".join(missing)
+                    )
                     skipped.append(f"{rule.id}: {why}")
                 else:
                     runnable.append(rule)
@@ -339,7 +353,11 @@ class Evaluator:
                 results = group.batch.eval(activation).plain_value()
             except RuntimeError:
                 results = None
-            if isinstance(results, list) and len(results) == len(group.rules) and all(r is True or r is False for r in results):
+            if (
+                isinstance(results, list)
+                and len(results) == len(group.rules)
+                and all(r is True or r is False for r in results)
+            ):
                 return [rule for rule, holds in zip(group.rules, results) if holds]
         # A condition that fails at run time fails the combined list: each rule on its own
         # reports which one and why.
@@ -360,7 +378,9 @@ class Evaluator:
         self.run.evaluated.append((group.ids, subject, s.file))
         fixes: list[tuple[Rule, dict[str, Any]]] = []
         for rule in self._fired(group, self.env.Activation(known)):
-            finding = self._finding(rule, facts, subject, vm, s.file, s.locate(rule.d.locate) if rule.d.locate else s.line)
+            finding = self._finding(
+                rule, facts, subject, vm, s.file, s.locate(rule.d.locate) if rule.d.locate else s.line
+            )
             self._suppress(finding, [*s.exemptions, *self.policy.exemptions])
             self.run.findings.append(finding)
             if finding.suppressed is None:

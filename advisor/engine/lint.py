@@ -47,7 +47,9 @@ def host_and_version(job: LintJob) -> tuple[Any, Any]:
 
     host = None
     if job.host_ref:
-        host = job.profiles.resolve(job.host_ref, Path(job.config_dir) if job.config_dir else Path.cwd(), "--host", None)
+        host = job.profiles.resolve(
+            job.host_ref, Path(job.config_dir) if job.config_dir else Path.cwd(), "--host", None
+        )
     version = Version.parse(job.vsphere) if job.vsphere else (host.esxi if host else None)
     return host, version
 
@@ -68,7 +70,9 @@ def template_subject(t: Any, workload: str | None = None) -> Subject:
         raise InputError(first.message, file=t.file, line=lines.get(key) or _key_line(t, key) or t.line,
                          field=t.spelling.get(key.lower(), first.field)) from None
     vm._unknown = frozenset(unknown)
-    exemptions = [Exemption(rule.upper(), reason, "inline", None, t.file, line) for rule, reason, line in t.suppressions]
+    exemptions = [
+        Exemption(rule.upper(), reason, "inline", None, t.file, line) for rule, reason, line in t.suppressions
+    ]
 
     def locate(path: str) -> int | None:
         if path.startswith("advanced."):

@@ -59,11 +59,24 @@ def catalog_markdown(catalog: Catalog) -> str:
 
 def explain_text(rule: Rule) -> str:
     d = rule.d
-    lines = [f"{d.id}  {d.name}  ({d.severity}, scope {d.scope})", "", d.summary + ".", "",
-             "Why:", *_wrap(" ".join(d.rationale.split())), "", f"Condition: {d.when}",
-             f"Applies to: {', '.join(d.workloads) if d.workloads else 'every workload'}"
-             + (f"; vSphere {d.vsphere.min or 'any'} to {d.vsphere.max or 'latest'}" if d.vsphere.min or d.vsphere.max else ""),
-             "", f"Fix: {d.fix.text}"]
+    lines = [
+        f"{d.id}  {d.name}  ({d.severity}, scope {d.scope})",
+        "",
+        d.summary + ".",
+        "",
+        "Why:",
+        *_wrap(" ".join(d.rationale.split())),
+        "",
+        f"Condition: {d.when}",
+        f"Applies to: {', '.join(d.workloads) if d.workloads else 'every workload'}"
+        + (
+            f"; vSphere {d.vsphere.min or 'any'} to {d.vsphere.max or 'latest'}"
+            if d.vsphere.min or d.vsphere.max
+            else ""
+        ),
+        "",
+        f"Fix: {d.fix.text}",
+    ]
     for part in ("vmx", "guest", "host", "resize"):
         for key, value in getattr(d.fix, part).items():
             lines.append(f"  {part}: {key} = {value}")

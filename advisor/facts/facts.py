@@ -71,7 +71,8 @@ _declare(STRING,
     ("place.suggestion", "an aligned alternative packing, e.g. '8 × 10 vCPU'"),
     ("version.text", "vSphere version, e.g. 6.7 U2"),
 )
-_declare(INT,
+_declare(
+    INT,
     ("vm.count", "identical VMs of this shape"),
     ("vm.vcpus", "vCPUs"),
     ("vm.cores_per_socket", "cpuid.coresPerSocket as configured (0 when not set)"),
@@ -104,7 +105,10 @@ _declare(INT,
     ("topo.largest_vnode", "vCPUs in the largest virtual node"),
     ("topo.memory_remote_mib", "memory that cannot be node-local (MiB)"),
     ("topo.default_cps_vnuma_nodes", "virtual nodes with the default cores per socket"),
-    ("topo.aligned_cores_per_socket", "cores per socket making each virtual socket one vNUMA node of the default layout (1 if nodes differ)"),
+    (
+        "topo.aligned_cores_per_socket",
+        "cores per socket making each virtual socket one vNUMA node of the default layout (1 if nodes differ)",
+    ),
     ("host.sockets", "CPU sockets"),
     ("host.cores", "physical cores"),
     ("host.logical_cpus", "logical processors (hardware threads)"),
@@ -352,13 +356,16 @@ def vm_facts(vm: VM, unknown: frozenset[str] = frozenset()) -> dict[str, Any]:
         "vm.data_disks": len(data_disks),
         "vm.data_disks_legacy": len(legacy_data),
         "vm.scsi_controllers_used": len(controllers),
-        "vm.heavy_io_shallow_queue": sum(1 for d in vm.disks if d.heavy_io and d.controller == "pvscsi"
-                                         and (d.queue_depth or 64) < 254),
+        "vm.heavy_io_shallow_queue": sum(
+            1 for d in vm.disks if d.heavy_io and d.controller == "pvscsi" and (d.queue_depth or 64) < 254
+        ),
         "vm.nics": len(vm.nics),
         "vm.legacy_nics": sum(1 for n in vm.nics if n.adapter in _LEGACY_NICS),
         "vm.intrmode_keys": kinds.count("intrmode"),
         # An I/O filter (VAIO) attached to a disk appears in the .vmx as <disk>.filters.
-        "vm.io_filter_disks": sum(1 for kind, (_, text) in zip(kinds, adv.values()) if kind == "filters" and text.strip()),
+        "vm.io_filter_disks": sum(
+            1 for kind, (_, text) in zip(kinds, adv.values()) if kind == "filters" and text.strip()
+        ),
         "vm.gpu_passthrough": vm.gpu.passthrough if vm.gpu else 0,
         "vm.gpu_profile_gb": int(m.group(1)) if m else 0,
         "vm.java_jvms": vm.java.jvms if vm.java else 0,
@@ -373,7 +380,8 @@ def vm_facts(vm: VM, unknown: frozenset[str] = frozenset()) -> dict[str, Any]:
         "vm.fault_tolerance": vm.fault_tolerance,
         "vm.tools": vm.guest.tools,
         "vm.windows": vm.guest_os.lower().startswith("win") if vm.guest_os else None,
-        "vm.large_pages": bool(vm.guest.large_pages) or bool(vm.java and vm.java.large_pages)
+        "vm.large_pages": bool(vm.guest.large_pages)
+        or bool(vm.java and vm.java.large_pages)
         or bool(vm.sql and vm.sql.lock_pages_in_memory),
         "vm.gpu_vgpu": bool(profile),
         "vm.hpc_memory_bound": bool(vm.hpc and vm.hpc.memory_bound),

@@ -81,7 +81,9 @@ BUNDLED = HostProfiles()
 def host_from_data(data: Any, file: str, prefix: tuple[Any, ...] = (), root: Any = None) -> Host:
     if not isinstance(data, dict):
         line = getattr(root, "line", None) if root is not None else None
-        raise InputError("a host must be a mapping of fields", file=file, line=line, field=".".join(map(str, prefix)) or None)
+        raise InputError(
+            "a host must be a mapping of fields", file=file, line=line, field=".".join(map(str, prefix)) or None
+        )
     try:
         return Host.model_validate(data)
     except ValidationError as exc:

@@ -56,7 +56,9 @@ def spec_from_root(root: Any, file: str, lenient_shape: bool = False, profiles: 
     if root is None:
         raise InputError("the file is empty; a spec needs 'host:' and 'vms:'", file=file)
     if not isinstance(root, dict):
-        raise InputError("a spec is a mapping with 'host:' and 'vms:' at the top", file=file, line=getattr(root, "line", 1))
+        raise InputError(
+            "a spec is a mapping with 'host:' and 'vms:' at the top", file=file, line=getattr(root, "line", 1)
+        )
     try:
         # lenient_shape admits what templates can hold but specs may not (cores per socket
         # not dividing vCPUs), so rule examples can show the template case.

@@ -53,7 +53,14 @@ def to_input_errors(
     for err in exc.errors(include_url=False):
         loc = tuple(p for p in err["loc"] if not (isinstance(p, str) and p.startswith(("function-", "lax-", "json-"))))
         # Union members show up as extra path parts ('str', 'Host', 'int', 'literal[...]').
-        loc = tuple(p for p in loc if not (isinstance(p, str) and (p[:1].isupper() or p in {"str", "int", "bool", "float"} or p.startswith("literal["))))
+        loc = tuple(
+            p
+            for p in loc
+            if not (
+                isinstance(p, str)
+                and (p[:1].isupper() or p in {"str", "int", "bool", "float"} or p.startswith("literal["))
+            )
+        )
         message = err["msg"]
         original = (err.get("ctx") or {}).get("error")
         extra = getattr(original, "path", None)

@@ -206,8 +206,9 @@ def read_bytes(path: str | os.PathLike[str], limit: int = MAX_FILE_BYTES) -> byt
             if stat.S_ISDIR(info.st_mode):
                 raise IsADirectoryError(name)
             if info.st_size > limit:
-                raise InputError(f"file is {info.st_size // (1024 * 1024)} MiB; the limit is {limit // (1024 * 1024)} MiB",
-                                 file=name)
+                raise InputError(
+                    f"file is {info.st_size // (1024 * 1024)} MiB; the limit is {limit // (1024 * 1024)} MiB", file=name
+                )
             # Sized by fstat: read(limit + 1) would allocate the whole limit for every file.
             data = handle.read(min(limit, info.st_size) + 1)
             if len(data) > info.st_size:  # grew since fstat, or a pipe or device with no size

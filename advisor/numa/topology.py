@@ -68,8 +68,16 @@ class Topology:
             return head + ", not NUMA-managed (CPU affinity)"
         clients = f"{len(self.numa_clients)} NUMA client{'s' if len(self.numa_clients) != 1 else ''}"
         nodes = f"{self.physical_nodes_spanned} physical node{'s' if self.physical_nodes_spanned != 1 else ''}"
-        tail = f" over {nodes}" if len(self.numa_clients) == len(self.vnuma_nodes) and self.vnuma_exposed else f", {clients} over {nodes}"
-        return head + tail + f"; {self.sockets} socket{'s' if self.sockets != 1 else ''} × {self.cores_per_socket} core{'s' if self.cores_per_socket != 1 else ''}"
+        tail = (
+            f" over {nodes}"
+            if len(self.numa_clients) == len(self.vnuma_nodes) and self.vnuma_exposed
+            else f", {clients} over {nodes}"
+        )
+        return (
+            head
+            + tail
+            + f"; {self.sockets} socket{'s' if self.sockets != 1 else ''} × {self.cores_per_socket} core{'s' if self.cores_per_socket != 1 else ''}"
+        )
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -235,7 +243,9 @@ def predict(host: Host, vm: VM, version: Version) -> Topology:
             )
         elif follow_cps and cps_explicit and cps_explicit > 1:
             vnodes = tuple([cps_explicit] * (v // cps_explicit))
-            why = "before vSphere 6.5" if version < V65 else "numa.vcpu.followcorespersocket / Numa.FollowCoresPerSocket"
+            why = (
+                "before vSphere 6.5" if version < V65 else "numa.vcpu.followcorespersocket / Numa.FollowCoresPerSocket"
+            )
             reasons.append(f"{why}, cores per socket ({cps_explicit}) sets the vNUMA node size")
         else:
             vnodes = split_fill(v, cap)
@@ -333,7 +343,9 @@ def _clients_for(
             )
             return packed
         if max(packed) > cap:
-            uncertain.append(f"a {cps}-core virtual socket does not fit a {cap}-vCPU NUMA client; placement undocumented")
+            uncertain.append(
+                f"a {cps}-core virtual socket does not fit a {cap}-vCPU NUMA client; placement undocumented"
+            )
     return tuple(clients)
 
 

@@ -29,7 +29,9 @@ def escape_property(text: str) -> str:
 
 def command(name: str, message: str, **properties: object) -> str:
     """`::name k=v,k=v::message` with every part escaped; properties that are None are left out."""
-    props = ",".join(f"{key}={escape_property(visible(value, keep=_KEEP))}" for key, value in properties.items() if value is not None)
+    props = ",".join(
+        f"{key}={escape_property(visible(value, keep=_KEEP))}" for key, value in properties.items() if value is not None
+    )
     return f"::{name}{' ' + props if props else ''}::{escape_data(visible(message, keep=_KEEP))}"
 
 

@@ -51,7 +51,12 @@ def _topology_panel(title: str, topo: Any, host: Any) -> Panel:
         ht = "yes" if topo.uses_hyperthreads else "no"
         body.add_row(Text(f"needs hyper-threads to stay on its nodes: {ht}"))
     if topo.memory_remote_mib:
-        body.add_row(Text(f"memory: {format_mib(topo.memory_local_mib)} local, {format_mib(topo.memory_remote_mib)} remote", style="yellow"))
+        body.add_row(
+            Text(
+                f"memory: {format_mib(topo.memory_local_mib)} local, {format_mib(topo.memory_remote_mib)} remote",
+                style="yellow",
+            )
+        )
     for reason in topo.reasons:
         body.add_row(Text(f"· {reason}", style="dim"))
     for note in topo.uncertain:

@@ -377,14 +377,17 @@ def parse_json(text: str, path: Path) -> Any:
     try:
         json.loads(text)
     except json.JSONDecodeError as exc:
-        raise InputError(f"JSON syntax error: {exc.msg} (column {exc.colno})", file=str(path), line=exc.lineno) from None
+        raise InputError(
+            f"JSON syntax error: {exc.msg} (column {exc.colno})", file=str(path), line=exc.lineno
+        ) from None
     except RecursionError:
         raise InputError("JSON is nested too deeply to read", file=str(path)) from None
     except ValueError:  # json's int() refuses integers of more than 4300 digits
         from advisor.load.yamlfile import long_number_line
 
-        raise InputError("JSON number has more digits than advisor reads", file=str(path),
-                         line=long_number_line(text)) from None
+        raise InputError(
+            "JSON number has more digits than advisor reads", file=str(path), line=long_number_line(text)
+        ) from None
     return _LineJSON(text, path).document()
 
 

@@ -65,7 +65,9 @@ class Hypervisor(_Strict):
     source: str
 
     def overhead(self, vcpus: int, memory_mib: int) -> int:
-        return self.overhead_base_mib + self.overhead_per_vcpu_mib * vcpus + self.overhead_per_gib_mib * memory_mib // 1024
+        return (
+            self.overhead_base_mib + self.overhead_per_vcpu_mib * vcpus + self.overhead_per_gib_mib * memory_mib // 1024
+        )
 
 
 class ShapesFile(_Strict):
@@ -386,10 +388,13 @@ class Sizer:
                                  f"{format_mib(self.max_memory)}", field="--memory")
             need = req.memory_mib + self.hyper.overhead(1, req.memory_mib)
             if need > geo.usable_mib:
-                raise InputError(f"{format_mib(req.memory_mib)} per VM: {name} has {format_mib(geo.usable_mib)} for VMs "
-                                 f"({format_mib(host.memory)} less {format_mib(self.hyper.reserve)} kept for ESXi"
-                                 + (f" and {req.headroom_pct}% headroom" if req.headroom_pct else "") + ")",
-                                 field="--memory")
+                raise InputError(
+                    f"{format_mib(req.memory_mib)} per VM: {name} has {format_mib(geo.usable_mib)} for VMs "
+                    f"({format_mib(host.memory)} less {format_mib(self.hyper.reserve)} kept for ESXi"
+                    + (f" and {req.headroom_pct}% headroom" if req.headroom_pct else "")
+                    + ")",
+                    field="--memory",
+                )
             if req.vms and req.vms * need > geo.usable_mib:
                 raise InputError(f"{req.vms} VMs × {format_mib(req.memory_mib)} need more than the "
                                  f"{format_mib(geo.usable_mib)} {name} has for VMs", field="--memory")
@@ -422,7 +427,9 @@ class Sizer:
         for cand in candidates(self.geo, self.wl, self.req):
             label = f"{cand.vcpus} vCPU" + (" (preferHT)" if cand.prefer_ht else "")
             if cand.vcpus > self.max_vcpus:
-                self.rejected.append(Rejected(label, [f"more than the {self.max_vcpus} vCPUs vSphere {self.version} allows"]))
+                self.rejected.append(
+                    Rejected(label, [f"more than the {self.max_vcpus} vCPUs vSphere {self.version} allows"])
+                )
                 continue
             proposal = self._build(cand, label)
             if proposal is None:
@@ -645,10 +652,12 @@ class Sizer:
         per_node = sorted(set(placement.clients_per_node))
         spread = (f"{per_node[0]} per node" if len(per_node) == 1 else
                   f"{'–'.join(map(str, (per_node[0], per_node[-1])))} per node" + ("" if even else " (uneven)"))
-        second = (f"{count} VM{'s' if count != 1 else ''} × {cand.vcpus} = {used} vCPUs on {host.cores} cores / "
-                  f"{host.logical_cpus} threads ({used / host.cores:.2f}:1{', relies on hyper-threads' if ht else ''}), "
-                  f"{spread}; {format_mib(memory)} each, from {format_mib(geo.usable_mib // host.nodes)} per node "
-                  f"after {format_mib(self.hyper.reserve)} kept for ESXi")
+        second = (
+            f"{count} VM{'s' if count != 1 else ''} × {cand.vcpus} = {used} vCPUs on {host.cores} cores / "
+            f"{host.logical_cpus} threads ({used / host.cores:.2f}:1{', relies on hyper-threads' if ht else ''}), "
+            f"{spread}; {format_mib(memory)} each, from {format_mib(geo.usable_mib // host.nodes)} per node "
+            f"after {format_mib(self.hyper.reserve)} kept for ESXi"
+        )
         return [first, second]
 
     def _fit_other(self, host: Host, p: Proposal) -> dict[str, Any]:

@@ -418,11 +418,13 @@ OVF_HEAD = ('<?xml version="1.0" encoding="UTF-8"?>\n'
 
 
 def _ovf(vcpus: str = "4", name: str = "appliance") -> str:
-    return (OVF_HEAD
-            + f'  <VirtualSystem id="{name}">\n    <Info>x</Info>\n    <VirtualHardwareSection>\n      <Info>hw</Info>\n'
-            + "      <Item>\n        <rasd:InstanceID>1</rasd:InstanceID>\n        <rasd:ResourceType>3</rasd:ResourceType>\n"
-            + f"        <rasd:VirtualQuantity>{vcpus}</rasd:VirtualQuantity>\n      </Item>\n"
-            + "    </VirtualHardwareSection>\n  </VirtualSystem>\n</Envelope>\n")
+    return (
+        OVF_HEAD
+        + f'  <VirtualSystem id="{name}">\n    <Info>x</Info>\n    <VirtualHardwareSection>\n      <Info>hw</Info>\n'
+        + "      <Item>\n        <rasd:InstanceID>1</rasd:InstanceID>\n        <rasd:ResourceType>3</rasd:ResourceType>\n"
+        + f"        <rasd:VirtualQuantity>{vcpus}</rasd:VirtualQuantity>\n      </Item>\n"
+        + "    </VirtualHardwareSection>\n  </VirtualSystem>\n</Envelope>\n"
+    )
 
 
 def _tar(members: dict[str, bytes]) -> bytes:

@@ -113,7 +113,9 @@ def test_select_and_ignore(tmp_path):
     spec = tmp_path / "vm.yaml"
     spec.write_text(SPEC_64)
     assert "NUMA001" in {f["rule"] for f in findings(advisor("check", str(spec), "--format", "json"))}
-    assert "NUMA001" not in {f["rule"] for f in findings(advisor("check", str(spec), "--format", "json", "--ignore", "NUMA001"))}
+    assert "NUMA001" not in {
+        f["rule"] for f in findings(advisor("check", str(spec), "--format", "json", "--ignore", "NUMA001"))
+    }
     selected = findings(advisor("check", str(spec), "--format", "json", "--select", "NUMA"))
     assert selected and all(f["rule"].startswith("NUMA") for f in selected)
     # the more specific prefix wins, as in ruff
@@ -225,12 +227,18 @@ def test_user_rule_folder_end_to_end(tmp_path):
     assert "ORG001" in advisor("explain", "ORG001", "--rules", str(folder)).stdout
 
 
-@pytest.mark.parametrize(("change", "expected"), [
-    (("when: vm.memory_mib > 131072", "when: vm.memory_mib >"), "condition does not compile"),
-    (("when: vm.memory_mib > 131072", "when: vm.memroy_mib > 131072"), "unknown fact 'vm.memroy_mib'; did you mean 'vm.memory_mib'"),
-    (("    rationale: Our", "    rationalee: Our"), "rationale"),
-    (("{vm.memory_mib} MiB", "{vm.nope} MiB"), "unknown fact '{vm.nope}'"),
-])
+@pytest.mark.parametrize(
+    ("change", "expected"),
+    [
+        (("when: vm.memory_mib > 131072", "when: vm.memory_mib >"), "condition does not compile"),
+        (
+            ("when: vm.memory_mib > 131072", "when: vm.memroy_mib > 131072"),
+            "unknown fact 'vm.memroy_mib'; did you mean 'vm.memory_mib'",
+        ),
+        (("    rationale: Our", "    rationalee: Our"), "rationale"),
+        (("{vm.memory_mib} MiB", "{vm.nope} MiB"), "unknown fact '{vm.nope}'"),
+    ],
+)
 def test_malformed_user_rule_is_rejected_before_evaluation(tmp_path, change, expected):
     folder = tmp_path / "policies"
     folder.mkdir()

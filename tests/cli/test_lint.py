@@ -68,7 +68,9 @@ def test_inline_suppression_with_reason(tmp_path):
 
 def test_unused_inline_suppression_is_reported(tmp_path):
     vmx = tmp_path / "small.vmx"
-    vmx.write_text('displayName = "small"\nnumvcpus = "2"\nmemsize = "4096"\n# advisor: ignore NUMA001 -- just in case\n')
+    vmx.write_text(
+        'displayName = "small"\nnumvcpus = "2"\nmemsize = "4096"\n# advisor: ignore NUMA001 -- just in case\n'
+    )
     _, doc = lint_json(str(vmx), "--host", "hp-dl580-g7")
     assert any("unused suppression" in n for n in doc["notes"])
 
@@ -117,9 +119,15 @@ def test_bad_file_is_an_input_error_and_others_still_run(tmp_path):
 
 def test_parallel_output_is_identical_to_serial(tmp_path):
     for i in range(12):
-        (tmp_path / f"vm{i:02d}.vmx").write_text(WIDE_VMX.replace("sql-wide", f"vm{i}").replace('"64"', f'"{4 * (i + 1)}"'))
-    serial = advisor("lint", str(tmp_path), "--host", "hp-dl580-g7", "--format", "json", "--jobs", "1", "--fail-on", "never")
-    parallel = advisor("lint", str(tmp_path), "--host", "hp-dl580-g7", "--format", "json", "--jobs", "2", "--fail-on", "never")
+        (tmp_path / f"vm{i:02d}.vmx").write_text(
+            WIDE_VMX.replace("sql-wide", f"vm{i}").replace('"64"', f'"{4 * (i + 1)}"')
+        )
+    serial = advisor(
+        "lint", str(tmp_path), "--host", "hp-dl580-g7", "--format", "json", "--jobs", "1", "--fail-on", "never"
+    )
+    parallel = advisor(
+        "lint", str(tmp_path), "--host", "hp-dl580-g7", "--format", "json", "--jobs", "2", "--fail-on", "never"
+    )
     assert serial.returncode == parallel.returncode == 0
     assert json.loads(serial.stdout) == json.loads(parallel.stdout)
 
@@ -135,7 +143,9 @@ def test_unresolved_terraform_variable_is_unknown_not_guessed(tmp_path):
 
 @pytest.mark.usefixtures("shared_dir")
 def test_whole_corpus_lints_without_traceback(shared_dir):
-    result = advisor("lint", str(shared_dir / "corpus"), "--host", "hp-dl580-g7", "--format", "json", "--fail-on", "never")
+    result = advisor(
+        "lint", str(shared_dir / "corpus"), "--host", "hp-dl580-g7", "--format", "json", "--fail-on", "never"
+    )
     assert result.returncode in (0, 2), result.stderr
     assert "Traceback" not in result.stderr
     doc = json.loads(result.stdout)

@@ -46,27 +46,74 @@ def sample_run() -> Run:
                             recommended_vmx={"numvcpus": "8", "ethernet0.virtualDev": "vmxnet3"},
                             recommended_guest={"rss": "enabled"}, skipped=("DISK001: unknown vm.disks",)))
     run.findings += [
-        Finding("NUMA001", "unbalanced-vnuma-prefer-ht", "warning", "vm sql01",
-                "64 vCPUs become vNUMA nodes [10×6, 4] on 10-core nodes; with numa.vcpu.preferHT they would "
-                "be [16×4], which keeps every node the same size", vm="sql01", file=DB, line=6,
-                evidence={"vm.vcpus": 64}, fix={"vmx": {"numa.vcpu.preferHT": "TRUE"},
-                                                 "text": 'Set numa.vcpu.preferHT = "TRUE".'},
-                references=["VMware KB 2003582 <https://kb.vmware.com/s/article/2003582>"]),
-        Finding("HOST001", "power-policy-balanced", "error", "host hp-dl580-g7",
-                "the host power policy is Balanced; latency-sensitive VMs need High Performance",
-                vm=None, file=DB, line=None, fix={"host": {"Power.CpuPolicy": "High Performance"},
-                                                   "text": "Set the power policy to High Performance."},
-                references=["Performance Best Practices for vSphere 5.5, p. 17"]),
-        Finding("MEM001", "memory-exceeds-node", "error", "vm sql01", "memory spans nodes",
-                vm="sql01", file=DB, line=5, fix={"text": "Reduce memory."}, references=["KB 1"],
-                suppressed=Suppressed("spec", "sized by the vendor", None, DB, 9)),
-        Finding("NET001", "legacy-nic", "info", "vm web", "ethernet0 uses e1000; vmxnet3 is lighter on the CPU",
-                vm="web", file=WEB, line=7, fix={"vmx": {"ethernet0.virtualDev": "vmxnet3", "ethernet0.oldKey": "REMOVE"},
-                                                 "guest": {"rss": "enabled"}, "text": "Switch the adapter to vmxnet3."},
-                references=["VMware KB 1001805"]),
-        Finding("CPU002", "cores-per-socket", "warning", "vm web", "8 sockets × 1 core", vm="web", file=WEB, line=3,
-                fix={"resize": {"cores_per_socket": 8}, "text": "Present one socket."}, references=["KB 2"],
-                suppressed=Suppressed("config", "legacy licence, until the refresh", "2999-01-01", ".advisor.yaml", 4)),
+        Finding(
+            "NUMA001",
+            "unbalanced-vnuma-prefer-ht",
+            "warning",
+            "vm sql01",
+            "64 vCPUs become vNUMA nodes [10×6, 4] on 10-core nodes; with numa.vcpu.preferHT they would "
+            "be [16×4], which keeps every node the same size",
+            vm="sql01",
+            file=DB,
+            line=6,
+            evidence={"vm.vcpus": 64},
+            fix={"vmx": {"numa.vcpu.preferHT": "TRUE"}, "text": 'Set numa.vcpu.preferHT = "TRUE".'},
+            references=["VMware KB 2003582 <https://kb.vmware.com/s/article/2003582>"],
+        ),
+        Finding(
+            "HOST001",
+            "power-policy-balanced",
+            "error",
+            "host hp-dl580-g7",
+            "the host power policy is Balanced; latency-sensitive VMs need High Performance",
+            vm=None,
+            file=DB,
+            line=None,
+            fix={"host": {"Power.CpuPolicy": "High Performance"}, "text": "Set the power policy to High Performance."},
+            references=["Performance Best Practices for vSphere 5.5, p. 17"],
+        ),
+        Finding(
+            "MEM001",
+            "memory-exceeds-node",
+            "error",
+            "vm sql01",
+            "memory spans nodes",
+            vm="sql01",
+            file=DB,
+            line=5,
+            fix={"text": "Reduce memory."},
+            references=["KB 1"],
+            suppressed=Suppressed("spec", "sized by the vendor", None, DB, 9),
+        ),
+        Finding(
+            "NET001",
+            "legacy-nic",
+            "info",
+            "vm web",
+            "ethernet0 uses e1000; vmxnet3 is lighter on the CPU",
+            vm="web",
+            file=WEB,
+            line=7,
+            fix={
+                "vmx": {"ethernet0.virtualDev": "vmxnet3", "ethernet0.oldKey": "REMOVE"},
+                "guest": {"rss": "enabled"},
+                "text": "Switch the adapter to vmxnet3.",
+            },
+            references=["VMware KB 1001805"],
+        ),
+        Finding(
+            "CPU002",
+            "cores-per-socket",
+            "warning",
+            "vm web",
+            "8 sockets × 1 core",
+            vm="web",
+            file=WEB,
+            line=3,
+            fix={"resize": {"cores_per_socket": 8}, "text": "Present one socket."},
+            references=["KB 2"],
+            suppressed=Suppressed("config", "legacy licence, until the refresh", "2999-01-01", ".advisor.yaml", 4),
+        ),
     ]
     run.errors.append(InputProblem(BROKEN, 3, "vms[0].vcpus", "must be a whole number, not 'many'"))
     run.notes.append(".advisor.yaml:7: ignore NET002 for web: unused suppression (no NET002 finding for vm web)")
@@ -289,7 +336,10 @@ def test_markdown_tables():
     text = render("markdown", sample_run())
     assert text.startswith("## advisor report\n")
     assert "**1 error, 1 warning, 1 info (2 suppressed) in 3 files; 1 input error**" in text
-    assert "| sql01 | 1 | hp-dl580-g7 | specs/db.yaml | 64 vCPU → 7 vNUMA nodes \\[10×6, 4\\] over 4 physical nodes;" in text
+    assert (
+        "| sql01 | 1 | hp-dl580-g7 | specs/db.yaml | 64 vCPU → 7 vNUMA nodes \\[10×6, 4\\] over 4 physical nodes;"
+        in text
+    )
     assert ("| error | HOST001 | host hp-dl580-g7 | specs/db.yaml | the host power policy is Balanced; "
             "latency-sensitive VMs need High Performance | host: Power.CpuPolicy = High Performance<br>"
             "Set the power policy to High Performance. |") in text

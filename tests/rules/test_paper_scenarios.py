@@ -62,7 +62,9 @@ def test_the_papers_best_packings_get_no_numa_warnings(shape):
 
 @pytest.mark.parametrize("cps", [4, 2])
 def test_three_32_vcpu_vms_with_small_cores_per_socket_are_flagged(cps):
-    run = check(dl580(f"  - {{name: sql, count: 3, vcpus: 32, cores_per_socket: {cps}, memory: 128GB, workload: sql-server}}\n"))
+    run = check(
+        dl580(f"  - {{name: sql, count: 3, vcpus: 32, cores_per_socket: {cps}, memory: 128GB, workload: sql-server}}\n")
+    )
     finding = [f for f in run.findings if f.rule == "NUMA002"]
     assert finding and f"cores_per_socket {cps}" in finding[0].message
     assert run.vms[0].topology["vnuma_nodes"] == [cps] * (32 // cps)
@@ -77,7 +79,9 @@ def test_cost_threshold_5_becomes_50():
 
 
 def test_server_cal_with_32_vcpus_is_flagged():
-    run = check(dl580("  - {name: sql, vcpus: 32, memory: 128GB, workload: sql-server, sql: {licensing: server-cal}}\n"))
+    run = check(
+        dl580("  - {name: sql, vcpus: 32, memory: 128GB, workload: sql-server, sql: {licensing: server-cal}}\n")
+    )
     assert "SQL004" in rules_of(run)
 
 
@@ -111,12 +115,16 @@ def test_hadoop_one_vm_per_two_socket_host_gets_2_to_4_vms_suggested():
     run = check("host: dell-r720-e5-2697v2\nvms: [{name: hadoop, vcpus: 48, memory: 224GB, workload: hadoop}]\n")
     finding = [f for f in run.findings if f.rule == "SCALE001"]
     assert finding and "2-4" in finding[0].message + finding[0].fix["text"]
-    good = check("host: dell-r720-e5-2697v2\nvms: [{name: hadoop, count: 4, vcpus: 12, memory: 56GB, workload: hadoop}]\n")
+    good = check(
+        "host: dell-r720-e5-2697v2\nvms: [{name: hadoop, count: 4, vcpus: 12, memory: 56GB, workload: hadoop}]\n"
+    )
     assert "SCALE001" not in rules_of(good)
 
 
 def test_fault_tolerance_on_an_8_vcpu_vm_on_6_0_is_an_error():
-    run = check("host: xeon-e5-2660-2s\nvsphere: '6.0'\nvms: [{name: app, vcpus: 8, memory: 32GB, fault_tolerance: true}]\n")
+    run = check(
+        "host: xeon-e5-2660-2s\nvsphere: '6.0'\nvms: [{name: app, vcpus: 8, memory: 32GB, fault_tolerance: true}]\n"
+    )
     ft = [f for f in run.findings if f.rule == "SCHED005"]
     assert ft and ft[0].severity == "error" and "4 vCPUs" in ft[0].message
 

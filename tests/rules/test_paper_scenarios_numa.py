@@ -53,7 +53,9 @@ def test_64_vcpu_sql_vm_gets_prefer_ht_and_nothing_contradicting_it():
 
 
 def test_64_vcpu_vm_with_prefer_ht_is_clean():
-    run = check(dl580("name: sql, vcpus: 64, memory: 256GB, workload: sql-server, advanced: {numa.vcpu.preferHT: 'TRUE'}"))
+    run = check(
+        dl580("name: sql, vcpus: 64, memory: 256GB, workload: sql-server, advanced: {numa.vcpu.preferHT: 'TRUE'}")
+    )
     assert run.vms[0].topology["vnuma_nodes"] == [16, 16, 16, 16]
     assert not fired(run, ("error", "warning"))
     assert not {r for r in fired(run) if r.startswith("NUMA")}
@@ -104,7 +106,9 @@ def test_three_32_vcpu_vms_with_small_cores_per_socket_are_flagged(cps, nodes):
 
 # --- cores per socket beyond 5.5 ----------------------------------------------------------------
 
-TWO_BY_20 = "host: {name: two-by-20, sockets: 2, cores_per_socket: 20, threads_per_core: 2, memory: 512GB, esxi: '7.0'}\n"
+TWO_BY_20 = (
+    "host: {name: two-by-20, sockets: 2, cores_per_socket: 20, threads_per_core: 2, memory: 512GB, esxi: '7.0'}\n"
+)
 
 
 @pytest.mark.parametrize(("cps", "clients"), [(2, "[16, 14]"), (6, "[18, 12]")])
@@ -176,14 +180,18 @@ def test_cpu_affinity_is_warned():
 
 
 def test_fault_tolerance_on_an_8_vcpu_vm_on_6_0_is_an_error():
-    spec = "host: xeon-e5-2660-2s\nvsphere: '6.0'\nvms: [{{name: app, vcpus: {v}, memory: 32GB, fault_tolerance: true}}]\n"
+    spec = (
+        "host: xeon-e5-2660-2s\nvsphere: '6.0'\nvms: [{{name: app, vcpus: {v}, memory: 32GB, fault_tolerance: true}}]\n"
+    )
     finding = only(check(spec.format(v=8)), "SCHED005")
     assert finding.severity == "error" and "4 vCPUs" in finding.message and "8 vCPUs" in finding.message
     assert "SCHED005" not in fired(check(spec.format(v=4)))
 
 
 def test_fault_tolerance_on_a_latency_critical_vm_is_warned():
-    run = check("host: intel-xeon-6348-2s\nvms: [{name: voip, vcpus: 4, memory: 16GB, workload: latency-critical,"
-                " fault_tolerance: true, latency_sensitivity: high, cpu_reservation: full, memory_reservation: full}]\n")
+    run = check(
+        "host: intel-xeon-6348-2s\nvms: [{name: voip, vcpus: 4, memory: 16GB, workload: latency-critical,"
+        " fault_tolerance: true, latency_sensitivity: high, cpu_reservation: full, memory_reservation: full}]\n"
+    )
     assert only(run, "SCHED006").severity == "warning"
     assert "SCHED005" not in fired(run)  # 4 vCPUs / 16 GB is within 8.0's FT limits

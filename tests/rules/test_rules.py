@@ -57,7 +57,9 @@ def test_seed_sections_exist(rule, shared_dir):
             assert ref.seed in SEEDS
             text = (shared_dir / "seeds" / ref.seed).read_text(encoding="utf-8", errors="replace")
             squashed = re.sub(r"\s+", " ", text).lower()
-            assert re.sub(r"\s+", " ", ref.section).lower() in squashed, f"{rule.id}: section {ref.section!r} not in {ref.seed}"
+            assert re.sub(r"\s+", " ", ref.section).lower() in squashed, (
+                f"{rule.id}: section {ref.section!r} not in {ref.seed}"
+            )
 
 
 def test_rule_ids_are_stable_format():

@@ -143,10 +143,38 @@ class Raw(Long):
 
 
 # Plain (unquoted) scalars the YAML resolver turns into ints, floats and dates.
-RAW_SCALARS = [Raw(t) for t in ["0", "-1", "07", "0x1F", "0o17", "0b101", "1_000", "+5", "1e3", "1e400", ".inf", "-.inf",
-                                ".nan", "1:2:3", "190:20:30", "9" * 19, Long("9" * 400), HUGE, "0x" + "f" * 40, "~",
-                                "2020-13-45", "2024-02-30", "2001-02-29", "2030-01-01", "9999-12-31 25:61:61",
-                                "2001-12-14t21:59:43.10-05:00", "0000-00-00"]]
+RAW_SCALARS = [
+    Raw(t)
+    for t in [
+        "0",
+        "-1",
+        "07",
+        "0x1F",
+        "0o17",
+        "0b101",
+        "1_000",
+        "+5",
+        "1e3",
+        "1e400",
+        ".inf",
+        "-.inf",
+        ".nan",
+        "1:2:3",
+        "190:20:30",
+        "9" * 19,
+        Long("9" * 400),
+        HUGE,
+        "0x" + "f" * 40,
+        "~",
+        "2020-13-45",
+        "2024-02-30",
+        "2001-02-29",
+        "2030-01-01",
+        "9999-12-31 25:61:61",
+        "2001-12-14t21:59:43.10-05:00",
+        "0000-00-00",
+    ]
+]
 
 scalars = st.one_of(
     st.none(), st.booleans(), st.integers(-(2**70), 2**70), st.floats(), st.text(max_size=12),
@@ -325,56 +353,120 @@ def _spec_strategies(weird: bool) -> tuple[st.SearchStrategy, st.SearchStrategy]
 
     GPU_HOST = st.fixed_dictionaries({"model": _mostly("A100", "M60")}, optional={"count": _mostly(1, 4, 65)})
     host_documents = st.fixed_dictionaries(
-        {"name": _mostly("lab", "x" * 121), "sockets": _mostly(1, 2, 4, 33), "cores_per_socket": _mostly(6, 8, 16, 64),
-         "memory": _mostly("256GB", "1TB", 4096), "esxi": _mostly("6.7", "7.0 U3", "8.0", "3.5", "9.1")},
-        optional={"threads_per_core": _mostly(1, 2), "numa_nodes_per_socket": _mostly(1, 2, 4, 3),
-                  "power_policy": _mostly("balanced", "high-performance", "custom"), "max_freq_pct": _mostly(50, 100, 0),
-                  "cstate_residency_coef": _mostly(0, 5), "bios_power": _mostly("os-controlled", "max-performance"),
-                  "turbo": _mostly(True, False), "deep_cstates": _mostly(True, False), "prefer_ht": _mostly(True),
-                  "follow_cores_per_socket": _mostly(True), "core_mhz": _mostly(2400, 99, 10001),
-                  "gpus": st.lists(GPU_HOST, max_size=2), "numa_mode": _mostly("NPS4", "SNC2"), "cpu": _mostly("Xeon")},
+        {
+            "name": _mostly("lab", "x" * 121),
+            "sockets": _mostly(1, 2, 4, 33),
+            "cores_per_socket": _mostly(6, 8, 16, 64),
+            "memory": _mostly("256GB", "1TB", 4096),
+            "esxi": _mostly("6.7", "7.0 U3", "8.0", "3.5", "9.1"),
+        },
+        optional={
+            "threads_per_core": _mostly(1, 2),
+            "numa_nodes_per_socket": _mostly(1, 2, 4, 3),
+            "power_policy": _mostly("balanced", "high-performance", "custom"),
+            "max_freq_pct": _mostly(50, 100, 0),
+            "cstate_residency_coef": _mostly(0, 5),
+            "bios_power": _mostly("os-controlled", "max-performance"),
+            "turbo": _mostly(True, False),
+            "deep_cstates": _mostly(True, False),
+            "prefer_ht": _mostly(True),
+            "follow_cores_per_socket": _mostly(True),
+            "core_mhz": _mostly(2400, 99, 10001),
+            "gpus": st.lists(GPU_HOST, max_size=2),
+            "numa_mode": _mostly("NPS4", "SNC2"),
+            "cpu": _mostly("Xeon"),
+        },
     )
     DISKS = st.fixed_dictionaries(
         {"controller": _mostly("pvscsi", "lsilogic", "lsisas", "buslogic", "nvme", "sata", "ide")},
-        optional={"size": _mostly("40GB", "1TB", 1024), "bus": _mostly(0, 1, 3, 4), "role": _mostly("os", "data", "log"),
-                  "heavy_io": _mostly(True, False), "queue_depth": _mostly(32, 254, 2000)},
+        optional={
+            "size": _mostly("40GB", "1TB", 1024),
+            "bus": _mostly(0, 1, 3, 4),
+            "role": _mostly("os", "data", "log"),
+            "heavy_io": _mostly(True, False),
+            "queue_depth": _mostly(32, 254, 2000),
+        },
     )
     NICS = st.fixed_dictionaries({"adapter": _mostly("vmxnet3", "e1000", "e1000e", "sriov")},
                                  optional={"coalescing": _mostly("rbc", "disabled")})
     VM_FIELDS = {
-        "count": _mostly(1, 2, 100), "cores_per_socket": _mostly(1, 2, 4, 8, 3), "hardware_version": _mostly(4, 10, 13, 19, 21),
-        "guest_os": _mostly("windows2019srv-64", "rhel9_64Guest"), "workload": _mostly("generic", "sql-server", "vdi", "hpc",
-                                                                                      "ml-gpu", "latency-critical", "java"),
-        "production": _mostly(True, False), "latency_sensitivity": _mostly("low", "normal", "high", "high-ht"),
+        "count": _mostly(1, 2, 100),
+        "cores_per_socket": _mostly(1, 2, 4, 8, 3),
+        "hardware_version": _mostly(4, 10, 13, 19, 21),
+        "guest_os": _mostly("windows2019srv-64", "rhel9_64Guest"),
+        "workload": _mostly("generic", "sql-server", "vdi", "hpc", "ml-gpu", "latency-critical", "java"),
+        "production": _mostly(True, False),
+        "latency_sensitivity": _mostly("low", "normal", "high", "high-ht"),
         "cpu_reservation": _mostly("full", "24GHz", 2400, "1e400ghz", "infmhz", "nanmhz"),
-        "memory_reservation": _mostly("full", "4GB", 1024), "cpu_hot_add": _mostly(True, False),
-        "memory_hot_add": _mostly(True, False), "cpu_affinity": _mostly("all", "0-3", "0,2"),
-        "disks": st.lists(DISKS, max_size=3), "nics": st.lists(NICS, max_size=3),
-        "gpu": _section(profile=_mostly("grid_m60-8q", "grid_a100-40c"), passthrough=_mostly(0, 1, 2),
-                        purpose=_mostly("ml-training", "graphics")),
+        "memory_reservation": _mostly("full", "4GB", 1024),
+        "cpu_hot_add": _mostly(True, False),
+        "memory_hot_add": _mostly(True, False),
+        "cpu_affinity": _mostly("all", "0-3", "0,2"),
+        "disks": st.lists(DISKS, max_size=3),
+        "nics": st.lists(NICS, max_size=3),
+        "gpu": _section(
+            profile=_mostly("grid_m60-8q", "grid_a100-40c"),
+            passthrough=_mostly(0, 1, 2),
+            purpose=_mostly("ml-training", "graphics"),
+        ),
         "fault_tolerance": _mostly(True, False),
-        "advanced": st.dictionaries(st.sampled_from(ADVANCED_KEYS),
-                                    _mostly("TRUE", "FALSE", "8", "0x10", "e1000", "vmxnet3", "pvscsi", "lsisas1068", "high",
-                                            "0-3", "4096", Long("9" * 5000)), max_size=4),
-        "sql": _section(version=_mostly("2019"), edition=_mostly("enterprise", "standard"), maxdop=_mostly(0, 8),
-                        cost_threshold=_mostly(5, 50), trace_flags=st.lists(_mostly(834, 1117), max_size=2),
-                        max_server_memory=_mostly("112GB"), lock_pages_in_memory=_mostly(True)),
-        "guest": _section(power_plan=_mostly("balanced", "high-performance"), large_pages=_mostly(True), tools=_mostly(False)),
+        "advanced": st.dictionaries(
+            st.sampled_from(ADVANCED_KEYS),
+            _mostly(
+                "TRUE",
+                "FALSE",
+                "8",
+                "0x10",
+                "e1000",
+                "vmxnet3",
+                "pvscsi",
+                "lsisas1068",
+                "high",
+                "0-3",
+                "4096",
+                Long("9" * 5000),
+            ),
+            max_size=4,
+        ),
+        "sql": _section(
+            version=_mostly("2019"),
+            edition=_mostly("enterprise", "standard"),
+            maxdop=_mostly(0, 8),
+            cost_threshold=_mostly(5, 50),
+            trace_flags=st.lists(_mostly(834, 1117), max_size=2),
+            max_server_memory=_mostly("112GB"),
+            lock_pages_in_memory=_mostly(True),
+        ),
+        "guest": _section(
+            power_plan=_mostly("balanced", "high-performance"), large_pages=_mostly(True), tools=_mostly(False)
+        ),
         "java": _section(jvms=_mostly(1, 4), heap=_mostly("4GB"), large_pages=_mostly(True)),
         "hpc": _section(memory_bound=_mostly(True)),
         "containers": _section(networking=_mostly("bridge", "sriov"), latency_critical=_mostly(True)),
-        "ignore": st.lists(st.fixed_dictionaries({"rule": _mostly("NET001", "NUMA"), "reason": _mostly("vendor says so")},
-                                                 optional={"until": _mostly("2030-01-01", Raw("2030-01-01"),
-                                                                            Raw("2020-13-45"))}), max_size=2),
+        "ignore": st.lists(
+            st.fixed_dictionaries(
+                {"rule": _mostly("NET001", "NUMA"), "reason": _mostly("vendor says so")},
+                optional={"until": _mostly("2030-01-01", Raw("2030-01-01"), Raw("2020-13-45"))},
+            ),
+            max_size=2,
+        ),
     }
     vm_documents = st.fixed_dictionaries(
-        {"name": _mostly("a", "b", "c"), "vcpus": _mostly(1, 2, 8, 64, 4096, 5000), "memory": _mostly("4GB", "1TB", 4096)},
+        {
+            "name": _mostly("a", "b", "c"),
+            "vcpus": _mostly(1, 2, 8, 64, 4096, 5000),
+            "memory": _mostly("4GB", "1TB", 4096),
+        },
         optional=VM_FIELDS,
     )
     spec_documents = st.fixed_dictionaries(
-        {"host": st.one_of(_mostly("dell-r620", "hp-dl580-g7", "amd-epyc-9654-2s-nps4", "no-such", "hosts/dell-r620.yaml"),
-                           host_documents),
-         "vms": st.lists(vm_documents, min_size=1, max_size=3, unique_by=lambda vm: repr(vm["name"]))},
+        {
+            "host": st.one_of(
+                _mostly("dell-r620", "hp-dl580-g7", "amd-epyc-9654-2s-nps4", "no-such", "hosts/dell-r620.yaml"),
+                host_documents,
+            ),
+            "vms": st.lists(vm_documents, min_size=1, max_size=3, unique_by=lambda vm: repr(vm["name"])),
+        },
         optional={"vsphere": _mostly("6.7", "7.0 U3", "8.0U2", "5.5")},
     )
     return host_documents, spec_documents
@@ -566,9 +658,20 @@ _toml_value = st.recursive(
     max_leaves=6,
 )
 _toml_line = st.one_of(
-    st.sampled_from(["[tool]", "[tool.advisor]", "[[tool.advisor.exemptions]]", "[tool.advisor.severity]",
-                     "[project]", "[[tool]]", "[tool.advisor.select]"]),
-    st.tuples(st.sampled_from(CONFIG_KEYS) | st.text(max_size=6), _toml_value).map(lambda kv: f"{_toml_key(kv[0])} = {kv[1]}"),
+    st.sampled_from(
+        [
+            "[tool]",
+            "[tool.advisor]",
+            "[[tool.advisor.exemptions]]",
+            "[tool.advisor.severity]",
+            "[project]",
+            "[[tool]]",
+            "[tool.advisor.select]",
+        ]
+    ),
+    st.tuples(st.sampled_from(CONFIG_KEYS) | st.text(max_size=6), _toml_value).map(
+        lambda kv: f"{_toml_key(kv[0])} = {kv[1]}"
+    ),
     tokens,
 )
 
@@ -597,9 +700,36 @@ VMX_KEYS = [
     "ethernet#.virtualDev", "#x", "scsi٣.virtualDev",
 ]
 VMX_VALUES = [
-    "TRUE", "FALSE", "pvscsi", "lsisas1068", "e1000e", "vmxnet3", "cdrom-image", "UTF-8", "Shift_JIS", "windows-949-2000",
-    "windows-1252", "ibm-943_P15A-2003", "utf-16", "utf-7", "idna", "rot13", "hex", "zlib", "punycode", "undefined",
-    "unicode_escape", "cp037", "big5", "x-nope", "|22|0A", "|E5|85|B1", "|ZZ", "|", "a|", "abc|8",
+    "TRUE",
+    "FALSE",
+    "pvscsi",
+    "lsisas1068",
+    "e1000e",
+    "vmxnet3",
+    "cdrom-image",
+    "UTF-8",
+    "Shift_JIS",
+    "windows-949-2000",
+    "windows-1252",
+    "ibm-943_P15A-2003",
+    "utf-16",
+    "utf-7",
+    "idna",
+    "rot13",
+    "hex",
+    "zlib",
+    "punycode",
+    "undefined",
+    "unicode_escape",
+    "cp037",
+    "big5",
+    "x-nope",
+    "|22|0A",
+    "|E5|85|B1",
+    "|ZZ",
+    "|",
+    "a|",
+    "abc|8",
 ]
 vmx_key = st.one_of(st.sampled_from(VMX_KEYS), st.text(min_size=1, max_size=12), tokens)
 vmx_value = st.one_of(st.sampled_from(VMX_VALUES), tokens, st.text(max_size=16))
@@ -666,9 +796,24 @@ NAMESPACES = (
     'xmlns:vssd="http://schemas.dmtf.org/wbem/wscim/1/cim-schema/2/CIM_VirtualSystemSettingData" '
     'xmlns:vmw="http://www.vmware.com/schema/ovf" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"'
 )
-ITEM_FIELDS = ["ResourceType", "VirtualQuantity", "AllocationUnits", "Reservation", "Limit", "Weight", "InstanceID",
-               "InstanceId", "Parent", "Address", "AddressOnParent", "HostResource", "ResourceSubType", "CoresPerSocket",
-               "ElementName", "VirtualQuantityUnits"]
+ITEM_FIELDS = [
+    "ResourceType",
+    "VirtualQuantity",
+    "AllocationUnits",
+    "Reservation",
+    "Limit",
+    "Weight",
+    "InstanceID",
+    "InstanceId",
+    "Parent",
+    "Address",
+    "AddressOnParent",
+    "HostResource",
+    "ResourceSubType",
+    "CoresPerSocket",
+    "ElementName",
+    "VirtualQuantityUnits",
+]
 OVF_TEXT = [
     "3", "4", "5", "6", "10", "17", "20", "1", "2", "03", "100000", "0", "1", "7", "byte * 2^20", "byte*2^30",
     "bytes * 10^9999", "hertz * 10^6", "MegaBytes", "GB", "byte * 2^", "byte * 99999^999", "ovf:/disk/d1",
@@ -737,12 +882,16 @@ def ovf_system(draw) -> str:
     if draw(st.booleans()):
         parts.append(f"<Name>{_xml_text(draw(ovf_text))}</Name>")
     if draw(st.booleans()):
-        os_attrs = _attr("ovf:id", draw(ovf_text)) + (_attr("vmw:osType", draw(ovf_text)) if draw(st.booleans()) else "")
+        os_attrs = _attr("ovf:id", draw(ovf_text)) + (
+            _attr("vmw:osType", draw(ovf_text)) if draw(st.booleans()) else ""
+        )
         parts.append(f"<OperatingSystemSection{os_attrs}><Description>{_xml_text(draw(ovf_text))}</Description>"
                      "</OperatingSystemSection>")
     parts += draw(st.lists(ovf_hardware(), max_size=2))
     if rarely(draw, 4):
-        parts.append("<!-- " + draw(st.sampled_from(["advisor: ignore NET001 - vendor", "advisor: ignore", "x"])) + " -->")
+        parts.append(
+            "<!-- " + draw(st.sampled_from(["advisor: ignore NET001 - vendor", "advisor: ignore", "x"])) + " -->"
+        )
     attrs = _attr("ovf:id", draw(ovf_text)) if draw(st.booleans()) else ""
     return f"<VirtualSystem{attrs}>{''.join(parts)}</VirtualSystem>"
 
@@ -769,9 +918,18 @@ def ovf_document(draw) -> bytes:
             f'<Configuration ovf:id="{o}"{_attr("ovf:default", draw(st.sampled_from(["true", "false", "TRUE"])))}/>'
             for o in options) + "</DeploymentOptionSection>")
     parts += draw(st.lists(ovf_systems, max_size=3))
-    head = draw(st.sampled_from(["", '<?xml version="1.0" encoding="UTF-8"?>\n',
-                                 '<?xml version="1.0" encoding="latin-1"?>\n', '<?xml version="1.0" encoding="x-nope"?>\n',
-                                 "<!DOCTYPE Envelope>\n", '<?xml version="1.1"?>\n']))
+    head = draw(
+        st.sampled_from(
+            [
+                "",
+                '<?xml version="1.0" encoding="UTF-8"?>\n',
+                '<?xml version="1.0" encoding="latin-1"?>\n',
+                '<?xml version="1.0" encoding="x-nope"?>\n',
+                "<!DOCTYPE Envelope>\n",
+                '<?xml version="1.1"?>\n',
+            ]
+        )
+    )
     root = draw(st.sampled_from(["Envelope", "ovf:Envelope", "Envelope", "NotEnvelope"]))
     return _text(f"{head}<{root} {NAMESPACES}>{''.join(parts)}</{root}>")
 
@@ -781,17 +939,25 @@ _OVF_ITEM = ('<Envelope xmlns="http://schemas.dmtf.org/ovf/envelope/1" '
              "<VirtualSystem><VirtualHardwareSection>{}</VirtualHardwareSection></VirtualSystem></Envelope>")
 _OVF_REGRESSIONS = [
     # ValueError from int(): str.isdigit() accepts superscripts ("²") that int() refuses
-    _OVF_ITEM.format("<Item><rasd:ResourceType>3</rasd:ResourceType><rasd:VirtualQuantity>²</rasd:VirtualQuantity></Item>"),
+    _OVF_ITEM.format(
+        "<Item><rasd:ResourceType>3</rasd:ResourceType><rasd:VirtualQuantity>²</rasd:VirtualQuantity></Item>"
+    ),
     _OVF_ITEM.format("<Item><rasd:ResourceType>²</rasd:ResourceType></Item>"),
     # ValueError from int(): more digits than Python converts
-    _OVF_ITEM.format(f"<Item><rasd:ResourceType>3</rasd:ResourceType><rasd:VirtualQuantity>{HUGE}</rasd:VirtualQuantity>"
-                     f"<rasd:CoresPerSocket>{HUGE}</rasd:CoresPerSocket><rasd:Weight>{HUGE}</rasd:Weight></Item>"),
-    _OVF_ITEM.format("<Item><rasd:ResourceType>6</rasd:ResourceType><rasd:InstanceID>1</rasd:InstanceID>"
-                     "<rasd:Address>²</rasd:Address></Item><Item><rasd:ResourceType>17</rasd:ResourceType>"
-                     "<rasd:Parent>1</rasd:Parent><rasd:AddressOnParent>³</rasd:AddressOnParent></Item>"),
+    _OVF_ITEM.format(
+        f"<Item><rasd:ResourceType>3</rasd:ResourceType><rasd:VirtualQuantity>{HUGE}</rasd:VirtualQuantity>"
+        f"<rasd:CoresPerSocket>{HUGE}</rasd:CoresPerSocket><rasd:Weight>{HUGE}</rasd:Weight></Item>"
+    ),
+    _OVF_ITEM.format(
+        "<Item><rasd:ResourceType>6</rasd:ResourceType><rasd:InstanceID>1</rasd:InstanceID>"
+        "<rasd:Address>²</rasd:Address></Item><Item><rasd:ResourceType>17</rasd:ResourceType>"
+        "<rasd:Parent>1</rasd:Parent><rasd:AddressOnParent>³</rasd:AddressOnParent></Item>"
+    ),
     # ValueError from str(): AllocationUnits whose product of powers is a 5000-digit factor
-    _OVF_ITEM.format("<Item><rasd:ResourceType>4</rasd:ResourceType><rasd:AllocationUnits>byte * 10^999 * 10^999 * "
-                     "10^999 * 10^999 * 10^999</rasd:AllocationUnits><rasd:VirtualQuantity>1</rasd:VirtualQuantity></Item>"),
+    _OVF_ITEM.format(
+        "<Item><rasd:ResourceType>4</rasd:ResourceType><rasd:AllocationUnits>byte * 10^999 * 10^999 * "
+        "10^999 * 10^999 * 10^999</rasd:AllocationUnits><rasd:VirtualQuantity>1</rasd:VirtualQuantity></Item>"
+    ),
 ]
 
 
@@ -917,8 +1083,10 @@ PACKER_KEYS = ["type", "name", "vm_name", "CPUs", "cpu_cores", "RAM", "RAM_reser
                "dynamic", "content", "variables", "builders", "variable", "source", "default", "//", "_comment"]
 json_value = st.recursive(
     json_scalar,
-    lambda inner: st.one_of(st.lists(inner, max_size=3),
-                            st.dictionaries(st.one_of(st.sampled_from(PACKER_KEYS), st.text(max_size=6)), inner, max_size=4)),
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=3),
+        st.dictionaries(st.one_of(st.sampled_from(PACKER_KEYS), st.text(max_size=6)), inner, max_size=4),
+    ),
     max_leaves=12,
 )
 BUILDERS = ["vsphere-iso", "vsphere-clone", "vmware-iso", "vmware-vmx", "docker", "", "VSPHERE-ISO"]
@@ -934,8 +1102,10 @@ def packer_builder(draw) -> dict:
 def packer_legacy(draw) -> bytes:
     doc: dict[str, Any] = {"builders": draw(st.lists(packer_builder() | json_value, max_size=3) | json_value)}
     if draw(st.booleans()):
-        doc["variables"] = draw(st.dictionaries(st.sampled_from(["cpus", "memory", "name", "disk_mb", "x"]), json_scalar,
-                                                max_size=4) | json_value)
+        doc["variables"] = draw(
+            st.dictionaries(st.sampled_from(["cpus", "memory", "name", "disk_mb", "x"]), json_scalar, max_size=4)
+            | json_value
+        )
     if draw(st.booleans()):
         doc["_comment"] = draw(st.sampled_from(["advisor: ignore NET001 -- why", "advisor: ignore", "x"]) | json_value)
     return _text(render_json(doc))
@@ -943,8 +1113,13 @@ def packer_legacy(draw) -> bytes:
 
 @st.composite
 def packer_hcl_json(draw) -> bytes:
-    sources = draw(st.dictionaries(st.sampled_from(BUILDERS), st.dictionaries(st.text(max_size=5), packer_builder() | json_value,
-                                                                              max_size=2) | json_value, max_size=2))
+    sources = draw(
+        st.dictionaries(
+            st.sampled_from(BUILDERS),
+            st.dictionaries(st.text(max_size=5), packer_builder() | json_value, max_size=2) | json_value,
+            max_size=2,
+        )
+    )
     doc: dict[str, Any] = {"source": sources}
     if draw(st.booleans()):
         doc["variable"] = draw(st.dictionaries(st.sampled_from(["mem", "cpus", "x"]),
@@ -987,10 +1162,37 @@ def test_packer_json_structure(data: bytes) -> None:
 # HCL: Packer .pkr.hcl and Terraform .tf
 # --------------------------------------------------------------------------------------------
 
-HCL_NUMBERS = ["0", "-1", "2", "8", "16", "1024", "1.5", "1e3", "1e400", "-1e400", "9" * 19, Long("9" * 400), HUGE, "1.0e308",
-               "07"]
-HCL_REFS = ["var.x", "var.cpus", "var.disks[0]", 'var.m["k"]', "var.m.k", "var.x.0", "local.x", "data.a.b.id", "each.key",
-            "count.index", "var.l[*].id", "var.x[99999999999999999999]"]
+HCL_NUMBERS = [
+    "0",
+    "-1",
+    "2",
+    "8",
+    "16",
+    "1024",
+    "1.5",
+    "1e3",
+    "1e400",
+    "-1e400",
+    "9" * 19,
+    Long("9" * 400),
+    HUGE,
+    "1.0e308",
+    "07",
+]
+HCL_REFS = [
+    "var.x",
+    "var.cpus",
+    "var.disks[0]",
+    'var.m["k"]',
+    "var.m.k",
+    "var.x.0",
+    "local.x",
+    "data.a.b.id",
+    "each.key",
+    "count.index",
+    "var.l[*].id",
+    "var.x[99999999999999999999]",
+]
 HCL_OTHER = ['max(1, 2)', 'file("x")', "base64encode(var.x)", "var.a ? 1 : 2", "1 + 2", "[for x in var.l : x]",
              "{for k, v in var.m : k => v}", "!true", "-var.x", "(8)", "((var.x))", "true", "false", "null"]
 HCL_STRINGS = ['"${var.x}"', '"a${var.y}b"', '"$${lit}"', '"%{ if true }x%{ endif }"', '"\\u00e9"', '"\\uZZZZ"',
@@ -1110,13 +1312,17 @@ def hcl_assignments(draw) -> bytes:
 def terraform_siblings(draw) -> list[tuple[Path, bytes]]:
     siblings = []
     if draw(st.booleans()):
-        siblings.append((Path("variables.tf"), draw(terraform_document() | mutated([_text('variable "x" {\n default = 1\n}\n')]))))
+        siblings.append(
+            (Path("variables.tf"), draw(terraform_document() | mutated([_text('variable "x" {\n default = 1\n}\n')])))
+        )
     if draw(st.booleans()):
         siblings.append((Path("terraform.tfvars"), draw(hcl_assignments())))
     if draw(st.booleans()):
         siblings.append((Path("z.auto.tfvars.json"), _text(render_json(draw(json_value)))))
     if draw(st.booleans()):
-        siblings.append((Path("v.tf.json"), draw(st.binary(max_size=40) | st.just(b'{"variable": {"x": {"default": 4}}}'))))
+        siblings.append(
+            (Path("v.tf.json"), draw(st.binary(max_size=40) | st.just(b'{"variable": {"x": {"default": 4}}}')))
+        )
     return siblings
 
 
@@ -1132,7 +1338,9 @@ def packer_siblings(draw) -> list[tuple[Path, bytes]]:
 
 TF_SAMPLES = _samples(FIXTURES / "terraform" / "literal.tf", *(FIXTURES / "terraform" / "withvars").glob("*.tf"))
 TF_JSON_SAMPLES = _samples(FIXTURES / "terraform" / "vm.tf.json")
-PACKER_HCL_SAMPLES = _samples(FIXTURES / "packer" / "vsphere.pkr.hcl", *(FIXTURES / "packer" / "withvars").glob("*.pkr.hcl"))
+PACKER_HCL_SAMPLES = _samples(
+    FIXTURES / "packer" / "vsphere.pkr.hcl", *(FIXTURES / "packer" / "withvars").glob("*.pkr.hcl")
+)
 _HCL_REGRESSIONS = [
     # ValueError from int(): a number past Python's 4300-digit limit
     b'resource "vsphere_virtual_machine" "x" {\n  num_cpus = ' + HUGE.encode() + b"\n}\n",
@@ -1189,13 +1397,25 @@ def test_terraform_structure(data: bytes, siblings: list[tuple[Path, bytes]]) ->
 
 
 @SOME
-@given(st.dictionaries(st.sampled_from(["resource", "variable", "locals", "x"]),
-                       st.dictionaries(st.sampled_from(["vsphere_virtual_machine", "mem", "x"]),
-                                       st.dictionaries(st.text(max_size=4),
-                                                       st.dictionaries(st.sampled_from(TF_ARGS + TF_BLOCKS + ["dynamic", "//"]),
-                                                                       json_value, max_size=6) | json_value,
-                                                       max_size=2) | json_value, max_size=2), max_size=3)
-       .map(render_json).map(_text))
+@given(
+    st.dictionaries(
+        st.sampled_from(["resource", "variable", "locals", "x"]),
+        st.dictionaries(
+            st.sampled_from(["vsphere_virtual_machine", "mem", "x"]),
+            st.dictionaries(
+                st.text(max_size=4),
+                st.dictionaries(st.sampled_from(TF_ARGS + TF_BLOCKS + ["dynamic", "//"]), json_value, max_size=6)
+                | json_value,
+                max_size=2,
+            )
+            | json_value,
+            max_size=2,
+        ),
+        max_size=3,
+    )
+    .map(render_json)
+    .map(_text)
+)
 def test_terraform_json_structure(data: bytes) -> None:
     read("main.tf.json", data)
 

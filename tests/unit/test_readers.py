@@ -559,8 +559,10 @@ def test_data_given_is_not_read_from_disk(tmp_path):
 
 
 def test_importing_the_dispatcher_loads_no_reader():
-    code = ("import sys, advisor.readers; "
-            "print(sorted(m for m in sys.modules if m.startswith(('advisor.readers.', 'hcl2', 'pathspec', 'defusedxml'))))")
+    code = (
+        "import sys, advisor.readers; "
+        "print(sorted(m for m in sys.modules if m.startswith(('advisor.readers.', 'hcl2', 'pathspec', 'defusedxml'))))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "['advisor.readers.base']"
 

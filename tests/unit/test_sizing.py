@@ -121,7 +121,9 @@ def test_memory_request_limits_the_count() -> None:
 
 
 def test_large_memory_prefers_shapes_whose_nodes_hold_it() -> None:
-    best = sized("hp-dl580-g7", workload="sql-server", memory_mib=1000 * 1024, version=Version.parse("8.0")).proposals[0]
+    best = sized("hp-dl580-g7", workload="sql-server", memory_mib=1000 * 1024, version=Version.parse("8.0")).proposals[
+        0
+    ]
     assert best.topology.physical_nodes_spanned == 4 and best.count == 1
 
 

@@ -94,7 +94,9 @@ def test_16_vcpu_cps2_on_65_is_two_nodes_of_eight():
 
 def test_follow_cores_per_socket_restores_old_behaviour_on_67():
     """vSphere 6.5/6.7 Virtual NUMA Controls: numa.vcpu.followcorespersocket = 1."""
-    t = predict(host(10), vm(16, cores_per_socket=2, advanced={"numa.vcpu.followcorespersocket": "1"}), Version.parse("6.7"))
+    t = predict(
+        host(10), vm(16, cores_per_socket=2, advanced={"numa.vcpu.followcorespersocket": "1"}), Version.parse("6.7")
+    )
     assert t.vnuma_nodes == (2,) * 8
     h = host(10, follow_cores_per_socket=True)
     assert predict(h, vm(16, cores_per_socket=2), Version.parse("7.0")).vnuma_nodes == (2,) * 8
@@ -126,7 +128,11 @@ def test_cpu_hot_add_no_effect_when_vm_fits_a_node():
 
 def test_vsphere8_allow_hotadd_keeps_vnuma():
     """vSphere 8 docs: numa.allowHotadd lets a hot-add VM keep a vNUMA topology (hw 20)."""
-    t = predict(host(10), vm(12, cpu_hot_add=True, hardware_version=20, advanced={"numa.allowHotadd": "TRUE"}), Version.parse("8.0"))
+    t = predict(
+        host(10),
+        vm(12, cpu_hot_add=True, hardware_version=20, advanced={"numa.allowHotadd": "TRUE"}),
+        Version.parse("8.0"),
+    )
     assert t.vnuma_exposed and t.vnuma_nodes == (6, 6)
 
 
@@ -154,7 +160,11 @@ def test_vsphere8_assigned_at_power_on_is_marked_uncertain():
 
 def test_vsphere8_cores_per_node_manual():
     """FD 2022-11-03: vSphere 8 manual topology, numa.vcpu.coresPerNode = 6 → 2 nodes × 6."""
-    t = predict(host(20), vm(12, hardware_version=20, advanced={"numa.vcpu.coresPerNode": "6", "numa.vcpu.min": "6"}), Version.parse("8.0"))
+    t = predict(
+        host(20),
+        vm(12, hardware_version=20, advanced={"numa.vcpu.coresPerNode": "6", "numa.vcpu.min": "6"}),
+        Version.parse("8.0"),
+    )
     assert t.vnuma_nodes == (6, 6)
 
 
@@ -197,7 +207,9 @@ def test_cpu_affinity_takes_vm_out_of_numa_management():
 
 def test_persisted_autosize_value_wins_until_vcpus_change():
     """FD numa-deep-dive part 5: numa.autosize.vcpu.maxPerVirtualNode persists the first layout."""
-    t = predict(DL580, vm(64, advanced={"numa.vcpu.preferHT": "TRUE", "numa.autosize.vcpu.maxPerVirtualNode": "10"}), V55)
+    t = predict(
+        DL580, vm(64, advanced={"numa.vcpu.preferHT": "TRUE", "numa.autosize.vcpu.maxPerVirtualNode": "10"}), V55
+    )
     assert t.vnuma_nodes == (10,) * 6 + (4,)
 
 

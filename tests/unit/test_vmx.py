@@ -523,11 +523,40 @@ def _full_view(data: bytes) -> VmxEntries:
 
 
 _REGULAR_PIECES = st.sampled_from(
-    ['numvcpus = "4"', 'displayName = "db|22x|7C"', 'a.b = ""', '  k\t=\t"v"  ', 'K = "x = y"', 'k = "v" ',
-     "# advisor: ignore NET001 -- why", "", "   ", '.encoding = "UTF-8"', '.encoding = "utf8"', 'name = "日本"',
-     '.encoding = "windows-1252"', '.encoding = "Shift_JIS"', '.encoding = "windows-949-2000"', 'bare = value', 'k = "unclosed', 'k = "v" tail', "junk", 'k = "\x85\u2028"',
-     '\f k = "v"\v', '.encoding = "no-such-charset"', 'numvcpus = "8"', 'rtc.diffFromUTC = 0', 'e =', 'e = \t',
-     'b = x"y', 'b = x "y"', 'q =  "a" ', '=x', 'k==v', 'k = "a"b"']
+    [
+        'numvcpus = "4"',
+        'displayName = "db|22x|7C"',
+        'a.b = ""',
+        '  k\t=\t"v"  ',
+        'K = "x = y"',
+        'k = "v" ',
+        "# advisor: ignore NET001 -- why",
+        "",
+        "   ",
+        '.encoding = "UTF-8"',
+        '.encoding = "utf8"',
+        'name = "日本"',
+        '.encoding = "windows-1252"',
+        '.encoding = "Shift_JIS"',
+        '.encoding = "windows-949-2000"',
+        "bare = value",
+        'k = "unclosed',
+        'k = "v" tail',
+        "junk",
+        'k = "\x85\u2028"',
+        '\f k = "v"\v',
+        '.encoding = "no-such-charset"',
+        'numvcpus = "8"',
+        "rtc.diffFromUTC = 0",
+        "e =",
+        "e = \t",
+        'b = x"y',
+        'b = x "y"',
+        'q =  "a" ',
+        "=x",
+        "k==v",
+        'k = "a"b"',
+    ]
 )
 
 
