@@ -118,7 +118,7 @@ def vm_entry(rng: random.Random, host: HostFacts, name: str, *, rich: bool = Tru
     if rich or rng.random() < 0.35:
         buses = {0: rng.choice(["pvscsi", "pvscsi", "lsilogic", "lsisas"])}
         disks = [{"size": f"{rng.choice([40, 60, 80, 100])}GB", "controller": buses[0], "role": "os"}]
-        for _ in range(rng.randrange(0 if not rich else 0, 4 if rich else 2)):
+        for _ in range(rng.randrange(0, 4 if rich else 2)):
             bus = rng.randrange(0, 4 if rich else 2)
             controller = buses.setdefault(bus, rng.choice(["pvscsi", "pvscsi", "pvscsi", "lsilogic", "nvme"]))
             disk = {"size": f"{rng.choice([100, 200, 500, 1000, 2000])}GB", "controller": controller}

@@ -5,6 +5,8 @@
     python fuzz/fuzz_packer_json.py fuzz/corpus/packer_json -max_total_time=600
 """
 
+import contextlib
+
 import _harness
 import atheris
 
@@ -19,10 +21,8 @@ with atheris.instrument_imports():
 def read(data: bytes) -> None:
     from advisor.errors import InputError
 
-    try:
+    with contextlib.suppress(InputError):
         read_template(Path("fuzz.pkr.json"), data, siblings=())
-    except InputError:
-        pass
     read_template(Path("template.json"), data, siblings=())  # a legacy template when it has `builders`
 
 

@@ -91,7 +91,7 @@ def output_pairs(formats: tuple[str, ...], outputs: tuple[str, ...]) -> list[tup
     pairs: list[tuple[str, str | None]] = []
     if len(outputs) > len(formats):
         formats = formats + tuple(FORMAT_BY_SUFFIX.get(Path(o).suffix.lower(), "") for o in outputs[len(formats):])
-        bad = [o for o, f in zip(outputs, formats) if not f]
+        bad = [o for o, f in zip(outputs, formats, strict=False) if not f]
         if bad:
             raise click.UsageError(f"cannot tell the format of --output {bad[0]}; add --format before it")
     for index, fmt in enumerate(formats or ("text",)):

@@ -46,7 +46,8 @@ def render(name: str, settings: dict[str, str], reasons: dict[str, tuple[str, st
         out.append(f"$vm = Get-VM -Name {quote(name)}")
     out += [
         f"if (@($vm).Count -ne 1) {{ throw ('Expected exactly one VM named ' + {quote(name)}) }}",
-        f"if ($vm.PowerState -ne 'PoweredOff') {{ throw ('Power off ' + {quote(name)} + ' before changing its shape') }}",
+        f"if ($vm.PowerState -ne 'PoweredOff') {{ throw ('Power off ' + {quote(name)}"
+        " + ' before changing its shape') }}",
     ]
     _shape(rec, out, consumed)
     _config_spec(rec, out, consumed)

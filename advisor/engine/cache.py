@@ -53,9 +53,9 @@ def cached(name: str, sources: list[tuple[str, bytes]], build: Callable[[], T]) 
     if folder is None:
         return build()
     entry = folder / f"{name}-{_key(sources)}.pickle"
-    with contextlib.suppress(Exception):  # missing, unreadable or damaged: build it instead
-        with open(entry, "rb") as handle:
-            return pickle.load(handle)
+    # Missing, unreadable or damaged: build it instead.
+    with contextlib.suppress(Exception), open(entry, "rb") as handle:
+        return pickle.load(handle)
     value = build()
     _store(folder, name, entry, value)
     return value

@@ -326,7 +326,7 @@ def builtin_catalog() -> Catalog:
             return [(root, _trusted(root)) for root in roots]
 
         rules: list[Rule] = []
-        for (file, _), (root, parsed) in zip(sources, cached("rules", sources, parse)):
+        for (file, _), (root, parsed) in zip(sources, cached("rules", sources, parse), strict=False):
             rules.extend(rules_from_root(root, file, builtin=True, validate=False, parsed=parsed))
         _BUILTIN = _checked(Catalog(rules))
     return _BUILTIN

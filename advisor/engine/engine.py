@@ -49,11 +49,9 @@ class Exemption:
             return False
         if self.vms and not any(fnmatch.fnmatchcase(vm or "", g) for g in self.vms):
             return False
-        if self.paths and not any(
+        return not self.paths or any(
             fnmatch.fnmatch(file or "", g) or fnmatch.fnmatch(file or "", "*/" + g) for g in self.paths
-        ):
-            return False
-        return True
+        )
 
     def describe(self) -> str:
         where = f"{self.file}:{self.line}" if self.file and self.line else (self.file or "configuration")
@@ -358,7 +356,7 @@ class Evaluator:
                 and len(results) == len(group.rules)
                 and all(r is True or r is False for r in results)
             ):
-                return [rule for rule, holds in zip(group.rules, results) if holds]
+                return [rule for rule, holds in zip(group.rules, results, strict=False) if holds]
         # A condition that fails at run time fails the combined list: each rule on its own
         # reports which one and why.
         return [rule for rule in group.rules if self._holds(rule, activation)]

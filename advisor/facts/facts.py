@@ -364,7 +364,7 @@ def vm_facts(vm: VM, unknown: frozenset[str] = frozenset()) -> dict[str, Any]:
         "vm.intrmode_keys": kinds.count("intrmode"),
         # An I/O filter (VAIO) attached to a disk appears in the .vmx as <disk>.filters.
         "vm.io_filter_disks": sum(
-            1 for kind, (_, text) in zip(kinds, adv.values()) if kind == "filters" and text.strip()
+            1 for kind, (_, text) in zip(kinds, adv.values(), strict=False) if kind == "filters" and text.strip()
         ),
         "vm.gpu_passthrough": vm.gpu.passthrough if vm.gpu else 0,
         "vm.gpu_profile_gb": int(m.group(1)) if m else 0,
@@ -617,20 +617,19 @@ def facts_for(host: Host | None, vm: VM, version: Version | None,
         if hw_limit is not None and hw_limit < limit:
             limit, why = hw_limit, f"hardware version {vm.hardware_version}"
         facts["vm.max_vcpus"], facts["vm.max_vcpus_why"] = limit, why
-    if host is not None and version is not None:
-        if not (unknown & _TOPOLOGY_FIELDS):
-            key = _shape_key(vm) if cache is not None else None
-            hit = cache.get(key) if cache is not None else None
-            if hit is None:
-                topo = predict(host, vm, version)
-                hit = (topo, topology_facts(host, vm, version, topo), vm.memory)
-                if cache is not None:
-                    cache[key] = hit
-            else:
-                topo = hit[0] if hit[2] == vm.memory else with_memory(hit[0], host, vm.memory)
-            facts.update(hit[1])
-            topo = topo or hit[0]
-            facts.update(_memory_facts(host, vm, topo))
+    if host is not None and version is not None and not (unknown & _TOPOLOGY_FIELDS):
+        key = _shape_key(vm) if cache is not None else None
+        hit = cache.get(key) if cache is not None else None
+        if hit is None:
+            topo = predict(host, vm, version)
+            hit = (topo, topology_facts(host, vm, version, topo), vm.memory)
+            if cache is not None:
+                cache[key] = hit
+        else:
+            topo = hit[0] if hit[2] == vm.memory else with_memory(hit[0], host, vm.memory)
+        facts.update(hit[1])
+        topo = topo or hit[0]
+        facts.update(_memory_facts(host, vm, topo))
     return facts, topo
 
 

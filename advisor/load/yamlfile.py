@@ -88,7 +88,7 @@ def _value_problem(exc: Exception) -> str:
 def long_number_line(text: str) -> int | None:
     """The line of the first integer too long for int() (Python refuses over 4300 digits)."""
     limit = sys.get_int_max_str_digits()
-    match = re.search(r"\d{%d,}" % (limit + 1), text) if limit else None
+    match = re.search(rf"\d{{{limit + 1},}}", text) if limit else None
     return text.count("\n", 0, match.start()) + 1 if match else None
 
 

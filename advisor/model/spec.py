@@ -207,7 +207,7 @@ class VM(Strict):
                     mhz = float(text[: -len(unit)]) * factor
                     if not math.isfinite(mhz):
                         raise ValueError(f"'{value}' is not a finite number of MHz")
-                    return int(round(mhz))
+                    return round(mhz)
             raise ValueError("a CPU reservation is MHz (e.g. 24000, '24GHz') or 'full'")
         if isinstance(value, int) and not isinstance(value, bool) and value < 0:
             raise ValueError("a reservation cannot be negative")

@@ -44,7 +44,7 @@ def parse_size_mib(value: object) -> int:
         raise ValueError("a size must be positive")
     if abs(mib - round(mib)) > 1e-9:
         raise ValueError(f"'{value}' is not a whole number of MB")
-    return int(round(mib))
+    return round(mib)
 
 
 def format_mib(mib: int | float) -> str:

@@ -55,6 +55,6 @@ def place(host: Host, vms: Sequence[tuple[str, int, Topology]]) -> Placement:
                 unmanaged += topo.vcpus
                 continue
             nodes = place_clients(topo.numa_clients, host.nodes, load)
-            for size, node in zip(topo.numa_clients, nodes):
+            for size, node in zip(topo.numa_clients, nodes, strict=False):
                 residents[node].append((label, size))
     return Placement(host.nodes, host.cores_per_node, host.threads_per_node, load, residents, unmanaged)

@@ -76,7 +76,8 @@ class Topology:
         return (
             head
             + tail
-            + f"; {self.sockets} socket{'s' if self.sockets != 1 else ''} × {self.cores_per_socket} core{'s' if self.cores_per_socket != 1 else ''}"
+            + f"; {self.sockets} socket{'s' if self.sockets != 1 else ''}"
+            + f" × {self.cores_per_socket} core{'s' if self.cores_per_socket != 1 else ''}"
         )
 
     def as_dict(self) -> dict[str, object]:
@@ -286,7 +287,7 @@ def predict(host: Host, vm: VM, version: Version) -> Topology:
         client_nodes = place_clients(clients, host.nodes)
         spanned = len(set(client_nodes))
         load = [0] * host.nodes
-        for size, node in zip(clients, client_nodes):
+        for size, node in zip(clients, client_nodes, strict=False):
             load[node] += size
         uses_ht = max(load) > cores
         clients_out = clients
@@ -339,7 +340,8 @@ def _clients_for(
         packed = _pack_sockets(v, cps, len(clients))
         if max(packed) <= cap and sorted(packed) != sorted(clients):
             reasons.append(
-                f"cores per socket {cps} keeps sockets whole inside NUMA clients: clients of {layout_text(packed)} vCPUs"
+                f"cores per socket {cps} keeps sockets whole inside NUMA clients: "
+                f"clients of {layout_text(packed)} vCPUs"
             )
             return packed
         if max(packed) > cap:
@@ -399,7 +401,7 @@ def _memory(
         local = memory // spanned
         return local, memory - local
     per_node: dict[int, int] = {}
-    for size, node in zip(clients, nodes):
+    for size, node in zip(clients, nodes, strict=False):
         per_node[node] = per_node.get(node, 0) + memory * size // v
     remote = sum(max(0, amount - host.memory_per_node) for amount in per_node.values())
     return memory - remote, remote

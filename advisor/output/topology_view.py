@@ -36,7 +36,8 @@ def _guest_map(topo: Any) -> Text:
         start += size
     if step > 1:
         out.append(f"(one mark = {step} vCPUs)\n")
-    sockets = f"{topo.sockets} socket{'s' if topo.sockets != 1 else ''} × {topo.cores_per_socket} core{'s' if topo.cores_per_socket != 1 else ''}"
+    sockets = (f"{topo.sockets} socket{'s' if topo.sockets != 1 else ''}"
+               f" × {topo.cores_per_socket} core{'s' if topo.cores_per_socket != 1 else ''}")
     out.append(f"presented as {sockets} ({topo.cores_per_socket_source})")
     return out
 
@@ -46,7 +47,8 @@ def _topology_panel(title: str, topo: Any, host: Any) -> Panel:
     body.add_row(Text(topo.summary(), style="bold"))
     body.add_row(_guest_map(topo))
     if topo.numa_managed:
-        clients = ", ".join(f"{size}→node {node}" for size, node in zip(topo.numa_clients, topo.client_nodes))
+        pairs = zip(topo.numa_clients, topo.client_nodes, strict=False)
+        clients = ", ".join(f"{size}→node {node}" for size, node in pairs)
         body.add_row(Text(f"NUMA clients: {clients}"))
         ht = "yes" if topo.uses_hyperthreads else "no"
         body.add_row(Text(f"needs hyper-threads to stay on its nodes: {ht}"))

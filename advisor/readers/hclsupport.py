@@ -553,7 +553,7 @@ def json_blocks(value: Any, block_type: str, label_count: int, block_keys: dict[
         found = []
         for label, inner in value.items():
             found.extend(json_blocks(inner, block_type, label_count - 1, block_keys, syntax,
-                                     json_line(value, label, line), labels + [str(label)]))
+                                     json_line(value, label, line), [*labels, str(label)]))
         return found
     return [json_block(value, block_type, labels, block_keys, syntax, line)]
 

@@ -432,9 +432,9 @@ def _check_key(key: object) -> str:
     Keys advisor writes are printable ASCII without blanks, ``=`` or ``"`` and not starting with
     ``#`` (which would make the line a comment).
     """
-    if isinstance(key, str) and key and not key.startswith("#"):
-        if all("!" <= ch <= "~" and ch not in '="' for ch in key):
-            return key
+    if (isinstance(key, str) and key and not key.startswith("#")
+            and all("!" <= ch <= "~" and ch not in '="' for ch in key)):
+        return key
     raise InputError(f"{key!r} is not a valid .vmx key", field=str(key))
 
 

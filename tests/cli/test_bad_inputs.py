@@ -421,7 +421,8 @@ def _ovf(vcpus: str = "4", name: str = "appliance") -> str:
     return (
         OVF_HEAD
         + f'  <VirtualSystem id="{name}">\n    <Info>x</Info>\n    <VirtualHardwareSection>\n      <Info>hw</Info>\n'
-        + "      <Item>\n        <rasd:InstanceID>1</rasd:InstanceID>\n        <rasd:ResourceType>3</rasd:ResourceType>\n"
+        + "      <Item>\n        <rasd:InstanceID>1</rasd:InstanceID>\n"
+        + "        <rasd:ResourceType>3</rasd:ResourceType>\n"
         + f"        <rasd:VirtualQuantity>{vcpus}</rasd:VirtualQuantity>\n      </Item>\n"
         + "    </VirtualHardwareSection>\n  </VirtualSystem>\n</Envelope>\n"
     )
@@ -437,7 +438,8 @@ def _tar(members: dict[str, bytes]) -> bytes:
     return buffer.getvalue()
 
 
-PACKER_JSON = '{\n  "builders": [\n    {\n      "type": "vsphere-iso",\n      "vm_name": "pk",\n      "CPUs": %s,\n      "RAM": 8192\n    }\n  ]\n}\n'
+PACKER_JSON = ('{\n  "builders": [\n    {\n      "type": "vsphere-iso",\n      "vm_name": "pk",\n'
+               '      "CPUs": %s,\n      "RAM": 8192\n    }\n  ]\n}\n')
 PACKER_HCL = 'source "vsphere-iso" "pk" {\n  vm_name = "pk"\n  CPUs    = %s\n  RAM     = 8192\n}\n'
 TERRAFORM = 'resource "vsphere_virtual_machine" "tf" {\n  name     = "tf"\n  num_cpus = %s\n  memory   = 8192\n}\n'
 

@@ -185,7 +185,7 @@ def test_expired_suppression_counts_again(tmp_path):
     result = advisor("check", str(spec), "--format", "json", "--fail-on", "warning")
     doc = json.loads(result.stdout)
     assert result.returncode == 1
-    assert [f for f in doc["findings"] if f["rule"] == "NUMA001"][0]["suppressed"] is None
+    assert next(f for f in doc["findings"] if f["rule"] == "NUMA001")["suppressed"] is None
     assert any("expired" in n for n in doc["notes"])
 
 

@@ -125,7 +125,7 @@ def test_yaml_alias_bomb(tmp_path: Path, startup: float) -> None:
 
 def test_yaml_alias_bomb_in_a_rule_file(tmp_path: Path, startup: float) -> None:
     levels = ['a: &a [x, x, x, x, x, x, x, x, x, x]']
-    levels += [f"{n}: &{n} [" + ", ".join([f"*{p}"] * 10) + "]" for p, n in zip("abcdefgh", "bcdefghi")]
+    levels += [f"{n}: &{n} [" + ", ".join([f"*{p}"] * 10) + "]" for p, n in zip("abcdefgh", "bcdefghi", strict=False)]
     (tmp_path / "policies").mkdir()
     rule = tmp_path / "policies" / "org.yaml"
     rule.write_text("\n".join(levels) + "\nrules: []\n")

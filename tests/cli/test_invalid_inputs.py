@@ -23,7 +23,8 @@ CASES = {
     "unknown-vm-key": (HOST + "vms:\n  - name: a\n    vcpu: 4\n    memory: 8GB\n", 4, "vcpu"),
     "unknown-top-key": (HOST + "vm:\n  - name: a\n", 2, "vm"),
     "unknown-host-key": (
-        "host: {name: x, socket: 2, cores_per_socket: 10, memory: 256GB, esxi: '7.0'}\nvms: [{name: a, vcpus: 4, memory: 8GB}]\n",
+        "host: {name: x, socket: 2, cores_per_socket: 10, memory: 256GB, esxi: '7.0'}\n"
+        "vms: [{name: a, vcpus: 4, memory: 8GB}]\n",
         1,
         "host.socket",
     ),
@@ -37,7 +38,8 @@ CASES = {
     "absurd-vcpus": (HOST + "vms:\n  - name: a\n    vcpus: 1000000000000\n    memory: 8GB\n", 4, "vcpus"),
     "absurd-memory": (HOST + "vms:\n  - name: a\n    vcpus: 4\n    memory: 1 ZB\n", 5, "memory"),
     "nodes-not-dividing-cores": (
-        "host: {name: x, sockets: 2, cores_per_socket: 10, numa_nodes_per_socket: 4, memory: 256GB, esxi: '7.0'}\nvms: [{name: a, vcpus: 4, memory: 8GB}]\n",
+        "host: {name: x, sockets: 2, cores_per_socket: 10, numa_nodes_per_socket: 4, memory: 256GB, esxi: '7.0'}\n"
+        "vms: [{name: a, vcpus: 4, memory: 8GB}]\n",
         1,
         "numa_nodes_per_socket",
     ),
@@ -54,7 +56,8 @@ CASES = {
     ),
     "advanced-contradiction": (
         HOST
-        + "vms:\n  - name: a\n    vcpus: 4\n    memory: 8GB\n    cpu_hot_add: false\n    advanced: {vcpu.hotadd: 'TRUE'}\n",
+        + "vms:\n  - name: a\n    vcpus: 4\n    memory: 8GB\n    cpu_hot_add: false\n"
+        "    advanced: {vcpu.hotadd: 'TRUE'}\n",
         7,
         "vcpu.hotadd",
     ),
@@ -80,7 +83,7 @@ def test_invalid_spec_is_one_clear_line(tmp_path: Path, name: str) -> None:
     proc = run("topology", str(path))
     assert proc.returncode == 2, proc.stderr
     assert "Traceback" not in proc.stderr + proc.stdout
-    lines = [l for l in proc.stderr.splitlines() if l.strip()]
+    lines = [line for line in proc.stderr.splitlines() if line.strip()]
     assert len(lines) == 1, proc.stderr
     message = lines[0]
     assert str(path) in message

@@ -309,7 +309,8 @@ def test_junit_survives_control_characters_and_markup():
 
 def test_github_lines_are_exact():
     assert render("github", sample_run()).splitlines() == [
-        "::error file=specs/broken.yaml,line=3,title=advisor input error::vms[0].vcpus: must be a whole number, not 'many'",
+        "::error file=specs/broken.yaml,line=3,title=advisor input error::"
+        "vms[0].vcpus: must be a whole number, not 'many'",
         "::error file=specs/db.yaml,title=HOST001 power-policy-balanced::the host power policy is Balanced; "
         "latency-sensitive VMs need High Performance%0AFix: Set the power policy to High Performance.",
         "::warning file=specs/db.yaml,line=6,title=NUMA001 unbalanced-vnuma-prefer-ht::64 vCPUs become vNUMA nodes "
@@ -317,7 +318,8 @@ def test_github_lines_are_exact():
         'size%0AFix: Set numa.vcpu.preferHT = "TRUE".',
         "::notice file=specs/web.yaml,line=7,title=NET001 legacy-nic::ethernet0 uses e1000; vmxnet3 is lighter on "
         "the CPU%0AFix: Switch the adapter to vmxnet3.",
-        "::notice title=advisor::.advisor.yaml:7: ignore NET002 for web: unused suppression (no NET002 finding for vm web)",
+        "::notice title=advisor::.advisor.yaml:7: ignore NET002 for web: "
+        "unused suppression (no NET002 finding for vm web)",
     ]
 
 

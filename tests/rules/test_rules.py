@@ -83,7 +83,7 @@ def test_user_rule_with_duplicate_id_is_refused(tmp_path):
     from advisor.errors import InputError
 
     rule = (CATALOG.rules[0].file)
-    text = open(rule, encoding="utf-8").read()
+    text = rule.read_text(encoding="utf-8")
     (tmp_path / "dup.yaml").write_text(text)
     with pytest.raises(InputError, match="already defined"):
         load_catalog([tmp_path])

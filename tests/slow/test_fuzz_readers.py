@@ -1256,7 +1256,7 @@ def hcl_body(draw, args: list[str], blocks: list[str], depth: int = 0) -> str:
             lines.append(f"{draw(st.sampled_from(blocks))} {{\n{inner}\n}}")
         else:
             inner = draw(hcl_body(args, blocks, depth + 1))
-            label = draw(st.sampled_from(blocks + ["x", ""]))
+            label = draw(st.sampled_from([*blocks, "x", ""]))
             lines.append(f'dynamic "{label}" {{\n  for_each = var.d\n  content {{\n{inner}\n  }}\n}}')
     return "\n".join(lines)
 

@@ -179,7 +179,7 @@ def test_ova_skips_traversal_members_and_reads_the_descriptor(tmp_path):
 def test_ova_with_only_unsafe_members_is_refused(tmp_path):
     ova = tmp_path / "bad.ova"
     ova.write_bytes(_tar([("../evil.ovf", EVIL_OVF)]))
-    with pytest.raises(InputError, match="holds no .ovf descriptor") as info:
+    with pytest.raises(InputError, match=r"holds no \.ovf descriptor") as info:
         read_template(ova)
     assert "bad.ova" in str(info.value)
 

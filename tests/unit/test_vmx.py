@@ -447,8 +447,8 @@ def test_is_locked(tmp_path: Path) -> None:
 
 _KEY_TEXT = st.from_regex(r"[A-Za-z][A-Za-z0-9_.:]{0,15}", fullmatch=True)
 _LINE_PIECES = st.sampled_from(
-    ['k = "v"', "k=v", "# c", "", "  ", '"', "=", "|22", "\r", "\t", "#"]
-    + ['.encoding = "cp1252"', ".encoding=shift_jis", "é", "\x85", "日本", "\u2028"]
+    ['k = "v"', "k=v", "# c", "", "  ", '"', "=", "|22", "\r", "\t", "#",
+     '.encoding = "cp1252"', ".encoding=shift_jis", "é", "\x85", "日本", "\u2028"]
 )
 
 
