@@ -7,6 +7,7 @@ that it triggers and that it stays quiet on the corrected configuration.
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 
@@ -83,7 +84,7 @@ def test_user_rule_with_duplicate_id_is_refused(tmp_path):
     from advisor.errors import InputError
 
     rule = (CATALOG.rules[0].file)
-    text = rule.read_text(encoding="utf-8")
+    text = Path(rule).read_text(encoding="utf-8")
     (tmp_path / "dup.yaml").write_text(text)
     with pytest.raises(InputError, match="already defined"):
         load_catalog([tmp_path])
