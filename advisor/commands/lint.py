@@ -8,7 +8,7 @@ import click
 
 from advisor.cli import EXIT_CODES_HELP
 from advisor.commands.common import emit, report_options, settings
-from advisor.model.spec import WORKLOADS
+from advisor.model.base import WORKLOADS
 
 
 @click.command("lint", epilog=EXIT_CODES_HELP)

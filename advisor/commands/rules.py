@@ -6,7 +6,7 @@ import json
 
 import click
 
-from advisor.model.spec import WORKLOADS
+from advisor.model.base import WORKLOADS
 from advisor.vocab import SEVERITIES
 
 

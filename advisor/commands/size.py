@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from advisor.model.spec import WORKLOADS
+from advisor.model.base import WORKLOADS
 
 
 def load_profile_or_explain(name: str):

@@ -21,7 +21,7 @@ from advisor.errors import InputError
 from advisor.facts.facts import BOOL, DOUBLE, FACTS, INT, LIST_INT, LIST_STRING, STRING
 from advisor.load.validation import to_input_errors
 from advisor.load.yamlfile import line_of, load
-from advisor.model.spec import WORKLOADS
+from advisor.model.base import WORKLOADS
 from advisor.model.versions import Version
 from advisor.vocab import SeverityName
 

@@ -21,7 +21,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from advisor.engine.catalog import Reference
 from advisor.errors import InputError
-from advisor.model.spec import VM, WORKLOADS, Host, SizeMiB
+from advisor.model.base import WORKLOADS, SizeMiB
+from advisor.model.spec import VM, Host
 from advisor.model.units import format_mib
 from advisor.model.versions import Version, hw_feature, hw_max_vcpus, limits_for
 from advisor.numa.topology import Topology, layout_text, predict

@@ -15,7 +15,7 @@ from advisor.engine.engine import Evaluator, evaluate_spec
 from advisor.errors import InputError
 from advisor.load.hosts import load_profile, profile_names
 from advisor.load.specfile import parse_spec
-from advisor.model.spec import WORKLOADS
+from advisor.model.base import WORKLOADS
 from advisor.model.versions import Version, hw_max_vcpus, limits_for
 from advisor.output.sizing import spec_text
 from advisor.sizing.sizing import Geometry, Request, load_shapes, size
