@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 
 import click
 
@@ -54,5 +55,5 @@ def command(area, severity, workload, rule_dirs, facts, fmt) -> None:
         table.add_column(column, overflow="fold")
     for r in chosen:
         table.add_row(r.id, r.d.severity, r.d.scope, r.d.summary)
-    Console(width=None if click.get_text_stream("stdout").isatty() else 100, highlight=False).print(table)
+    Console(width=None if sys.stdout.isatty() else 100, highlight=False).print(table)
     click.echo(f"{len(chosen)} rules. `advisor explain ID` shows one in full.")

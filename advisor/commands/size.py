@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -84,7 +85,8 @@ def command(
 
     if sum(x is not None for x in (vcpus, vms, total_vcpus)) > 1:
         raise click.UsageError("give at most one of --vcpus, --vms and --total-vcpus")
-    hosts, refs = [], {}
+    hosts: list[Any] = []
+    refs: dict[Any, Any] = {}
     for ref in host_refs:
         if ref in profile_names():
             host = load_profile(ref)

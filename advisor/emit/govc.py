@@ -56,8 +56,8 @@ def commands(name: str, settings: dict[str, str], reasons: dict[str, tuple[str, 
     # Device types are not ExtraConfig: they are replaced by hand (see _device_steps).
     consumed.update(f"scsi{bus}.virtualdev" for bus, kind in rec.scsi_controllers().items() if kind in SCSI_NAMES)
     consumed.update(f"ethernet{index}.virtualdev" for index, kind in rec.nics().items() if kind in NIC_NAMES)
-    for key, value in rec.extras(consumed):
-        change += ["-e", f"{key}={value}"]
+    for key, extra in rec.extras(consumed):
+        change += ["-e", f"{key}={extra}"]
     runs = [change]
     version = rec.int("virtualHW.version")
     if version is not None:

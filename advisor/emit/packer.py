@@ -133,9 +133,9 @@ def render(name: str, settings: dict[str, str], reasons: dict[str, tuple[str, st
     if extras:
         lines.append(f"{_IND}configuration_parameters = {{\n")
         for key, value in extras:
-            text = rec.reason(key)
-            if text:
-                lines.append(hcl.comment(text, _IND * 2))
+            reason = rec.reason(key)
+            if reason:
+                lines.append(hcl.comment(reason, _IND * 2))
             lines.append(f"{_IND * 2}{hcl.string(key)} = {hcl.string(value)}\n")
         lines.append(f"{_IND}}}\n")
     lines.append("}\n")

@@ -15,6 +15,7 @@ extraConfig what it has a property for), or they only make sense inside a comple
 
 from __future__ import annotations
 
+import builtins
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -111,12 +112,12 @@ class Recommended:
         text = self.get("sched.cpu.latencySensitivity")
         return text.strip().lower() if text and text.strip().lower() in LATENCY_LEVELS else None
 
-    def scsi_controllers(self) -> dict[int, str]:
+    def scsi_controllers(self) -> dict[builtins.int, str]:
         """Bus number -> scsiN.virtualDev (lower case), in bus order."""
         found = {int(m.group(1)): v.strip().lower() for k, v in self.values.items() if (m := _SCSI_DEV.fullmatch(k))}
         return dict(sorted(found.items()))
 
-    def nics(self) -> dict[int, str]:
+    def nics(self) -> dict[builtins.int, str]:
         """NIC index -> ethernetN.virtualDev (lower case), in index order."""
         found = {int(m.group(1)): v.strip().lower() for k, v in self.values.items() if (m := _NIC_DEV.fullmatch(k))}
         return dict(sorted(found.items()))

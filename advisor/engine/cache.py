@@ -55,7 +55,8 @@ def cached(name: str, sources: list[tuple[str, bytes]], build: Callable[[], T]) 
     entry = folder / f"{name}-{_key(sources)}.pickle"
     # Missing, unreadable or damaged: build it instead.
     with contextlib.suppress(Exception), open(entry, "rb") as handle:
-        return pickle.load(handle)
+        value: T = pickle.load(handle)  # written by _store from build()'s result
+        return value
     value = build()
     _store(folder, name, entry, value)
     return value

@@ -11,6 +11,7 @@ is evaluated.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -332,7 +333,7 @@ def builtin_catalog() -> Catalog:
     return _BUILTIN
 
 
-def load_catalog(extra_folders: list[str | Path] = ()) -> Catalog:
+def load_catalog(extra_folders: Sequence[str | Path] = ()) -> Catalog:
     """The built-in rules plus every rule file in the user's folders (--rules DIR)."""
     base = builtin_catalog()
     if not extra_folders:

@@ -21,6 +21,7 @@ from typing import Any
 from advisor.engine.catalog import PLACEHOLDER, Catalog, Rule
 from advisor.facts.facts import facts_for, host_facts, placement_facts, version_facts
 from advisor.load.hosts import BUNDLED, HostProfiles
+from advisor.load.specfile import LoadedSpec
 from advisor.load.yamlfile import gc_paused
 from advisor.model.spec import VM, Host
 from advisor.model.versions import Version
@@ -481,7 +482,7 @@ def capacity_summary(host: Host, version: Version, place_facts: dict[str, Any]) 
 
 # -- specs ---------------------------------------------------------------------------------
 
-def spec_subjects(loaded: Any) -> list[Subject]:
+def spec_subjects(loaded: LoadedSpec) -> list[Subject]:
     """Subjects for every VM of a loaded spec (advisor.load.specfile.LoadedSpec)."""
     out = []
     vm_lines = getattr(loaded.root.get("vms") if isinstance(loaded.root, dict) else None, "lines", None)
@@ -495,7 +496,7 @@ def spec_subjects(loaded: Any) -> list[Subject]:
     return out
 
 
-def _spec_locator(loaded: Any, index: int) -> Callable[[str], int | None]:
+def _spec_locator(loaded: LoadedSpec, index: int) -> Callable[[str], int | None]:
     def locate(path: str) -> int | None:
         if path.startswith("advanced."):
             return loaded.vm_field_line(index, path[len("advanced."):])
@@ -509,7 +510,7 @@ def _spec_locator(loaded: Any, index: int) -> Callable[[str], int | None]:
     return locate
 
 
-def evaluate_spec(loaded: Any, evaluator: Evaluator) -> None:
+def evaluate_spec(loaded: LoadedSpec, evaluator: Evaluator) -> None:
     def host_line(path: str) -> int | None:
         if path.startswith("host."):
             return loaded.line("host", path[5:]) or loaded.line("host")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import yaml
 
 from advisor.engine.catalog import Catalog, Rule
@@ -15,11 +17,11 @@ Conditions are [CEL](https://cel.dev) over the facts listed at the end of this p
 """
 
 
-def _example(spec: dict) -> str:
+def _example(spec: dict[str, Any]) -> str:
     return yaml.safe_dump(_plain(spec), sort_keys=False, default_flow_style=None, width=100).rstrip()
 
 
-def _plain(value):
+def _plain(value: Any) -> Any:
     if isinstance(value, dict):
         return {str(k): _plain(v) for k, v in value.items()}
     if isinstance(value, list):

@@ -234,7 +234,7 @@ def _with_advanced(vm: VM, key: str, value: str | None, **fields: Any) -> VM:
         adv[key] = value
     # Shallow: what-if variants only read the VM; the copy gets its own private dict.
     variant = vm.model_copy(update={**fields, "advanced": adv})
-    variant.__pydantic_private__.pop("_adv", None)
+    variant.__pydantic_private__.pop("_adv", None)  # type: ignore[union-attr]  # set: VM has private attributes
     return variant
 
 
@@ -618,7 +618,7 @@ def facts_for(host: Host | None, vm: VM, version: Version | None,
             limit, why = hw_limit, f"hardware version {vm.hardware_version}"
         facts["vm.max_vcpus"], facts["vm.max_vcpus_why"] = limit, why
     if host is not None and version is not None and not (unknown & _TOPOLOGY_FIELDS):
-        key = _shape_key(vm) if cache is not None else None
+        key = _shape_key(vm) if cache is not None else ()
         hit = cache.get(key) if cache is not None else None
         if hit is None:
             topo = predict(host, vm, version)

@@ -96,7 +96,7 @@ def load_host_file(path: Path) -> Host:
     return host_from_data(data, str(path), root=data)
 
 
-def inline_or_named(value: Any, spec_file: str, root: LocDict | None, profiles: HostProfiles = BUNDLED) -> Host:
+def inline_or_named(value: Any, spec_file: str, root: dict[Any, Any] | None, profiles: HostProfiles = BUNDLED) -> Host:
     line = root.lines.get("host") if isinstance(root, LocDict) else None
     base = Path(spec_file).parent if spec_file else None
     if isinstance(value, Host):

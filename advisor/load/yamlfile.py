@@ -28,7 +28,7 @@ MAX_DEPTH = 64
 _Base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
-class LocDict(dict):
+class LocDict(dict[Any, Any]):
     """A dict that knows the line of its own start and of each key (1-based)."""
 
     __slots__ = ("line", "lines")
@@ -39,7 +39,7 @@ class LocDict(dict):
         self.lines: dict[Any, int] = {}
 
 
-class LocList(list):
+class LocList(list[Any]):
     """A list that knows the line of its own start and of each item (1-based)."""
 
     __slots__ = ("line", "lines")
@@ -256,7 +256,7 @@ def loads(data: bytes | str, file: str) -> Any:
         try:
             text = data.decode("utf-8-sig")
         except UnicodeDecodeError as exc:
-            line = data[: exc.start].count(b"\n") + 1
+            line: int | None = data[: exc.start].count(b"\n") + 1
             raise InputError("not valid UTF-8 text", file=file, line=line) from None
     else:
         text = data

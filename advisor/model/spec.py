@@ -188,7 +188,8 @@ class VM(Strict):
         default_factory=dict, description="Raw .vmx keys; overlapping structured fields must agree."
     )
     sql: Sql | None = None
-    guest: Guest = Field(default_factory=Guest)
+    # Every Guest field has a default; mypy reads pydantic's constructor without its plugin.
+    guest: Guest = Field(default_factory=Guest)  # type: ignore[arg-type]
     java: Java | None = None
     hpc: Hpc | None = None
     containers: Containers | None = None

@@ -104,7 +104,7 @@ def hw_feature(hw: int, feature: str) -> bool:
     _, table, _ = _table()
     for row in table:
         if feature in row.get("features", []):
-            return hw >= row["since_hw"]
+            return bool(hw >= row["since_hw"])
     raise KeyError(feature)
 
 

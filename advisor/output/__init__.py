@@ -38,8 +38,8 @@ def render_pieces(fmt: str, run: Run, *, color: bool = False, quiet: bool = Fals
     written as it is produced (JSON: one line per item) gives many pieces, so writing a large
     report never holds it whole; the others give one."""
     try:
-        module_name = FORMATS[fmt]
-    except KeyError:
+        module_name = FORMATS[Format(fmt)]
+    except (KeyError, ValueError):
         raise ValueError(f"unknown output format {fmt!r}; choose one of {', '.join(FORMATS)}") from None
     module = importlib.import_module(module_name)
     if fmt == "text":

@@ -70,7 +70,7 @@ def _hanging(label: str, lines: list[str], style: str, indent: int) -> list[Text
     """`label text`, wrapped under the text's first column. Wrapped here rather than by a Rich
     table: a report of a thousand findings spent most of its time measuring tables."""
     width = WIDTH - indent - len(label) - 1
-    out = []
+    out: list[Any] = []
     for line in lines:
         pieces = textwrap.wrap(visible(line), width, break_long_words=True, break_on_hyphens=False) or [""]
         for piece in pieces:
@@ -116,7 +116,8 @@ def _host_header(host: HostResult) -> Text:
 def _files(run: Run) -> list[str]:
     """Input files in command-line order, then any file only a result mentions."""
     seen = dict.fromkeys(run.files)
-    for item in [*run.hosts, *run.vms, *run.findings]:
+    items: list[Any] = [*run.hosts, *run.vms, *run.findings]
+    for item in items:
         if item.file is not None:
             seen.setdefault(item.file)
     return list(seen)

@@ -141,7 +141,7 @@ def _hcl_syntax_error(exc: Exception, path: Path) -> InputError:
         shown = str(token).strip().splitlines()[0][:40] if str(token).strip() else ""
         what = "unexpected end of file" if token.type == "$END" else f"unexpected {shown!r}"
     elif getattr(exc, "char", None) is not None:
-        what = f"unexpected character {exc.char!r}"
+        what = f"unexpected character {getattr(exc, 'char', None)!r}"
     else:
         what = str(exc).splitlines()[0][:120] if str(exc) else type(exc).__name__
     column = getattr(exc, "column", None)
@@ -282,6 +282,7 @@ def _collection(raw: str, line: int | None, *, items=None, elems=None) -> Expr:
     """An object or tuple literal: known only when every member is."""
     members = list(items.values()) if items is not None else list(elems or [])
     known = all(m.known for m in members)
+    value: dict[Any, Any] | list[Any] | None
     if not known:
         value = None
     elif items is not None:
@@ -410,7 +411,7 @@ class _LineJSON:
         return value
 
     def _skip(self, pos: int) -> int:
-        return self._WS.match(self.text, pos).end()
+        return self._WS.match(self.text, pos).end()  # type: ignore[union-attr]  # matches the empty string
 
     def value(self, pos: int, depth: int) -> tuple[Any, int]:
         if depth > MAX_DEPTH:
@@ -421,13 +422,15 @@ class _LineJSON:
         if char == "[":
             return self.array(pos, depth)
         if char == '"':
-            return json.decoder.scanstring(self.text, pos + 1)
+            return json.decoder.scanstring(self.text, pos + 1)  # type: ignore[attr-defined]  # untyped in typeshed
         # json.loads also accepts NaN and the infinities, so this pass must too.
         for word, result in (("true", True), ("false", False), ("null", None), ("NaN", float("nan")),
                              ("Infinity", float("inf")), ("-Infinity", float("-inf"))):
             if self.text.startswith(word, pos):
                 return result, pos + len(word)
         match = self._NUMBER.match(self.text, pos)
+        if match is None:  # json.loads accepted the text, so a value starts here
+            raise ValueError(f"no JSON value at {pos}")
         number = match.group(0)
         if match.group(1) or match.group(2):
             return float(number), match.end()
@@ -441,7 +444,7 @@ class _LineJSON:
             return result, pos + 1
         while True:
             key_line = self.line_at(pos)
-            key, pos = json.decoder.scanstring(self.text, pos + 1)
+            key, pos = json.decoder.scanstring(self.text, pos + 1)  # type: ignore[attr-defined]  # untyped in typeshed
             pos = self._skip(self._skip(pos) + 1)  # past the colon
             result[key], pos = self.value(pos, depth + 1)
             result.lines[key] = key_line
@@ -542,7 +545,7 @@ def json_blocks(value: Any, block_type: str, label_count: int, block_keys: dict[
     """
     labels = labels or []
     if isinstance(value, list):
-        found = []
+        found: list[Block] = []
         for index, item in enumerate(value):
             found.extend(json_blocks(item, block_type, label_count, block_keys, syntax,
                                      json_line(value, index, line), labels))
@@ -602,9 +605,10 @@ def resolve(expr: Expr, variables: Variables) -> tuple[Expr, str | None]:
         return expr, None
     value, origin = variables[expr.var]
     for step in expr.var_path:
-        value = _step_into(value, step)
-        if value is None:
+        stepped = _step_into(value, step)
+        if stepped is None:
             return expr, None
+        value = stepped
     resolved = Expr(value=value.value, known=True, raw=expr.raw, line=expr.line, var=expr.var,
                     var_path=expr.var_path, items=value.items, elems=value.elems)
     return resolved, origin
@@ -730,9 +734,9 @@ def parse_suppression(comment: str) -> list[tuple[str, str]]:
     return [(rule, reason) for rule in re.split(r"\s*,\s*", ids.group(1)) if rule]
 
 
-def comment_suppressions(text: str) -> list[tuple[str, str, int]]:
+def comment_suppressions(text: str) -> list[tuple[str, str, int | None]]:
     """Every `# advisor: ignore ...` / `// advisor: ignore ...` line comment, with its line."""
-    found = []
+    found: list[tuple[str, str, int | None]] = []
     for number, line in enumerate(text.split("\n"), start=1):
         if "advisor" not in line:
             continue

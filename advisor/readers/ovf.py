@@ -23,6 +23,7 @@ import re
 import tarfile
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath, PureWindowsPath
+from typing import Any
 
 from advisor.errors import InputError
 from advisor.readers.base import TemplateVM
@@ -169,7 +170,7 @@ class _TreeTarget:
     """Parser target that builds _Nodes and records the expat line of every start, end, comment."""
 
     def __init__(self) -> None:
-        self.parser = None
+        self.parser: Any = None  # the XMLParser feeding this target, set by it
         self.stack: list[_Node] = []
         self.root: _Node | None = None
         self.comments: list[tuple[str, int]] = []
@@ -467,7 +468,9 @@ def _quantity(item: _Node, vm: TemplateVM, key: str, what: str) -> str | None:
 def _cpu(item: _Node, vm: TemplateVM) -> None:
     quantity = _quantity(item, vm, "numvcpus", "CPU")
     if quantity is not None:
-        vm.set("numvcpus", str(int(quantity)), _field(item, "VirtualQuantity").line)
+        node = _field(item, "VirtualQuantity")
+        assert node is not None  # _quantity read it
+        vm.set("numvcpus", str(int(quantity)), node.line)
     cores = _field(item, "CoresPerSocket")
     if cores is not None and _small_int(cores.text) is not None:
         vm.set("cpuid.coresPerSocket", str(int(cores.text)), cores.line)
@@ -480,6 +483,7 @@ def _memory(item: _Node, vm: TemplateVM) -> None:
     quantity = _quantity(item, vm, "memsize", "memory")
     if quantity is not None:
         node = _field(item, "VirtualQuantity")
+        assert node is not None  # _quantity read it
         units = _field(item, "AllocationUnits")
         megabytes = _to_unit(quantity, units.text if units is not None else None, "byte", 2**20)
         if megabytes is None:
@@ -581,6 +585,7 @@ def _nic(item: _Node, index: int, vm: TemplateVM) -> None:
     if not subtype:
         return
     node = _field(item, "ResourceSubType")
+    assert node is not None  # _subtype read it
     model = _NIC_MODELS.get(subtype)
     vm.set(f"ethernet{index}.virtualDev", model, node.line, raw=None if model else node.text)
     if model is None:

@@ -132,7 +132,7 @@ class Run:
                 yield rule, subject, file
 
     def counts(self) -> dict[str, int]:
-        out = {s: 0 for s in SEVERITIES}
+        out: dict[str, int] = {s: 0 for s in SEVERITIES}
         for f in self.findings:
             if f.suppressed is None:
                 out[f.severity] += 1

@@ -469,7 +469,9 @@ class Sizer:
         if cand.prefer_ht:
             vm.setdefault("advanced", {})["numa.vcpu.preferHT"] = "TRUE"
         _devices_for_hardware(vm, self.hw)
-        return json.loads(json.dumps(vm))  # plain dicts and lists (the YAML loader's carry line numbers)
+        # Plain dicts and lists (the YAML loader's carry line numbers).
+        plain: dict[str, Any] = json.loads(json.dumps(vm))
+        return plain
 
     def _topology(self, cand: Candidate, host: Host, cps: int | None = None) -> Topology:
         advanced = {"numa.vcpu.preferHT": "TRUE"} if cand.prefer_ht else {}
@@ -547,7 +549,7 @@ class Sizer:
         if memory < MIN_MEMORY_MIB:
             self.rejected.append(Rejected(label, [f"{count} VMs leave each less than {format_mib(MIN_MEMORY_MIB)}"]))
             return None
-        cps = _cores_per_socket(topo)
+        cps: int | None = _cores_per_socket(topo)
         shaped = self._topology(cand, self.host, cps)
         if (shaped.vnuma_nodes, shaped.numa_clients) != (topo.vnuma_nodes, topo.numa_clients):
             cps, shaped = None, topo

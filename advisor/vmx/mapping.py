@@ -78,7 +78,7 @@ def normalised_advanced(vm: VM) -> dict[str, tuple[str, str]]:
     cache = vm.__pydantic_private__.get("_adv") if vm.__pydantic_private__ else None
     if cache is None:
         cache = {k.lower(): (k, v if v.__class__ is str else vmx_text(v)) for k, v in vm.advanced.items()}
-        vm.__pydantic_private__["_adv"] = cache
+        vm.__pydantic_private__["_adv"] = cache  # type: ignore[index]  # set: VM has private attributes
     return cache
 
 
@@ -264,7 +264,7 @@ def template_fields(t: TemplateVM) -> tuple[dict[str, Any], set[str], dict[str, 
 
 
 def _template_disks(t: TemplateVM) -> list[dict[str, Any]]:
-    disks = []
+    disks: list[Any] = []
     sizes: dict[int, str] = {}
     slots: list[tuple[str, str, str, Any]] = []
     for low, setting in t.settings.items():
