@@ -7,12 +7,19 @@ import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from advisor.errors import printable
 from advisor.vocab import FAIL_ON, FAIL_ON_RANK, FORMAT_BY_SUFFIX, FORMATS
+
+if TYPE_CHECKING:  # imported when a command runs, not when the CLI starts
+    from advisor.engine.catalog import Catalog
+    from advisor.engine.engine import Policy
+    from advisor.load.config import LoadedConfig
+    from advisor.load.hosts import HostProfiles
+    from advisor.report.findings import Run
 
 
 def report_options(func: Callable[..., Any]) -> Callable[..., Any]:
@@ -77,10 +84,10 @@ def split_csv(values: tuple[str, ...]) -> tuple[str, ...]:
 class Settings:
     """Command-line options merged with the configuration file."""
 
-    loaded: Any  # advisor.load.config.LoadedConfig
-    catalog: Any  # advisor.engine.catalog.Catalog
-    policy: Any  # advisor.engine.engine.Policy
-    profiles: Any  # advisor.load.hosts.HostProfiles
+    loaded: LoadedConfig
+    catalog: Catalog
+    policy: Policy
+    profiles: HostProfiles
     fail_on: str
     pairs: list[tuple[str, str | None]]  # (format, file or None for stdout)
     quiet: bool
@@ -132,7 +139,7 @@ def settings(inputs: list[str], formats: tuple[str, ...], outputs: tuple[str, ..
     return Settings(loaded, catalog, policy, profiles, fail_on or cfg.fail_on or "error", pairs, quiet, color)
 
 
-def _check_known(catalog: Any, prefixes: tuple[str, ...]) -> None:
+def _check_known(catalog: Catalog, prefixes: tuple[str, ...]) -> None:
     ids = catalog.ids()
     for prefix in prefixes:
         if prefix != "ALL" and not any(i.startswith(prefix) for i in ids):
@@ -142,7 +149,7 @@ def _check_known(catalog: Any, prefixes: tuple[str, ...]) -> None:
             raise click.UsageError(f"no rule matches '{prefix}'" + (f"; did you mean '{close[0]}'?" if close else ""))
 
 
-def exit_code(run: Any, fail_on: str) -> int:
+def exit_code(run: Run, fail_on: str) -> int:
     if run.errors:
         return 2
     threshold = FAIL_ON_RANK[fail_on]
@@ -150,7 +157,7 @@ def exit_code(run: Any, fail_on: str) -> int:
     return 1 if worst >= threshold else 0
 
 
-def emit(run: Any, s: Settings) -> int:
+def emit(run: Run, s: Settings) -> int:
     """Render every requested format, write files atomically, and return the exit code.
 
     When no input could be evaluated at all, no report file is written (a report of nothing

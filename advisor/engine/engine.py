@@ -25,6 +25,7 @@ from advisor.load.specfile import LoadedSpec
 from advisor.load.yamlfile import gc_paused
 from advisor.model.spec import VM, Host
 from advisor.model.versions import Version
+from advisor.numa.placement import Placement
 from advisor.numa.topology import Topology
 from advisor.report.findings import Finding, HostResult, Run, Suppressed, VmResult
 
@@ -422,7 +423,7 @@ class Evaluator:
                                   + (f" for vm {vm_name})" if vm_name else ")"))
 
     def _evaluate_host(self, subjects: list[Subject], host: Host, version: Version, place_facts: dict[str, Any],
-                       placement: Any, file: str, host_line: Callable[[str], int | None] | None) -> None:
+                       placement: Placement | None, file: str, host_line: Callable[[str], int | None] | None) -> None:
         facts = host_facts(host) | version_facts(version) | place_facts
         workloads = {s.vm.workload for s in subjects}
         activation = self.env.Activation(_activation(facts))
