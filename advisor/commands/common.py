@@ -25,49 +25,22 @@ if TYPE_CHECKING:  # imported when a command runs, not when the CLI starts
 def report_options(func: Callable[..., Any]) -> Callable[..., Any]:
     """Options every reporting command takes, in the order --help shows them."""
     options = [
-        click.option(
-            "--format",
-            "formats",
-            multiple=True,
-            type=click.Choice(FORMATS),
-            help="Output format; repeat with --output to write several reports in one run.",
-        ),
-        click.option(
-            "--output",
-            "-o",
-            "outputs",
-            multiple=True,
-            type=click.Path(dir_okay=False),
-            help="Write the report for the matching --format to FILE (atomically). "
-            "Without --format the suffix picks it (.json .sarif .xml .md).",
-        ),
-        click.option(
-            "--fail-on",
-            type=click.Choice(FAIL_ON),
-            default=None,
-            help="Lowest severity that makes the exit code 1 (default: error).",
-        ),
+        click.option("--format", "formats", multiple=True, type=click.Choice(FORMATS),
+                     help="Output format; repeat with --output to write several reports in one run."),
+        click.option("--output", "-o", "outputs", multiple=True, type=click.Path(dir_okay=False),
+                     help="Write the report for the matching --format to FILE (atomically). "
+                          "Without --format the suffix picks it (.json .sarif .xml .md)."),
+        click.option("--fail-on", type=click.Choice(FAIL_ON), default=None,
+                     help="Lowest severity that makes the exit code 1 (default: error)."),
         click.option("--select", multiple=True, help="Only these rule ids or prefixes (comma-separated, repeatable)."),
         click.option("--ignore", "ignore_", multiple=True, help="Skip these rule ids or prefixes."),
-        click.option(
-            "--config",
-            "config_file",
-            type=click.Path(dir_okay=False),
-            help="Configuration file (default: nearest .advisor.yaml or pyproject.toml [tool.advisor]).",
-        ),
-        click.option(
-            "--rules",
-            "rule_dirs",
-            multiple=True,
-            type=click.Path(file_okay=False),
-            help="Extra folder of rule files (organisation policies); repeatable.",
-        ),
+        click.option("--config", "config_file", type=click.Path(dir_okay=False),
+                     help="Configuration file (default: nearest .advisor.yaml or pyproject.toml [tool.advisor])."),
+        click.option("--rules", "rule_dirs", multiple=True, type=click.Path(file_okay=False),
+                     help="Extra folder of rule files (organisation policies); repeatable."),
         click.option("--quiet", "-q", is_flag=True, help="Print findings only."),
-        click.option(
-            "--color/--no-color",
-            default=None,
-            help="Colour text output (default: on a terminal, unless NO_COLOR is set).",
-        ),
+        click.option("--color/--no-color", default=None,
+                     help="Colour text output (default: on a terminal, unless NO_COLOR is set)."),
     ]
     for option in reversed(options):
         func = option(func)
