@@ -16,16 +16,13 @@ if TYPE_CHECKING:
 
 from advisor.vocab import Format
 
-# Each format -> the module under advisor.output that renders it. Every Format member must have
-# one (tests/unit/test_vocab.py): adding a format is one enum member plus one module.
-FORMATS: dict[Format, str] = {
-    Format.TEXT: "advisor.output.text",
-    Format.JSON: "advisor.output.jsonout",
-    Format.SARIF: "advisor.output.sarif",
-    Format.JUNIT: "advisor.output.junit",
-    Format.GITHUB: "advisor.output.github",
-    Format.MARKDOWN: "advisor.output.markdown",
-}
+# Format X renders in the module advisor.output.<X's value>: adding a format is one Format member
+# plus one module (tests/unit/test_vocab.py fails for a member without its module).
+FORMATS: tuple[Format, ...] = tuple(Format)
+
+
+def formatter_module(fmt: Format) -> str:
+    return f"advisor.output.{fmt.value}"
 
 
 def render(fmt: str, run: Run, *, color: bool = False, quiet: bool = False) -> str:
@@ -38,8 +35,8 @@ def render_pieces(fmt: str, run: Run, *, color: bool = False, quiet: bool = Fals
     written as it is produced (JSON: one line per item) gives many pieces, so writing a large
     report never holds it whole; the others give one."""
     try:
-        module_name = FORMATS[Format(fmt)]
-    except (KeyError, ValueError):
+        module_name = formatter_module(Format(fmt))
+    except ValueError:
         raise ValueError(f"unknown output format {fmt!r}; choose one of {', '.join(FORMATS)}") from None
     module = importlib.import_module(module_name)
     if fmt == "text":

@@ -144,7 +144,7 @@ def test_json_streamed_is_the_document_one_item_per_line():
     """render_pieces() writes the report item by item; read back it is document(), and each VM,
     finding and file is one line of it (empty lists included)."""
     from advisor.output import render_pieces
-    from advisor.output.jsonout import document
+    from advisor.output.json import document
 
     for run in (sample_run(), Run()):
         pieces = list(render_pieces("json", run))

@@ -21,7 +21,7 @@ ADVISOR = Path(__file__).resolve().parents[2] / "advisor"
 
 @pytest.mark.parametrize("fmt", list(Format))
 def test_every_report_format_has_a_formatter(fmt: Format) -> None:
-    module = importlib.import_module(output.FORMATS[fmt])
+    module = importlib.import_module(output.formatter_module(fmt))
     assert callable(getattr(module, "render", None)), f"{module.__name__} has no render()"
 
 
