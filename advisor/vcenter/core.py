@@ -1,0 +1,30 @@
+"""The advisor internals this package uses, imported in this one place (the core's module paths
+move as the code grows; only these lines follow them)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from advisor.units import format_mib
+from advisor.vmxmap import SCALAR_KEYS
+
+__all__ = ["format_mib", "SCALAR_KEYS", "check_texts"]
+
+
+def check_texts(texts: list[tuple[str, str]], notes: list[str], catalog: Any, policy: Any) -> Any:
+    """Evaluate spec texts (label, YAML) as `advisor check` evaluates files; returns the Run."""
+    from advisor.engine import Evaluator, evaluate_spec
+    from advisor.errors import InputError
+    from advisor.findings import InputProblem
+    from advisor.specfile import parse_spec
+
+    evaluator = Evaluator(catalog, policy)
+    for label, text in texts:
+        try:
+            loaded = parse_spec(text, label)
+        except InputError as exc:
+            evaluator.run.errors.append(InputProblem(exc.file or label, exc.line, exc.field, exc.message))
+            continue
+        evaluate_spec(loaded, evaluator)
+    evaluator.run.notes.extend(notes)
+    return evaluator.finish()
