@@ -100,7 +100,7 @@ def command() -> None:
 @vcenter_options
 @click.option("--output-dir", "-o", required=True, type=click.Path(file_okay=False), help="Folder for the spec files.")
 def vcenter(server: str, output_dir: str, **options: Any) -> None:
-    """Write one spec per cluster (or per host when a cluster's hosts differ), VMs named as in vCenter.
+    """Write one spec per host with the powered-on VMs it runs, named as in vCenter.
 
     Read-only: one container view and a paged PropertyCollector read, whatever the number of VMs.
     Hosts advisor cannot model (fewer NUMA nodes than sockets, ...) and VM settings a spec cannot

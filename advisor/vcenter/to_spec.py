@@ -33,13 +33,15 @@ _ESCAPE = re.compile("%2f|%5c|%25", re.IGNORECASE)
 
 @dataclass
 class Filters:
+    """--cluster/--host/--vm globs (case-sensitive, as vCenter names are); empty keeps all."""
+
     clusters: tuple[str, ...] = ()
     hosts: tuple[str, ...] = ()
     vms: tuple[str, ...] = ()
 
-    @staticmethod
-    def _ok(name: str | None, globs: tuple[str, ...]) -> bool:
-        return not globs or (name is not None and any(fnmatchcase(name, g) for g in globs))
+
+def _matches(name: str | None, globs: tuple[str, ...]) -> bool:
+    return not globs or (name is not None and any(fnmatchcase(name, g) for g in globs))
 
 
 @dataclass
@@ -71,7 +73,7 @@ def map_inventory(inventory: Inventory, filters: Filters | None = None) -> Mappi
         parent = record.get("parent")
         cluster = inventory.clusters.get(getattr(parent, "_moId", None)) if parent is not None else None
         cluster = entity_name(cluster) if cluster else None
-        if not (Filters._ok(name, filters.hosts) and (not filters.clusters or Filters._ok(cluster, filters.clusters))):
+        if not (_matches(name, filters.hosts) and _matches(cluster, filters.clusters)):
             continue
         host, problem = map_host(record, name)
         if problem:
@@ -84,7 +86,7 @@ def map_inventory(inventory: Inventory, filters: Filters | None = None) -> Mappi
         host_ref = vm.get("runtime.host")
         if vm.get("config.template") or host_ref is None or host_ref._moId not in hosts:
             continue  # templates run nowhere; `advisor lint` reads them as files
-        if not Filters._ok(entity_name(vm.get("name", vm.moid)), filters.vms):
+        if not _matches(entity_name(vm.get("name", vm.moid)), filters.vms):
             continue
         if vm.get("runtime.powerState") != "poweredOn":
             powered_off += 1  # registered on a host but placing no load on it

@@ -28,7 +28,7 @@ def find_go() -> str | None:
 
 def build(go: str, out_dir: Path) -> Path:
     binary = out_dir / "advisor-vcsim"
-    subprocess.run([go, "build", "-o", str(binary), "."], cwd=HERE, check=True, timeout=1800,
+    subprocess.run([go, "build", "-buildvcs=false", "-o", str(binary), "."], cwd=HERE, check=True, timeout=1800,
                    capture_output=True, text=True)
     return binary
 

@@ -125,6 +125,7 @@ func main() {
 	password := flag.String("password", "", "password of every user (required)")
 	noaccess := flag.String("noaccess-user", "noaccess", "user without any privilege")
 	noview := flag.String("noview-user", "noview", "user whose inventory reads fail with NoPermission")
+	delay := flag.Int("delay", 0, "milliseconds added to every API call (a stand-in for network and server time)")
 	stdinExit := flag.Bool("stdinexit", false, "also stop at the end of standard input")
 	flag.Parse()
 	if *password == "" {
@@ -132,6 +133,7 @@ func main() {
 	}
 
 	model := simulator.VPX()
+	model.DelayConfig.Delay = *delay
 	model.Cluster, model.ClusterHost, model.Host, model.Machine = *clusters, *clusterHosts, *standalone, *vms
 	if err := model.Create(); err != nil {
 		log.Fatal(err)
