@@ -11,7 +11,12 @@ from typing import Any, Callable
 
 import click
 
-from advisor.cli import EXIT_CODES_HELP
+COLLECT_EXIT_CODES = """\b
+Exit codes:
+  0  spec files written (hosts and settings left out are listed on standard error)
+  2  usage error, or the vCenter could not be read (one line says why); nothing written
+  3  internal error (a bug in advisor; run with --debug and report it)
+"""
 
 PASSWORD_ENV = "ADVISOR_VCENTER_PASSWORD"
 USER_ENV = "ADVISOR_VCENTER_USER"
@@ -95,7 +100,7 @@ def command() -> None:
     """Read a running estate into spec files that `advisor check` reads."""
 
 
-@command.command("vcenter", epilog=EXIT_CODES_HELP)
+@command.command("vcenter", epilog=COLLECT_EXIT_CODES)
 @click.option("--server", "-s", required=True, metavar="HOST[:PORT]", help="vCenter Server (or ESXi host) to read.")
 @vcenter_options
 @click.option("--output-dir", "-o", required=True, type=click.Path(file_okay=False), help="Folder for the spec files.")

@@ -7,6 +7,7 @@ from pathlib import Path
 import yaml
 
 from advisor.atomic import write_atomic
+from advisor.errors import InputError
 from advisor.vcenter.to_spec import Mapping, SpecDoc
 
 
@@ -23,7 +24,10 @@ def render(spec: SpecDoc, server: str) -> str:
 
 
 def write_folder(mapping: Mapping, folder: Path, server: str) -> list[Path]:
-    folder.mkdir(parents=True, exist_ok=True)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InputError(f"cannot create the folder: {exc.strerror}", file=str(folder), field="--output-dir") from None
     written: list[Path] = []
     for spec, stem in zip(mapping.specs, stems(mapping)):
         path = folder / f"{stem}.yaml"
