@@ -111,12 +111,12 @@ def vcenter(server: str, output_dir: str, **options: Any) -> None:
     Hosts advisor cannot model (fewer NUMA nodes than sockets, ...) and VM settings a spec cannot
     state are listed on standard error and at the top of each file, never approximated.
     """
-    from advisor.cli import _safe
+    from advisor.errors import printable
     from advisor.vcenter.specfiles import write_folder
 
     mapping, label = read_estate(VcenterArgs(server=server, **options))
     for line in report_left_out(mapping):
-        click.echo(f"advisor: {label}: {_safe(line)}", err=True)
+        click.echo(f"advisor: {label}: {printable(line)}", err=True)
     if not mapping.specs:
         click.echo(f"advisor: vcenter {label}: no VM to write (none matched, or all hosts were left out)", err=True)
         sys.exit(2)

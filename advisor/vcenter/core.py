@@ -5,18 +5,19 @@ from __future__ import annotations
 
 from typing import Any
 
-from advisor.units import format_mib
-from advisor.vmxmap import SCALAR_KEYS
+from advisor.model.units import format_mib
+from advisor.vmx.mapping import SCALAR_KEYS
+from advisor.vocab import read_bool
 
-__all__ = ["format_mib", "SCALAR_KEYS", "check_texts"]
+__all__ = ["format_mib", "SCALAR_KEYS", "read_bool", "check_texts"]
 
 
 def check_texts(texts: list[tuple[str, str]], notes: list[str], catalog: Any, policy: Any) -> Any:
     """Evaluate spec texts (label, YAML) as `advisor check` evaluates files; returns the Run."""
-    from advisor.engine import Evaluator, evaluate_spec
+    from advisor.engine.engine import Evaluator, evaluate_spec
     from advisor.errors import InputError
-    from advisor.findings import InputProblem
-    from advisor.specfile import parse_spec
+    from advisor.load.specfile import parse_spec
+    from advisor.report.findings import InputProblem
 
     evaluator = Evaluator(catalog, policy)
     for label, text in texts:

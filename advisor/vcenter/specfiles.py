@@ -7,18 +7,13 @@ from pathlib import Path
 import yaml
 
 from advisor.atomic import write_atomic
-from advisor.errors import InputError
+from advisor.errors import InputError, printable
 from advisor.vcenter.to_spec import Mapping, SpecDoc
 
 
-def one_line(text: str) -> str:
-    """Names come from vCenter: control characters are shown, never written raw into a comment."""
-    return "".join(ch if " " <= ch < "\x7f" or ch > "\x9f" else f"\\x{ord(ch):02x}" for ch in text)
-
-
 def render(spec: SpecDoc, server: str) -> str:
-    head = [f"# Read from vCenter {one_line(server)} by `advisor collect vcenter`; check it with `advisor check`."]
-    head += [f"# Left out: {one_line(note)}" for note in spec.notes]
+    head = [f"# Read from vCenter {printable(server)} by `advisor collect vcenter`; check it with `advisor check`."]
+    head += [f"# Left out: {printable(note)}" for note in spec.notes]
     body = yaml.safe_dump(spec.doc, sort_keys=False, allow_unicode=True, width=100, default_flow_style=False)
     return "\n".join(head) + "\n" + body
 

@@ -15,7 +15,7 @@ from fnmatch import fnmatchcase
 from typing import Any
 
 from advisor.vcenter.collect import Inventory, Record
-from advisor.vcenter.core import SCALAR_KEYS, format_mib
+from advisor.vcenter.core import SCALAR_KEYS, format_mib, read_bool
 from advisor.vcenter.devices import map_devices
 
 # HostPowerPolicy.shortName, the non-localised policy id (vSphere Web Services API,
@@ -177,7 +177,7 @@ def map_host(record: Record, name: str) -> tuple[dict[str, Any], str | None]:
     options = {o.key.lower(): o.value for o in record.get("config.option") or ()}
     for key, field_name in (("numa.preferht", "prefer_ht"), ("numa.followcorespersocket", "follow_cores_per_socket")):
         if key in options:
-            host[field_name] = str(options[key]).strip() not in ("0", "", "false", "False")
+            host[field_name] = read_bool(str(options[key])) is True
     return host, None
 
 

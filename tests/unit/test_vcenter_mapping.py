@@ -107,3 +107,12 @@ def test_inventory_keeps_powered_on_vms_and_names_duplicates():
 
 def test_escaped_names_are_shown_as_typed():
     assert entity_name("web%2f01%5cx%2525") == "web/01\\x%25"
+
+
+def test_api_device_types_map_into_advisors_vocabulary():
+    from advisor.vcenter.devices import CONTROLLERS, NICS
+    from advisor.vocab import ADAPTERS
+    from advisor.vocab import CONTROLLERS as SPEC_CONTROLLERS
+
+    assert set(CONTROLLERS.values()) <= set(SPEC_CONTROLLERS)
+    assert set(NICS.values()) <= set(ADAPTERS)
