@@ -100,7 +100,10 @@ def map_inventory(inventory: Inventory, filters: Filters | None = None) -> Mappi
         if records:
             spec = _spec(dict(host), cluster, records, inventory.server)
             spec.doc["host"]["description"] += _product_note(record.get("config.product"))
-            out.specs.append(spec)
+            if spec.doc["vms"]:
+                out.specs.append(spec)
+            else:  # a spec holds at least one VM
+                out.skipped.extend(spec.notes)
     return out
 
 
@@ -146,8 +149,8 @@ def map_host(record: Record, name: str) -> tuple[dict[str, Any], str | None]:
     if record.get("runtime.connectionState") not in (None, "connected"):
         return {}, f"not connected ({record.get('runtime.connectionState')})"
     cpu, numa = record.get("hardware.cpuInfo"), record.get("hardware.numaInfo")
-    if cpu is None or numa is None or not numa.numNodes:
-        return {}, "vCenter reports no CPU or NUMA information for it"
+    if cpu is None or numa is None or not numa.numNodes or not record.get("hardware.memorySize"):
+        return {}, "vCenter reports no CPU, memory or NUMA information for it"
     sockets, cores, threads, nodes = (int(n) for n in (cpu.numCpuPackages, cpu.numCpuCores, cpu.numCpuThreads, numa.numNodes))
     if not sockets or cores % sockets or threads % cores:
         return {}, f"{sockets} sockets, {cores} cores, {threads} threads do not divide evenly"

@@ -116,3 +116,10 @@ def test_api_device_types_map_into_advisors_vocabulary():
 
     assert set(CONTROLLERS.values()) <= set(SPEC_CONTROLLERS)
     assert set(NICS.values()) <= set(ADAPTERS)
+
+
+def test_a_host_whose_vms_are_all_unreadable_writes_no_spec():
+    inventory = Inventory("vc", hosts=[host_record()], vms=[Record("vm-9", {"name": "ghost", "runtime.host": NS(_moId="host-1"),
+                                                                           "runtime.powerState": "poweredOn"})])
+    mapping = map_inventory(inventory)
+    assert mapping.specs == [] and any("ghost" in s and "not checked" in s for s in mapping.skipped)
