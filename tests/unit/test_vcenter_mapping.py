@@ -123,3 +123,14 @@ def test_a_host_whose_vms_are_all_unreadable_writes_no_spec():
                                                                            "runtime.powerState": "poweredOn"})])
     mapping = map_inventory(inventory)
     assert mapping.specs == [] and any("ghost" in s and "not checked" in s for s in mapping.skipped)
+
+
+def test_ft_hot_add_and_reservations():
+    vm, notes = map_vm(vm_record(**{
+        "runtime.faultToleranceState": "running", "config.memoryHotAddEnabled": True,
+        "config.cpuAllocation": NS(reservation=0, limit=4000), "config.memoryAllocation": NS(reservation=16384, limit=-1),
+        "config.hardware.numCoresPerSocket": 0}))
+    assert notes == []
+    assert vm["fault_tolerance"] is True and vm["memory_hot_add"] is True and "cores_per_socket" not in vm
+    assert vm["memory_reservation"] == "16GB" and "cpu_reservation" not in vm
+    assert vm["advanced"] == {"sched.cpu.max": "4000"}
