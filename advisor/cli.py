@@ -29,6 +29,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "vmx": ("vmx", "Print the recommended settings as .vmx, Terraform, Packer, PowerCLI, govc or Ansible."),
     "fix": ("fix", "Apply the recommended keys to an existing .vmx (diff, or --write)."),
     "size": ("size", "Propose VM shapes that fit a host's NUMA nodes for a workload."),
+    "collect": ("collect", "Read a running vCenter into spec files (pyVmomi: the 'vcenter' extra)."),
     "topology": ("topology", "Draw the virtual and physical NUMA layout of each VM."),
     "hosts": ("hosts", "List the bundled host profiles."),
     "rules": ("rules", "List the rule catalog."),

@@ -7,22 +7,49 @@ import sys
 import click
 
 from advisor.cli import EXIT_CODES_HELP
+from advisor.commands.collect import VcenterArgs, vcenter_options
 from advisor.commands.common import emit, report_options, settings
 
 
 @click.command("check", epilog=EXIT_CODES_HELP)
-@click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@click.argument("files", nargs=-1, type=click.Path(dir_okay=False))
 @report_options
-def command(files: tuple[str, ...], formats, outputs, fail_on, select, ignore_, config_file, rule_dirs,
-            quiet, color) -> None:
+@click.option(
+    "--vcenter",
+    metavar="HOST[:PORT]",
+    help="Check the VMs running in this vCenter (read-only) instead of spec files; see `advisor collect vcenter`.",
+)
+@vcenter_options
+def command(
+    files: tuple[str, ...],
+    formats,
+    outputs,
+    fail_on,
+    select,
+    ignore_,
+    config_file,
+    rule_dirs,
+    quiet,
+    color,
+    vcenter,
+    **vcenter_args,
+) -> None:
     """Check proposed VMs (spec YAML files) against VMware's performance guidance.
 
     For every host: a capacity line. For every VM: the virtual NUMA topology ESXi will build,
     then findings with the evidence, the fix and the paper or document it comes from.
     A file that cannot be read is reported (file, line, field) and the other files still run.
+    With --vcenter, the specs `advisor collect vcenter` would write are checked in one step.
     """
-    from advisor.engine.engine import check_files
-
+    if bool(files) == bool(vcenter):
+        raise click.UsageError("give spec files or --vcenter HOST (one of the two)")
     s = settings(list(files), formats, outputs, fail_on, select, ignore_, config_file, rule_dirs, quiet, color)
-    run = check_files(files, s.catalog, s.policy, s.profiles)
+    if vcenter:
+        from advisor.commands.collect import check_vcenter
+
+        run = check_vcenter(VcenterArgs(server=vcenter, **vcenter_args), s.catalog, s.policy)
+    else:
+        from advisor.engine.engine import check_files
+
+        run = check_files(files, s.catalog, s.policy, s.profiles)
     sys.exit(emit(run, s))

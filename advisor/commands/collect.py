@@ -1,0 +1,156 @@
+"""`advisor collect vcenter`: read a running estate into spec files (and the options that
+`advisor check --vcenter` shares with it)."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import click
+
+COLLECT_EXIT_CODES = """\b
+Exit codes:
+  0  spec files written (hosts and settings left out are listed on standard error)
+  2  usage error, or the vCenter could not be read (one line says why); nothing written
+  3  internal error (a bug in advisor; run with --debug and report it)
+"""
+
+PASSWORD_ENV = "ADVISOR_VCENTER_PASSWORD"
+USER_ENV = "ADVISOR_VCENTER_USER"
+
+
+@dataclass
+class VcenterArgs:
+    server: str
+    user: str | None
+    password_stdin: bool
+    insecure: bool
+    ca_file: str | None
+    timeout: float
+    clusters: tuple[str, ...]
+    hosts: tuple[str, ...]
+    vms: tuple[str, ...]
+
+
+def vcenter_options(func: Callable[..., Any]) -> Callable[..., Any]:
+    """Connection and selection options (the server option itself is the caller's)."""
+    options = [
+        click.option("--user", "-u", envvar=USER_ENV, help=f"vCenter user (or ${USER_ENV}).", metavar="USER"),
+        click.option(
+            "--password-stdin",
+            is_flag=True,
+            help=f"Read the password from the first line of standard input (else ${PASSWORD_ENV}, "
+            "else a prompt on a terminal). Never a command-line argument.",
+        ),
+        click.option("--insecure", is_flag=True, help="Do not verify the server's TLS certificate."),
+        click.option(
+            "--ca-file", type=click.Path(dir_okay=False), help="CA certificate(s) (PEM) to verify the server with."
+        ),
+        click.option(
+            "--timeout",
+            type=click.FloatRange(1, 600),
+            default=30.0,
+            show_default=True,
+            help="Seconds to wait for the server.",
+        ),
+        click.option("--cluster", "clusters", multiple=True, metavar="GLOB", help="Only hosts of matching clusters."),
+        click.option("--host", "hosts", multiple=True, metavar="GLOB", help="Only matching hosts."),
+        click.option("--vm", "vms", multiple=True, metavar="GLOB", help="Only matching VMs."),
+    ]
+    for option in reversed(options):
+        func = option(func)
+    return func
+
+
+def read_estate(args: VcenterArgs) -> tuple[Any, str]:
+    """Log in, read the inventory, map it; returns (advisor.vcenter.to_spec.Mapping, server)."""
+    from advisor.vcenter.collect import read_inventory
+    from advisor.vcenter.session import connect
+    from advisor.vcenter.to_spec import Filters, map_inventory
+
+    user = args.user or _ask_user()
+    password = _password(args.password_stdin)
+    session = connect(args.server, user, password, insecure=args.insecure, ca_file=args.ca_file, timeout=args.timeout)
+    del password
+    try:
+        inventory = read_inventory(session)
+    finally:
+        session.close()
+    return map_inventory(inventory, Filters(args.clusters, args.hosts, args.vms)), inventory.server
+
+
+def _ask_user() -> str:
+    if sys.stdin.isatty():
+        return click.prompt("vCenter user")
+    raise click.UsageError(f"no user: give --user or set ${USER_ENV}")
+
+
+def _password(from_stdin: bool) -> str:
+    if from_stdin:
+        line = sys.stdin.readline()
+        if not line:
+            raise click.UsageError("--password-stdin: standard input is empty")
+        return line.rstrip("\r\n")
+    if os.environ.get(PASSWORD_ENV):
+        return os.environ[PASSWORD_ENV]
+    if sys.stdin.isatty():
+        return click.prompt("vCenter password", hide_input=True)
+    raise click.UsageError(f"no password: set ${PASSWORD_ENV}, pass --password-stdin, or run on a terminal")
+
+
+def report_left_out(mapping: Any) -> list[str]:
+    return [*mapping.skipped, *(note for spec in mapping.specs for note in spec.notes)]
+
+
+@click.group("collect")
+def command() -> None:
+    """Read a running estate into spec files that `advisor check` reads."""
+
+
+@command.command("vcenter", epilog=COLLECT_EXIT_CODES)
+@click.option("--server", "-s", required=True, metavar="HOST[:PORT]", help="vCenter Server (or ESXi host) to read.")
+@vcenter_options
+@click.option("--output-dir", "-o", required=True, type=click.Path(file_okay=False), help="Folder for the spec files.")
+def vcenter(server: str, output_dir: str, **options: Any) -> None:
+    """Write one spec per host with the powered-on VMs it runs, named as in vCenter.
+
+    Read-only: one container view and a paged PropertyCollector read, whatever the number of VMs.
+    Hosts advisor cannot model (fewer NUMA nodes than sockets, ...) and VM settings a spec cannot
+    state are listed on standard error and at the top of each file, never approximated.
+    """
+    from advisor.errors import printable
+    from advisor.vcenter.specfiles import write_folder
+
+    mapping, label = read_estate(VcenterArgs(server=server, **options))
+    for line in report_left_out(mapping):
+        click.echo(f"advisor: {label}: {printable(line)}", err=True)
+    if not mapping.specs:
+        click.echo(f"advisor: vcenter {label}: no VM to write (none matched, or all hosts were left out)", err=True)
+        sys.exit(2)
+    written = write_folder(mapping, Path(output_dir), label)
+    vms = sum(len(spec.doc["vms"]) for spec in mapping.specs)
+    click.echo(
+        f"{len(written)} spec file{'s' if len(written) != 1 else ''} with {vms} VM{'s' if vms != 1 else ''} "
+        f"written to {output_dir}"
+    )
+
+
+def check_vcenter(args: VcenterArgs, catalog: Any, policy: Any) -> Any:
+    """`advisor check --vcenter`: the specs `collect vcenter` would write, checked in memory.
+
+    Each spec is labelled `vcenter HOST/<file>.yaml` and its line numbers are those of the file
+    `collect vcenter` writes; hosts and settings left out become the report's notes."""
+    from advisor.vcenter.core import check_texts
+    from advisor.vcenter.specfiles import render, stems
+
+    mapping, label = read_estate(args)
+    texts = [(f"vcenter {label}/{stem}.yaml", render(spec, label)) for spec, stem in zip(mapping.specs, stems(mapping), strict=True)]
+    if not texts:
+        from advisor.vcenter.errors import VcenterError
+
+        raise VcenterError(label, "no VM to check (none matched, or all hosts were left out)")
+    return check_texts(texts, [f"{label}: {line}" for line in report_left_out(mapping)], catalog, policy)

@@ -1,0 +1,31 @@
+"""The advisor internals this package uses, imported in this one place (the core's module paths
+move as the code grows; only these lines follow them)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from advisor.model.units import format_mib
+from advisor.vmx.mapping import SCALAR_KEYS
+from advisor.vocab import read_bool
+
+__all__ = ["SCALAR_KEYS", "check_texts", "format_mib", "read_bool"]
+
+
+def check_texts(texts: list[tuple[str, str]], notes: list[str], catalog: Any, policy: Any) -> Any:
+    """Evaluate spec texts (label, YAML) as `advisor check` evaluates files; returns the Run."""
+    from advisor.engine.engine import Evaluator, evaluate_spec
+    from advisor.errors import InputError
+    from advisor.load.specfile import parse_spec
+    from advisor.report.findings import InputProblem
+
+    evaluator = Evaluator(catalog, policy)
+    for label, text in texts:
+        try:
+            loaded = parse_spec(text, label)
+        except InputError as exc:
+            evaluator.run.errors.append(InputProblem(exc.file or label, exc.line, exc.field, exc.message))
+            continue
+        evaluate_spec(loaded, evaluator)
+    evaluator.run.notes.extend(notes)
+    return evaluator.finish()

@@ -1,0 +1,297 @@
+"""`advisor collect vcenter` and `advisor check --vcenter` against govmomi's vcsim.
+
+tests/vcsim is a small Go program on govmomi's simulator package (pinned v0.46.0) whose cluster
+hosts are shaped like the HP DL580 G7 of the SQL Server paper (4 x 10 cores, HT, 4 NUMA
+nodes) and whose standalone host keeps vcsim's stock shape (2 sockets, 1 NUMA node). The tests
+create the paper's VMs through the vSphere API, read them back with advisor, and compare the
+findings with the same VMs written by hand.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import REPO
+
+sys.path.insert(0, str(REPO / "tests" / "vcsim"))
+import launch
+
+pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
+
+# host -> VMs (name, vCPUs, GB, cores per socket): the DL580 G7 cases of the SQL Server paper.
+PAPER = {
+    "DC0_C0_H0": [("sql64", 64, 256, 1)],
+    "DC0_C0_H1": [(f"sql-{i}", 8, 96, 1) for i in range(1, 10)],
+    "DC0_C0_H2": [(f"sql-{i}", 8, 96, 1) for i in range(1, 9)],
+    "DC0_C0_H3": [(f"sql-{i}", 32, 128, 4) for i in range(1, 4)],
+    "DC0_C0_H4": [(f"sql-{i}", 32, 128, 2) for i in range(1, 4)],
+}
+SETTINGS_HOST = "DC0_C0_H5"
+STOCK_HOST = "DC0_H0"
+SECRET = "guestinfo-token-4f1c"
+
+
+@pytest.fixture(scope="session")
+def vcsim():
+    go = launch.find_go()
+    if go is None:
+        pytest.skip(
+            "Go is not installed: the vCenter tests build govmomi's vcsim from tests/vcsim (.ci/run installs Go)"
+        )
+    pytest.importorskip("pyVmomi", reason="pyVmomi is not installed: pip install -e '.[vcenter]'")
+    binary = launch.build(go, launch.temp_dir())
+    sim = launch.start(binary, "-cluster", "1", "-host", str(len(PAPER) + 1), "-standalone-host", "1")
+    try:
+        _shape_estate(sim)
+        yield sim
+    finally:
+        sim.stop()
+
+
+def _shape_estate(sim: launch.Simulator) -> None:
+    from pyVmomi import vim
+
+    si = launch.connect(sim)
+    hosts = launch.hosts_by_name(si)
+    for host, vms in PAPER.items():
+        for name, vcpus, gb, cps in vms:
+            launch.create_vm(si, hosts[host], name, vcpus, gb, cores_per_socket=cps)
+    host = hosts[SETTINGS_HOST]
+    launch.create_vm(
+        si,
+        host,
+        "app",
+        8,
+        32,
+        cores_per_socket=4,
+        deviceChange=launch.devices(si, host),
+        cpuAffinity=vim.vm.AffinityInfo(affinitySet=[3, 0, 1, 2]),
+        latencySensitivity=vim.LatencySensitivity(level="high"),
+        cpuAllocation=vim.ResourceAllocationInfo(reservation=19200, limit=-1),
+        memoryAllocation=vim.ResourceAllocationInfo(reservation=0, limit=65536),
+        memoryReservationLockedToMax=True,
+        cpuHotAddEnabled=True,
+        extraConfig=[
+            vim.option.OptionValue(key="numa.vcpu.preferHT", value="TRUE"),
+            vim.option.OptionValue(key="guestinfo.token", value=SECRET),
+        ],
+    )
+    launch.create_vm(si, host, "web/01", 2, 4)  # the API reads it back as "web%2f01"
+    launch.create_vm(si, host, "parked", 4, 8, power_on=False)
+    launch.create_vm(si, hosts[STOCK_HOST], "small", 2, 4)
+
+
+@pytest.fixture
+def login(vcsim, monkeypatch):
+    monkeypatch.setenv("ADVISOR_VCENTER_PASSWORD", launch.PASSWORD)
+    return ["--user", launch.USER, "--ca-file", vcsim.cert]
+
+
+def collect(cli, vcsim, login, out: Path, *extra: str):
+    return cli("collect", "vcenter", "--server", vcsim.server, *login, "-o", out, *extra)
+
+
+def check_json(cli, *args: object) -> dict:
+    result = cli("check", *args, "--format", "json", "--fail-on", "never")
+    assert result.code == 0, result.err
+    return json.loads(result.out)
+
+
+def summary(doc: dict) -> tuple:
+    findings = sorted((f["rule"], f["vm"], f["severity"]) for f in doc["findings"])
+    topology = sorted((vm["name"], json.dumps(vm["topology"], sort_keys=True)) for vm in doc["vms"])
+    return findings, topology
+
+
+def hand_written(vms: list[tuple[str, int, int, int]]) -> str:
+    lines = [
+        f"  - {{name: {n}, vcpus: {v}, memory: {gb}GB, cores_per_socket: {c}, hardware_version: 10,"
+        f" guest_os: windows9Server64Guest}}"
+        for n, v, gb, c in vms
+    ]
+    return "host: hp-dl580-g7\nvms:\n" + "\n".join(lines) + "\n"
+
+
+def test_paper_estate_gives_the_findings_of_the_hand_written_specs(cli, vcsim, login, tmp_path):
+    result = collect(cli, vcsim, login, tmp_path / "specs")
+    assert result.code == 0, result.err
+    for host, vms in PAPER.items():
+        collected = tmp_path / "specs" / f"{host}.yaml"
+        written = tmp_path / f"{host}-by-hand.yaml"
+        written.write_text(hand_written(vms))
+        got, want = check_json(cli, collected), check_json(cli, written)
+        assert summary(got) == summary(want), host
+        assert got["findings"] or host == "DC0_C0_H2", host  # the paper's 8 x 8 packing is the clean one
+    rules = {f["rule"] for f in check_json(cli, tmp_path / "specs" / "DC0_C0_H3.yaml")["findings"]}
+    assert "NUMA002" in rules  # cores per socket 4 splits the 32-vCPU VMs into small vNUMA nodes
+
+
+def test_host_shape_is_read_from_the_api(cli, vcsim, login, tmp_path):
+    import yaml
+
+    assert collect(cli, vcsim, login, tmp_path).code == 0
+    host = yaml.safe_load((tmp_path / "DC0_C0_H0.yaml").read_text())["host"]
+    assert (host["sockets"], host["cores_per_socket"], host["threads_per_core"], host["numa_nodes_per_socket"]) == (
+        4,
+        10,
+        2,
+        1,
+    )
+    assert (host["memory"], host["core_mhz"], host["esxi"], host["power_policy"]) == (
+        "1TB",
+        2400,
+        "5.5",
+        "high-performance",
+    )
+    assert "cluster DC0_C0" in host["description"] and "build-1623387" in host["description"]
+
+
+def test_host_with_fewer_numa_nodes_than_sockets_is_reported_not_written(cli, vcsim, login, tmp_path):
+    result = collect(cli, vcsim, login, tmp_path)
+    assert result.code == 0
+    assert not (tmp_path / f"{STOCK_HOST}.yaml").exists()
+    lines = [line for line in result.err.splitlines() if STOCK_HOST in line]
+    assert len(lines) == 1 and "1 NUMA node for 2 sockets" in lines[0] and "not checked" in lines[0]
+
+
+def test_vm_settings_and_devices_are_mapped(cli, vcsim, login, tmp_path):
+    import yaml
+
+    assert collect(cli, vcsim, login, tmp_path, "--host", SETTINGS_HOST).code == 0
+    assert [p.name for p in tmp_path.iterdir()] == [f"{SETTINGS_HOST}.yaml"]
+    text = (tmp_path / f"{SETTINGS_HOST}.yaml").read_text()
+    vms = {vm["name"]: vm for vm in yaml.safe_load(text)["vms"]}
+    assert set(vms) == {"app", "web/01"}  # the powered-off VM places no load on the host
+    app = vms["app"]
+    assert (app["vcpus"], app["cores_per_socket"], app["memory"], app["hardware_version"]) == (8, 4, "32GB", 10)
+    assert (app["latency_sensitivity"], app["cpu_reservation"], app["memory_reservation"]) == ("high", 19200, "full")
+    assert app["cpu_hot_add"] is True and app["cpu_affinity"] == "0,1,2,3"
+    assert app["disks"] == [
+        {"controller": "lsilogic", "bus": 0, "size": "100GB"},
+        {"controller": "pvscsi", "bus": 1, "size": "1TB"},
+    ]
+    assert [n["adapter"] for n in app["nics"]] == ["e1000", "vmxnet3"]
+    assert app["advanced"]["numa.vcpu.preferHT"] == "TRUE" and app["advanced"]["sched.mem.max"] == "65536"
+    assert SECRET not in text and "guestinfo" not in text
+    assert launch.PASSWORD not in text
+
+
+def test_check_vcenter_writes_every_format(cli, vcsim, login, tmp_path):
+    files = {fmt: tmp_path / f"report.{fmt}" for fmt in ("json", "sarif", "junit", "markdown", "github", "text")}
+    args = [a for fmt, path in files.items() for a in ("--format", fmt, "--output", path)]
+    result = cli("check", "--vcenter", vcsim.server, *login, "--host", "DC0_C0_H[01]", *args, "--fail-on", "never")
+    assert result.code == 0, result.err
+    doc = json.loads(files["json"].read_text())
+    assert {vm["name"] for vm in doc["vms"]} == {"sql64"} | {f"sql-{i}" for i in range(1, 10)}
+    assert "NUMA001" in {f["rule"] for f in doc["findings"]}
+    assert f"vcenter {vcsim.server}/DC0_C0_H0.yaml" in {f["file"] for f in doc["findings"]}
+    json.loads(files["sarif"].read_text())
+    for path in files.values():
+        assert "DC0_C0_H0" in path.read_text() and launch.PASSWORD not in path.read_text()
+    # one step gives what collect-then-check gives
+    assert collect(cli, vcsim, login, tmp_path / "specs", "--host", "DC0_C0_H[01]").code == 0
+    two_step = check_json(cli, *sorted((tmp_path / "specs").iterdir()))
+    assert summary(doc)[0] == summary(two_step)[0]
+
+
+def test_reading_takes_a_fixed_number_of_calls_whatever_the_vm_count(vcsim):
+    from advisor.vcenter.collect import read_inventory
+    from advisor.vcenter.session import connect
+
+    session = connect(vcsim.server, launch.USER, launch.PASSWORD, ca_file=vcsim.cert)
+    try:
+        before = session.total_calls()
+        inventory = read_inventory(session, page=1000)
+        whole = session.total_calls() - before
+        before = session.total_calls()
+        paged = read_inventory(session, page=5)
+        paged_calls = session.total_calls() - before
+    finally:
+        session.close()
+    objects = len(inventory.hosts) + len(inventory.clusters) + len(inventory.vms)
+    assert len(inventory.vms) == sum(map(len, PAPER.values())) + 4
+    assert whole == 3, session.calls  # CreateContainerView, RetrievePropertiesEx, DestroyView
+    assert paged_calls == 2 + -(-objects // 5)  # one page per 5 objects
+    assert len(paged.vms) == len(inventory.vms)
+
+
+@pytest.mark.parametrize(
+    "case", ["wrong-password", "unreachable", "no-privilege", "no-view", "untrusted-tls", "no-such-host"]
+)
+def test_connection_problems_are_one_line_exit_2(cli, vcsim, monkeypatch, tmp_path, case):
+    import socket
+
+    monkeypatch.setenv("ADVISOR_VCENTER_PASSWORD", "not-the-password" if case == "wrong-password" else launch.PASSWORD)
+    server, user, extra = vcsim.server, launch.USER, ["--ca-file", vcsim.cert]
+    if case == "unreachable":
+        with socket.socket() as s:  # a port nobody listens on
+            s.bind(("127.0.0.1", 0))
+            server = f"127.0.0.1:{s.getsockname()[1]}"
+    elif case == "no-privilege":
+        user = "noaccess"
+    elif case == "no-view":
+        user = "noview"
+    elif case == "untrusted-tls":
+        extra = []
+    elif case == "no-such-host":
+        server = "vcenter.invalid"
+    result = cli(
+        "collect", "vcenter", "--server", server, "--user", user, *extra, "-o", tmp_path / "out", "--timeout", "5"
+    )
+    assert result.code == 2
+    lines = result.err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"advisor: vcenter {server}"), result.err
+    assert "Traceback" not in result.err and launch.PASSWORD not in result.err + result.out
+    assert not (tmp_path / "out").exists()
+    expected = {
+        "wrong-password": "wrong user name or password",
+        "unreachable": "cannot reach the server",
+        "no-privilege": "lacks the privilege System.View and System.Read",
+        "no-view": "lacks the privilege System.View",
+        "untrusted-tls": "not trusted",
+        "no-such-host": "cannot reach the server",
+    }[case]
+    assert expected in lines[0]
+
+
+def test_password_from_stdin_and_insecure(cli, vcsim, monkeypatch, tmp_path):
+    import io
+
+    monkeypatch.delenv("ADVISOR_VCENTER_PASSWORD", raising=False)
+    monkeypatch.setattr(sys, "stdin", io.StringIO(launch.PASSWORD + "\n"))
+    result = cli(
+        "collect",
+        "vcenter",
+        "--server",
+        vcsim.server,
+        "--user",
+        launch.USER,
+        "--password-stdin",
+        "--insecure",
+        "--vm",
+        "sql64",
+        "-o",
+        tmp_path,
+    )
+    assert result.code == 0, result.err
+    assert [p.name for p in tmp_path.iterdir()] == ["DC0_C0_H0.yaml"]
+
+
+def test_no_password_is_a_usage_error(cli, monkeypatch, tmp_path):
+    monkeypatch.delenv("ADVISOR_VCENTER_PASSWORD", raising=False)
+    result = cli("collect", "vcenter", "--server", "127.0.0.1:9", "--user", "u", "-o", tmp_path)
+    assert result.code == 2 and "ADVISOR_VCENTER_PASSWORD" in result.err
+
+
+def test_missing_pyvmomi_is_one_clear_line(cli, monkeypatch, tmp_path):
+    monkeypatch.setenv("ADVISOR_VCENTER_PASSWORD", "x")
+    monkeypatch.setitem(sys.modules, "pyVmomi", None)  # import pyVmomi now raises ImportError
+    result = cli("check", "--vcenter", "127.0.0.1:9", "--user", "u")
+    assert result.code == 2
+    assert result.err.strip().splitlines() == [
+        "advisor: <input>: --vcenter: reading a vCenter needs pyVmomi, which is not installed: "
+        "pip install 'vsphere-advisor[vcenter]'"
+    ]

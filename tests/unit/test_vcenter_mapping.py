@@ -1,0 +1,167 @@
+"""advisor.vcenter.to_spec on hand-made API values: what a spec cannot state is reported, not guessed.
+
+The values are stand-ins shaped like pyVmomi's (the mapping reads attributes and type names only);
+the same mapping runs on real pyVmomi objects from vcsim in tests/test_vcenter.py.
+"""
+
+from __future__ import annotations
+
+from types import SimpleNamespace as NS
+
+import pytest
+
+from advisor.vcenter.collect import Inventory, Record
+from advisor.vcenter.to_spec import Filters, entity_name, esxi_version, map_host, map_inventory, map_vm
+
+
+def api(type_name: str, **fields):
+    """An object whose class is named like a pyVmomi type (vim.vm.device.VirtualDisk ...)."""
+    return type(type_name, (NS,), {})(**fields)
+
+
+def host_record(sockets=2, cores=24, threads=48, nodes=2, version="8.0.2", **props) -> Record:
+    return Record("host-1", {
+        "name": "esx01", "runtime.connectionState": "connected", "summary.hardware.cpuModel": "Intel(R) Xeon(R)  Gold",
+        "hardware.cpuInfo": NS(numCpuPackages=sockets, numCpuCores=cores, numCpuThreads=threads, hz=2_900_000_000),
+        "hardware.numaInfo": NS(numNodes=nodes), "hardware.memorySize": 512 << 30,
+        "config.product": NS(version=version, fullName=f"VMware ESXi {version} build-1"),
+        "config.powerSystemInfo.currentPolicy": NS(shortName="dynamic"),
+        "config.option": [NS(key="Numa.PreferHT", value=1)], **props})
+
+
+def vm_record(name="vm1", **props) -> Record:
+    base = {"name": name, "runtime.host": NS(_moId="host-1"), "runtime.powerState": "poweredOn",
+            "config.hardware.numCPU": 8, "config.hardware.numCoresPerSocket": 4, "config.hardware.memoryMB": 32768,
+            "config.version": "vmx-19", "config.guestId": "windows2019srv_64Guest"}
+    return Record(f"vm-{name}", {**base, **props})
+
+
+def test_host_maps_shape_policy_and_numa_options():
+    host, problem = map_host(host_record(), "esx01")
+    assert problem is None
+    assert host == {"name": "esx01", "cpu": "Intel(R) Xeon(R) Gold", "sockets": 2, "cores_per_socket": 12,
+                    "threads_per_core": 2, "numa_nodes_per_socket": 1, "memory": "512GB", "core_mhz": 2900,
+                    "esxi": "8.0 U2", "power_policy": "balanced", "prefer_ht": True}
+
+
+@pytest.mark.parametrize("shape, reason", [
+    ({"nodes": 1}, "1 NUMA node for 2 sockets"),
+    ({"nodes": 3}, "do not split"),
+    ({"cores": 25}, "do not divide evenly"),
+])
+def test_hosts_advisor_cannot_model_are_refused_with_the_reason(shape, reason):
+    _, problem = map_host(host_record(**shape), "esx01")
+    assert problem and reason in problem
+
+
+def test_snc_host_has_two_nodes_per_socket():
+    host, problem = map_host(host_record(nodes=4), "esx01")
+    assert problem is None and host["numa_nodes_per_socket"] == 2
+
+
+@pytest.mark.parametrize("version, spec", [("8.0.2", "8.0 U2"), ("7.0.3", "7.0 U3"), ("7.0.0", "7.0"),
+                                           ("6.7.0", "6.7"), ("5.5.0", "5.5")])
+def test_esxi_version(version, spec):
+    assert esxi_version(NS(version=version)) == (spec, None)
+
+
+def test_vm_settings_that_have_no_spec_value_are_noted():
+    vm, notes = map_vm(vm_record(**{
+        "config.latencySensitivity": NS(level="custom"),
+        "config.hardware.device": [api("vim.vm.device.VirtualVmxnet3Vrdma", key=4000, macAddress="x")],
+        "config.extraConfig": [NS(key="guestinfo.userdata", value="secret"), NS(key="numvcpus", value="2"),
+                               NS(key="numa.nodeAffinity", value="0")],
+    }))
+    assert vm is not None and vm["vcpus"] == 8 and "latency_sensitivity" not in vm
+    assert vm["advanced"] == {"numa.nodeAffinity": "0"}  # the guest's data and the API's own fields are not copied
+    assert any("latency sensitivity 'custom'" in n for n in notes)
+    assert any("VirtualVmxnet3Vrdma" in n for n in notes)
+
+
+def test_gpus_are_told_apart_by_backing_and_vendor():
+    devices = [
+        api(
+            "vim.vm.device.VirtualPCIPassthrough",
+            key=1,
+            backing=api("vim.vm.device.VirtualPCIPassthrough.VmiopBackingInfo", vgpu="grid_a100-40c"),
+        ),
+        api(
+            "vim.vm.device.VirtualPCIPassthrough",
+            key=2,
+            backing=api("vim.vm.device.VirtualPCIPassthrough.DeviceBackingInfo", vendorId=0x10DE),
+        ),
+        api(
+            "vim.vm.device.VirtualPCIPassthrough",
+            key=3,
+            backing=api("vim.vm.device.VirtualPCIPassthrough.DeviceBackingInfo", vendorId=0x8086),
+        ),
+    ]
+    vm, notes = map_vm(vm_record(**{"config.hardware.device": devices}))
+    assert vm["gpu"] == {"profile": "grid_a100-40c", "passthrough": 1}
+    assert len(notes) == 1 and "PCI passthrough device 3" in notes[0]
+
+
+def test_vm_with_unreadable_configuration_is_not_checked():
+    vm, notes = map_vm(Record("vm-9", {"name": "ghost"}))
+    assert vm is None and "not checked" in notes[0]
+
+
+def test_inventory_keeps_powered_on_vms_and_names_duplicates():
+    inventory = Inventory(
+        "vc",
+        hosts=[host_record(parent=NS(_moId="domain-c1"))],
+        clusters={"domain-c1": "prod"},
+        vms=[
+            vm_record("db"),
+            Record("vm-dup", {**vm_record("db").props}),
+            vm_record("off", **{"runtime.powerState": "poweredOff"}),
+            vm_record("tpl", **{"config.template": True}),
+        ],
+    )
+    mapping = map_inventory(inventory)
+    (spec,) = mapping.specs
+    assert [vm["name"] for vm in spec.doc["vms"]] == ["db", "db [vm-dup]"]
+    assert "cluster prod" in spec.doc["host"]["description"]
+    assert any("another VM" in n for n in spec.notes) and any("1 powered-off VM" in s for s in mapping.skipped)
+    assert map_inventory(inventory, Filters(clusters=("test-*",))).specs == []
+
+
+def test_escaped_names_are_shown_as_typed():
+    assert entity_name("web%2f01%5cx%2525") == "web/01\\x%25"
+
+
+def test_api_device_types_map_into_advisors_vocabulary():
+    from advisor.vcenter.devices import CONTROLLERS, NICS
+    from advisor.vocab import ADAPTERS
+    from advisor.vocab import CONTROLLERS as SPEC_CONTROLLERS
+
+    assert set(CONTROLLERS.values()) <= set(SPEC_CONTROLLERS)
+    assert set(NICS.values()) <= set(ADAPTERS)
+
+
+def test_a_host_whose_vms_are_all_unreadable_writes_no_spec():
+    inventory = Inventory(
+        "vc",
+        hosts=[host_record()],
+        vms=[Record("vm-9", {"name": "ghost", "runtime.host": NS(_moId="host-1"), "runtime.powerState": "poweredOn"})],
+    )
+    mapping = map_inventory(inventory)
+    assert mapping.specs == [] and any("ghost" in s and "not checked" in s for s in mapping.skipped)
+
+
+def test_ft_hot_add_and_reservations():
+    vm, notes = map_vm(
+        vm_record(
+            **{
+                "runtime.faultToleranceState": "running",
+                "config.memoryHotAddEnabled": True,
+                "config.cpuAllocation": NS(reservation=0, limit=4000),
+                "config.memoryAllocation": NS(reservation=16384, limit=-1),
+                "config.hardware.numCoresPerSocket": 0,
+            }
+        )
+    )
+    assert notes == []
+    assert vm["fault_tolerance"] is True and vm["memory_hot_add"] is True and "cores_per_socket" not in vm
+    assert vm["memory_reservation"] == "16GB" and "cpu_reservation" not in vm
+    assert vm["advanced"] == {"sched.cpu.max": "4000"}
