@@ -148,7 +148,8 @@ def check_vcenter(args: VcenterArgs, catalog: Any, policy: Any) -> Any:
     from advisor.vcenter.specfiles import render, stems
 
     mapping, label = read_estate(args)
-    texts = [(f"vcenter {label}/{stem}.yaml", render(spec, label)) for spec, stem in zip(mapping.specs, stems(mapping), strict=True)]
+    pairs = zip(mapping.specs, stems(mapping), strict=True)
+    texts = [(f"vcenter {label}/{stem}.yaml", render(spec, label)) for spec, stem in pairs]
     if not texts:
         from advisor.vcenter.errors import VcenterError
 
