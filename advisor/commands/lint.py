@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import click
 
@@ -22,6 +23,13 @@ from advisor.model.base import WORKLOADS
     "--write-baseline", type=click.Path(dir_okay=False), help="Write the current findings as a baseline and exit 0."
 )
 @click.option(
+    "--var-file",
+    "var_files",
+    multiple=True,
+    type=click.Path(dir_okay=False),
+    help="Packer/Terraform variable values file (.pkrvars.hcl, .tfvars); repeatable, later ones win.",
+)
+@click.option(
     "--jobs",
     "-j",
     type=click.IntRange(1, 64),
@@ -29,8 +37,8 @@ from advisor.model.base import WORKLOADS
     help="Worker processes (default: all cores for large runs).",
 )
 @report_options
-def command(paths, host_ref, vsphere, workload, exclude, baseline, write_baseline, jobs, formats, outputs, fail_on,
-            select, ignore_, config_file, rule_dirs, quiet, color) -> None:
+def command(paths, host_ref, vsphere, workload, exclude, baseline, write_baseline, var_files, jobs, formats, outputs,
+            fail_on, select, ignore_, config_file, rule_dirs, quiet, color) -> None:
     """Lint VM templates: .vmx, OVF/OVA, Packer (JSON/HCL2) and Terraform vsphere_virtual_machine.
 
     Folders are walked (skipping .git, .terraform and the config's `exclude:` patterns). Without
@@ -56,6 +64,8 @@ def command(paths, host_ref, vsphere, workload, exclude, baseline, write_baselin
         vsphere=vsphere,
         workload=workload,
         profiles=s.profiles,
+        named=frozenset(str(Path(p)) for p in paths if Path(p).is_file()),
+        var_files=tuple((name, _var_file(name)) for name in var_files),
     )
     if job.host_ref:  # fail fast on a bad --host, before any file is read
         from advisor.engine.lint import host_and_version
@@ -103,3 +113,14 @@ def _run_with_progress(files, job, jobs, show: bool):
                   console=Console(stderr=True), transient=True) as bar:
         task = bar.add_task("lint", total=len(files))
         return lint(files, job, jobs, progress=lambda n: bar.advance(task, n))
+
+
+def _var_file(name: str) -> bytes:
+    """A --var-file's bytes; one that cannot be read stops the run (its values were asked for)."""
+    from advisor.errors import InputError
+    from advisor.load.yamlfile import read_bytes
+
+    try:
+        return read_bytes(Path(name))
+    except InputError as exc:
+        raise InputError(exc.message, file=name, field="--var-file") from None

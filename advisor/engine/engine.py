@@ -98,6 +98,7 @@ class Subject:
     exemptions: list[Exemption] = field(default_factory=list)
     unknown: frozenset[str] = frozenset()
     notes: list[str] = field(default_factory=list)
+    column: Callable[[str], int | None] | None = None  # spec field path -> column, where known
 
 
 def _text(value: Any) -> str:
@@ -122,7 +123,8 @@ _SCSI_INDEX = "{each.legacy_scsi}"
 
 def _device_indexes(vm: VM, marker: str) -> list[int]:
     if marker == _NIC_INDEX:
-        return [i for i, n in enumerate(vm.nics) if n.adapter in ("e1000", "e1000e", "vlance", "vmxnet")]
+        slots = vm._nic_slots or range(len(vm.nics))  # a template's ethernetN numbers
+        return [slots[i] for i, n in enumerate(vm.nics) if n.adapter in ("e1000", "e1000e", "vlance", "vmxnet")]
     # A controller that also carries the boot disk is left alone: switching it to PVSCSI can
     # leave a guest without the driver unbootable. Its data disks need moving instead (fix text).
     boot = {d.bus for d in vm.disks if d.role == "os" and d.controller in ("lsilogic", "lsisas", "buslogic")}
@@ -381,6 +383,8 @@ class Evaluator:
             finding = self._finding(
                 rule, facts, subject, vm, s.file, s.locate(rule.d.locate) if rule.d.locate else s.line
             )
+            if s.column is not None and rule.d.locate:
+                finding.column = s.column(rule.d.locate)
             self._suppress(finding, [*s.exemptions, *self.policy.exemptions])
             self.run.findings.append(finding)
             if finding.suppressed is None:

@@ -14,6 +14,7 @@ import gc
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +41,10 @@ class LintJob:
     workload: str | None = None
     config_dir: str | None = None
     profiles: HostProfiles = BUNDLED
+    # Files the user named (not found in a folder walk): a named Packer file is read alone.
+    named: frozenset[str] = frozenset()
+    # --var-file values (path, bytes), applied to Packer and Terraform templates in this order.
+    var_files: tuple[tuple[str, bytes], ...] = ()
 
 
 def host_and_version(job: LintJob) -> tuple[Any, Any]:
@@ -60,6 +65,7 @@ def template_subject(t: Any, workload: str | None = None) -> Subject:
     from advisor.vmx.mapping import template_fields
 
     data, unknown, lines = template_fields(t)
+    slots = data.pop("_nic_slots", None)
     if workload:
         data["workload"] = workload
     try:
@@ -70,6 +76,7 @@ def template_subject(t: Any, workload: str | None = None) -> Subject:
         raise InputError(first.message, file=t.file, line=lines.get(key) or _key_line(t, key) or t.line,
                          field=t.spelling.get(key.lower(), first.field)) from None
     vm._unknown = frozenset(unknown)
+    vm._nic_slots = slots
     exemptions = [
         Exemption(rule.upper(), reason, "inline", None, t.file, line) for rule, reason, line in t.suppressions
     ]
@@ -79,7 +86,24 @@ def template_subject(t: Any, workload: str | None = None) -> Subject:
             return _key_line(t, path[len("advanced."):]) or t.line
         return lines.get(path.split(".")[0]) or t.line
 
-    return Subject(vm, t.file, t.line, locate, exemptions, frozenset(unknown), list(t.notes))
+    def column(path: str) -> int | None:
+        """The column of the value a finding points at (HCL values have one; a .vmx key starts its line)."""
+        key = path[len("advanced."):] if path.startswith("advanced.") else _field_keys().get(path.split(".")[0])
+        if key is None and path.split(".")[0] == "nics" and "nics" in lines:
+            key = next((k for k, s in t.settings.items() if k.startswith("ethernet") and k.endswith(".virtualdev")
+                        and s.line == lines["nics"]), None)
+        setting = t.settings.get(key.lower()) if key else None
+        return getattr(setting, "column", None)
+
+    return Subject(vm, t.file, t.line, locate, exemptions, frozenset(unknown), list(t.notes), column)
+
+
+@lru_cache(maxsize=1)
+def _field_keys() -> dict[str, str]:
+    """Structured field -> the .vmx key it is read from (vcpus -> numvcpus)."""
+    from advisor.vmx.mapping import SCALAR_KEYS
+
+    return {fld: key for key, (fld, _) in SCALAR_KEYS.items()}
 
 
 def _key_line(t: Any, key: str) -> int | None:
@@ -118,7 +142,8 @@ def _lint_file(path: Path, job: LintJob, evaluator: Evaluator, host: Any, versio
 
     evaluator.run.files.append(str(path))
     try:
-        templates = read_template(path)
+        templates = read_template(path, named=str(path) in job.named,
+                                  var_files=[(Path(name), data) for name, data in job.var_files])
         subjects = [template_subject(t, job.workload) for t in templates]
     except InputError as exc:
         evaluator.run.errors.append(_problem(exc, path))
@@ -126,9 +151,27 @@ def _lint_file(path: Path, job: LintJob, evaluator: Evaluator, host: Any, versio
     if not subjects:
         evaluator.run.notes.append(f"{path}: no virtual machine found in this template")
         return
+    start = len(evaluator.run.findings)
     evaluator.evaluate(subjects, host, version, str(path))
+    _fixes_in_template_language(evaluator.run.findings[start:], templates)
     for s in subjects:
-        evaluator.run.notes.extend(f"{s.file}: {s.vm.name}: {n}" for n in s.notes if "unknown" in n)
+        evaluator.run.notes.extend(f"{s.file}: {s.vm.name}: {n}" for n in s.notes
+                                   if "unknown" in n or "not an option" in n)
+
+
+def _fixes_in_template_language(findings: list, templates: list) -> None:
+    """Add each fix in the form the template is written in (Terraform arguments, Packer options,
+    OVF elements) beside its `.vmx` keys, which stay for `advisor fix` and for JSON readers."""
+    from advisor.readers.fixes import template_fix
+
+    by_name = {t.name: t for t in templates}
+    for finding in findings:
+        t = by_name.get(finding.vm)
+        vmx = finding.fix.get("vmx")
+        if t is not None and vmx:
+            translated = template_fix(t, vmx)
+            if translated:
+                finding.fix["template"] = translated
 
 
 def _worker(args: tuple[list[str], LintJob]) -> Run:

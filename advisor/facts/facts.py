@@ -23,6 +23,7 @@ from advisor.model.versions import Version, hw_feature, hw_max_vcpus, limits_for
 from advisor.numa.topology import Topology, predict, with_memory
 from advisor.vmx.mapping import normalised_advanced
 from advisor.vocab import read_bool
+from advisor.facts.devices import device_facts
 
 # CEL type names used in declarations; mapped to cel.Type in advisor.engine.catalog.
 INT, DOUBLE, BOOL, STRING, LIST_STRING, LIST_INT = "int", "double", "bool", "string", "list<string>", "list<int>"
@@ -55,6 +56,9 @@ _declare(STRING,
     ("vm.gpu_max_profile", "the largest vGPU profile of the host's GPU model, e.g. grid_m60-8q"),
     ("vm.legacy_controllers", "legacy SCSI controller types carrying data disks"),
     ("vm.legacy_nic_types", "emulated NIC types in use (e1000, e1000e, vlance, vmxnet)"),
+    ("vm.emulated_disk_buses", "emulated buses (sata, ide) carrying data disks"),
+    ("vm.host_bound_devices", "devices on the host's own hardware: host CD/floppy drives connected at power-on, "
+                              "serial/parallel ports on host devices, PCI passthrough"),
     ("vm.containers_networking", "container networking mode: bridge, host, macvlan, sriov"),
     ("vm.aligned_vcpus_text", "vCPU counts near the requested one that balance over whole nodes"),
     ("vm.max_vcpus_why", "which limit sets vm.max_vcpus"),
@@ -121,6 +125,11 @@ _declare(
     ("host.max_freq_pct", "Power.MaxFreqPct (100 when not set)"),
     ("host.gpus", "GPUs installed"),
     ("version.max_vcpus", "most vCPUs a VM may have on this vSphere version"),
+    ("version.max_hw", "newest virtual hardware version this vSphere version runs"),
+    ("vm.data_disks_emulated", "data disks on an emulated SATA (AHCI) or IDE controller"),
+    ("vm.cpu_limit_mhz", "sched.cpu.max: CPU limit in MHz (0 when unlimited)"),
+    ("vm.memory_limit_mib", "sched.mem.max: memory limit in MiB (0 when unlimited)"),
+    ("vm.host_bound_count", "how many devices are on the host's own hardware (vm.host_bound_devices)"),
     ("version.max_memory_mib", "most memory a VM may have on this vSphere version (MiB)"),
     ("version.ft_max_vcpus", "most vCPUs of a Fault Tolerance VM (0: FT unsupported)"),
     ("version.ft_max_memory_mib", "most memory of a Fault Tolerance VM (MiB)"),
@@ -271,6 +280,7 @@ def version_facts(version: Version) -> dict[str, Any]:
         "version.text": str(version),
         "version.number": version.major + version.minor / 10,
         "version.max_vcpus": lim.max_vcpus,
+        "version.max_hw": lim.max_hw,
         "version.max_memory_mib": lim.max_memory_mib,
         "version.ft_max_vcpus": lim.ft_max_vcpus or 0,
         "version.ft_max_memory_mib": lim.ft_max_memory_mib or 0,
@@ -397,6 +407,7 @@ def vm_facts(vm: VM, unknown: frozenset[str] = frozenset()) -> dict[str, Any]:
         "vm.vmxnet3_possible": hw_feature(hw, "vmxnet3") if hw else True,
         "vm.pvscsi_possible": hw_feature(hw, "pvscsi") if hw else True,
     }
+    facts.update(device_facts(vm))
     if vm.sql:
         s = vm.sql
         sockets, cores = _EDITION_LIMITS.get(s.edition, (0, 0))
@@ -437,7 +448,8 @@ _FIELD_FACTS: dict[str, tuple[str, ...]] = {
     "cpu_affinity": ("vm.cpu_affinity",),
     "guest_os": ("vm.guest_os", "vm.windows"),
     "disks": ("vm.disks", "vm.data_disks", "vm.data_disks_legacy", "vm.scsi_controllers_used",
-              "vm.legacy_controllers", "vm.heavy_io_shallow_queue"),
+              "vm.legacy_controllers", "vm.heavy_io_shallow_queue", "vm.data_disks_emulated",
+              "vm.emulated_disk_buses"),
     "nics": ("vm.nics", "vm.legacy_nics", "vm.legacy_nic_types", "vm.sriov_or_passthrough_nic"),
 }
 # Topology facts depend on these fields; unknown shape → no topology.

@@ -197,6 +197,8 @@ class VM(Strict):
 
     # Fields a template left unknown (unresolved variables): rules needing them are skipped.
     _unknown: frozenset[str] = PrivateAttr(default=frozenset())
+    # A template's NIC slot numbers (ethernetN) in the order of `nics`, when they are not 0..n-1.
+    _nic_slots: tuple[int, ...] | None = PrivateAttr(default=None)
 
     @field_validator("cpu_reservation", mode="before")
     @classmethod

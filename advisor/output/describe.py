@@ -42,7 +42,11 @@ def vmx_line(key: str, value: object) -> str:
 
 def fix_lines(fix: dict[str, Any]) -> list[str]:
     """A finding's fix as short lines: .vmx keys, guest/host settings, resizes, then the advice."""
-    lines = [vmx_line(k, v) for k, v in (fix.get("vmx") or {}).items()]
+    template = fix.get("template")
+    if template:  # a template's fix in its own language (Terraform, Packer, OVF)
+        lines = [f"remove {one_line(k)}" if v == REMOVE else f"{one_line(k)} = {one_line(v)}" for k, v in template.items()]
+    else:
+        lines = [vmx_line(k, v) for k, v in (fix.get("vmx") or {}).items()]
     for part in ("guest", "host", "resize"):
         for key, value in (fix.get(part) or {}).items():
             lines.append(f"{part}: {one_line(key)} = {one_line(value)}")

@@ -39,7 +39,7 @@ def _finding(f: Finding) -> str:
     message = f.message
     if f.fix.get("text"):
         message += f"\nFix: {f.fix['text']}"
-    return command(COMMANDS[f.severity], message, file=f.file, line=f.line, title=f"{f.rule} {f.name}")
+    return command(COMMANDS[f.severity], message, file=f.file, line=f.line, col=f.column, title=f"{f.rule} {f.name}")
 
 
 def _input_error(e: InputProblem) -> str:

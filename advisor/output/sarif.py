@@ -84,10 +84,12 @@ def _tags(rule_id: str, meta: dict[str, Any]) -> list[str]:
     return tags
 
 
-def _location(file: str, line: int | None) -> dict[str, Any]:
+def _location(file: str, line: int | None, column: int | None = None) -> dict[str, Any]:
     physical: dict[str, Any] = {"artifactLocation": {"uri": artifact_uri(file)}}
     if line is not None and line >= 1:
         physical["region"] = {"startLine": line}
+        if column is not None and column >= 1:
+            physical["region"]["startColumn"] = column
     return {"physicalLocation": physical}
 
 
@@ -105,7 +107,7 @@ def _result(f: Finding, index: int) -> dict[str, Any]:
         "message": {"text": f.message},
     }
     if f.file:
-        result["locations"] = [_location(f.file, f.line)]
+        result["locations"] = [_location(f.file, f.line, f.column)]
     result["partialFingerprints"] = {"advisorFinding/v1": _fingerprint(f)}
     if f.suppressed is not None:
         result["suppressions"] = [{

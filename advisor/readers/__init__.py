@@ -65,7 +65,7 @@ def detect(path: Path, head: bytes) -> str | None:
     if name.endswith(".json"):
         return _json_kind(head)
     if name.endswith(".hcl"):
-        return "packer"
+        return (_json_kind(head) or "packer") if head.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"{") else "packer"
     for reader in READERS:
         if _module(reader).sniff(path, head):
             return reader
@@ -118,11 +118,15 @@ def _top_level_keys(head: bytes) -> set[str]:
 
 
 def read_template(path: Path, data: bytes | None = None,
-                  siblings: Iterable[tuple[Path, bytes]] | None = None) -> list[TemplateVM]:
+                  siblings: Iterable[tuple[Path, bytes]] | None = None, named: bool = False,
+                  var_files: Iterable[tuple[Path, bytes]] = ()) -> list[TemplateVM]:
     """Every VM the file describes, read by the reader `detect` picks.
 
     `siblings` (other files of the folder, as (path, bytes)) let Packer and Terraform resolve
     variables; when None they are read from the file's folder. Pass () to read the file alone.
+    `named`: the user named this file rather than its folder. Packer then reads that file alone
+    (`packer build file.pkr.hcl`), while Terraform always reads the whole folder (a module).
+    `var_files`: `--var-file` values, applied after every file the tools load by themselves.
     """
     path = Path(path)
     if data is None:
@@ -133,9 +137,11 @@ def read_template(path: Path, data: bytes | None = None,
     module = _module(kind)
     try:
         if kind in _FOLDER_READERS:
+            if named and kind == "packer":
+                siblings = ()
             if siblings is None:
                 siblings = list(_folder_siblings(path))
-            return module.read(path, data, siblings)
+            return module.read(path, data, siblings, var_files)
         return module.read(path, data)
     except InputError as exc:
         raise exc.located(str(path)) from None
@@ -239,8 +245,8 @@ def _looks_like_template(file: Path) -> bool:
     head = _head(file)
     if head is None:
         return False
-    if name.endswith(".json"):
-        return _json_kind(head) is not None
+    if name.endswith(".json") or head.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"{"):
+        return _json_kind(head) is not None  # JSON named .hcl too: read, and the reader says so
     return _module("packer").sniff(file, head)
 
 

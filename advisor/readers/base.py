@@ -23,6 +23,7 @@ class Setting(NamedTuple):
     value: str | None
     line: int | None = None
     raw: str | None = None
+    column: int | None = None  # 1-based, where the format has columns (HCL); None: the line's start
 
     @property
     def known(self) -> bool:
@@ -51,6 +52,7 @@ class TemplateVM:
     file: str
     kind: str  # "vmx" | "ovf" | "packer" | "terraform"
     line: int | None = None
+    builder: str | None = None  # Packer: vsphere-iso, vmware-iso, ...
     # Keyed by the lower-cased .vmx key; Setting keeps the value. Use `set()` to add.
     settings: dict[str, ReadSetting] = field(default_factory=dict)
     # Canonical spelling of each key as first seen (lower-cased key -> spelling).
@@ -60,9 +62,10 @@ class TemplateVM:
     # Inline suppressions found in the file: (rule id, reason, line).
     suppressions: list[tuple[str, str, int | None]] = field(default_factory=list)
 
-    def set(self, key: str, value: str | None, line: int | None = None, raw: str | None = None) -> None:
+    def set(self, key: str, value: str | None, line: int | None = None, raw: str | None = None,
+            column: int | None = None) -> None:
         low = key.lower()
-        self.settings[low] = Setting(value, line, raw)
+        self.settings[low] = Setting(value, line, raw, column)
         self.spelling.setdefault(low, key)
 
     def get(self, key: str) -> ReadSetting | None:

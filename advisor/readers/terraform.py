@@ -19,21 +19,12 @@ from pathlib import Path
 
 from advisor.errors import InputError
 from advisor.readers.base import TemplateVM
-from advisor.readers.hclsupport import (
+from advisor.readers.hcl import parse_hcl
+from advisor.readers.hclview import (
     Block,
-    Expr,
     Variables,
-    as_int,
     assigned_values,
-    attach_suppressions,
-    comment_suppressions,
     decode_text,
-    expr_from_json,
-    json_blocks,
-    json_line,
-    json_suppressions,
-    parse_hcl,
-    parse_json,
     resolve,
     resolved_value,
     set_from_expr,
@@ -41,6 +32,10 @@ from advisor.readers.hclsupport import (
     variable_defaults,
     vmx_value,
 )
+from advisor.readers.jsonlines import expr_from_json, json_blocks, json_line, parse_json
+from advisor.readers.terraform_devices import network, storage
+from advisor.readers.terraform_modules import module_vms, parse_quietly
+from advisor.readers.suppress import attach_suppressions, comment_suppressions, json_suppressions
 
 KIND = "terraform"
 RESOURCE = "vsphere_virtual_machine"
@@ -76,17 +71,6 @@ _SHARES = (
     ("memory_share_level", "memory_share_count", "sched.mem.shares"),
 )
 
-_SCSI_TYPES = {"pvscsi": "pvscsi", "lsilogic": "lsilogic", "lsilogic-sas": "lsisas1068", "buslogic": "buslogic"}
-_NIC_TYPES = {"vmxnet3": "vmxnet3", "e1000": "e1000", "e1000e": "e1000e", "sriov": "sriov",
-              "vmxnet2": "vmxnet", "pcnet32": "vlance"}
-_CONTROLLER_COUNTS = (("scsi_controller_count", "scsi"), ("sata_controller_count", "sata"),
-                      ("nvme_controller_count", "nvme"))
-# The provider numbers `unit_number` across all controllers of a bus: this many units per
-# controller (SCSI 0-14 on scsi0, 15-29 on scsi1, ...). vSphere allows four controllers per bus.
-_UNITS_PER_CONTROLLER = {"scsi": 15, "sata": 30, "nvme": 64}
-_MAX_CONTROLLERS = 4
-# The SCSI controller itself sits at unit 7; the provider shifts disk units 7-14 up by one.
-_SCSI_CONTROLLER_UNIT = 7
 
 # Nested blocks in the JSON form (name -> number of labels); everything else is an argument.
 _JSON_BLOCKS = {"disk": 0, "network_interface": 0, "dynamic": 1, "content": 0, "clone": 0,
@@ -105,7 +89,8 @@ def sniff(path: Path, head: bytes) -> bool:
     )
 
 
-def read(path: Path, data: bytes, siblings: Iterable[tuple[Path, bytes]] | None = None) -> list[TemplateVM]:
+def read(path: Path, data: bytes, siblings: Iterable[tuple[Path, bytes]] | None = None,
+         var_files: Iterable[tuple[Path, bytes]] = ()) -> list[TemplateVM]:
     """Every vsphere_virtual_machine resource in the file, as a TemplateVM.
 
     `siblings` are the other files of the same folder (name, content): `variable` defaults in
@@ -116,17 +101,24 @@ def read(path: Path, data: bytes, siblings: Iterable[tuple[Path, bytes]] | None 
     is_json = path.name.lower().endswith(".json")
     root, suppressions = _parse(text, path, is_json)
     variables = _variables(root, path, siblings)
+    for var_file, var_data in var_files:  # -var-file: after every automatic file, in the order given
+        variables.update(_assignments_quietly(var_file, var_data) or {})
     found = []
     for block in root.children("resource"):
         if len(block.labels) == 2 and block.labels[0] == RESOURCE:
             found.append((_read_resource(block, path, variables), block.line, block.end_line))
     attach_suppressions(found, suppressions)
-    return [vm for vm, _, _ in found]
+    modules = module_vms(root, path, variables, _read_resource, parse_quietly(_parse_file), RESOURCE)
+    return [vm for vm, _, _ in found] + modules
 
 
 # --------------------------------------------------------------------------------------------
 # Files
 # --------------------------------------------------------------------------------------------
+
+
+def _parse_file(path: Path, data: bytes) -> Block:
+    return _parse(decode_text(data, path), path, path.name.lower().endswith(".json"))[0]
 
 
 def _parse(text: str, path: Path, is_json: bool) -> tuple[Block, list[tuple[str, str, int | None]]]:
@@ -233,8 +225,8 @@ def _read_resource(block: Block, path: Path, variables: Variables) -> TemplateVM
             set_from_expr(vm, key, argument, block.attrs[argument], kind, variables)
     for level, count, key in _SHARES:
         _shares(block, vm, variables, level, count, key)
-    _storage(block, vm, variables)
-    _network(block, vm, variables)
+    storage(block, vm, variables)
+    network(block, vm, variables)
     _extra_config(block, vm, variables)
     return vm
 
@@ -277,139 +269,6 @@ def _shares(block: Block, vm: TemplateVM, variables: Variables, level_arg: str, 
 
 
 # --------------------------------------------------------------------------------------------
-# Controllers and disks
-# --------------------------------------------------------------------------------------------
-
-
-def _storage(block: Block, vm: TemplateVM, variables: Variables) -> None:
-    """Controllers (from the counts and from the disks on them), SCSI type, disks."""
-    present: dict[tuple[str, int], int | None] = {}
-    for argument, bus in _CONTROLLER_COUNTS:
-        if argument in block.attrs:
-            _controller_count(vm, argument, bus, block.attrs[argument], variables, present)
-    for index, disk in enumerate(block.children("disk")):
-        _disk(vm, index, disk, variables, present)
-    scsi_type = block.attrs.get("scsi_type")
-    if scsi_type is not None and not any(bus == "scsi" for bus, _ in present):
-        present[("scsi", 0)] = scsi_type.line  # a SCSI type implies the controller it describes
-    for (bus, number), line in sorted(present.items()):
-        vm.set(f"{bus}{number}.present", "TRUE", line)
-    if scsi_type is not None:
-        _scsi_type(vm, scsi_type, variables, sorted(n for bus, n in present if bus == "scsi"))
-
-
-def _controller_count(vm: TemplateVM, argument: str, bus: str, expr: Expr, variables: Variables,
-                      present: dict[tuple[str, int], int | None]) -> None:
-    expr = resolved_value(vm, argument, expr, variables)
-    count = as_int(expr.value) if expr.known else None
-    if count is None:
-        return
-    if count > _MAX_CONTROLLERS:
-        vm.notes.append(f"{argument} = {count}: vSphere allows at most {_MAX_CONTROLLERS}")
-    for number in range(min(max(count, 0), _MAX_CONTROLLERS)):
-        present.setdefault((bus, number), expr.line)
-
-
-def _scsi_type(vm: TemplateVM, expr: Expr, variables: Variables, numbers: list[int]) -> None:
-    """The provider gives every SCSI controller the one `scsi_type`."""
-    expr = resolved_value(vm, "scsi_type", expr, variables)
-    if expr.known and expr.value is None:
-        return  # null: the provider's default applies
-    name = vmx_value(expr.value, "lower") if expr.known else None
-    device = _SCSI_TYPES.get(name, name) if name is not None else None
-    if expr.known and device is None:
-        vm.notes.append(f"scsi_type = {short(expr.raw)}: not a single controller type, unknown")
-    for number in numbers:
-        vm.set(f"scsi{number}.virtualDev", device, expr.line, raw=None if device else expr.raw)
-
-
-def _disk(vm: TemplateVM, index: int, disk: Block, variables: Variables,
-          present: dict[tuple[str, int], int | None]) -> None:
-    """One `disk` block: its controller slot and its size (GB in Terraform, MB in the side key)."""
-    bus = _disk_bus(vm, index, disk, variables)
-    unit_expr = disk.attrs.get("unit_number")
-    unit: int | None
-    if unit_expr is None:
-        unit = 0  # provider default: the first disk sits at unit 0
-        line = disk.line
-    else:
-        resolved = resolved_value(vm, f"disk {index} unit_number", unit_expr, variables)
-        unit = as_int(resolved.value) if resolved.known else None
-        line = unit_expr.line
-    if bus is not None and unit is not None and unit >= 0:
-        per = _UNITS_PER_CONTROLLER[bus]
-        number, slot = divmod(unit, per)
-        if bus == "scsi" and slot >= _SCSI_CONTROLLER_UNIT:
-            slot += 1
-        if number < _MAX_CONTROLLERS:
-            vm.set(f"{bus}{number}:{slot}.present", "TRUE", line)
-            present.setdefault((bus, number), line)
-    size = disk.attrs.get("size")
-    if size is not None:
-        resolved = resolved_value(vm, f"disk {index} size", size, variables)
-        gigabytes = as_int(resolved.value) if resolved.known else None
-        if gigabytes is not None:
-            vm.set(f"advisor.disk{index}.size", str(gigabytes * 1024), size.line, raw=size.raw)
-
-
-def _disk_bus(vm: TemplateVM, index: int, disk: Block, variables: Variables) -> str | None:
-    """The bus a disk sits on; None when unknown or IDE (IDE is not modelled)."""
-    expr = disk.attrs.get("controller_type")
-    if expr is None:
-        return "scsi"  # provider default, and the only bus older providers knew
-    expr = resolved_value(vm, f"disk {index} controller_type", expr, variables)
-    if not expr.known:
-        return None
-    if expr.value is None:
-        return "scsi"  # null: the provider default again
-    bus = str(expr.value).lower()
-    return bus if bus in _UNITS_PER_CONTROLLER else None
-
-
-# --------------------------------------------------------------------------------------------
-# Network adapters
-# --------------------------------------------------------------------------------------------
-
-
-def _network(block: Block, vm: TemplateVM, variables: Variables) -> None:
-    """`network_interface` blocks in order are ethernet0, ethernet1, ...
-
-    Once a dynamic network_interface block appears, the position of any later adapter is unknown,
-    so those are left out (with a note) rather than numbered wrongly.
-    """
-    number = 0
-    after_dynamic = False
-    for child in block.blocks:
-        if child.type == "dynamic" and child.labels[:1] == ["network_interface"]:
-            after_dynamic = True
-        elif child.type == "network_interface":
-            if after_dynamic:
-                vm.notes.append(f"network_interface at line {child.line} follows a dynamic block: "
-                                "its adapter number is unknown")
-                continue
-            _nic(vm, number, child, variables)
-            number += 1
-
-
-def _nic(vm: TemplateVM, number: int, nic: Block, variables: Variables) -> None:
-    vm.set(f"ethernet{number}.present", "TRUE", nic.line)
-    expr = nic.attrs.get("adapter_type")
-    if expr is None:
-        return
-    option = f"network_interface {number} adapter_type"
-    expr = resolved_value(vm, option, expr, variables)
-    if expr.known and expr.value is None:
-        return  # null: the provider's default applies
-    name = vmx_value(expr.value, "lower") if expr.known else None
-    if name is None:
-        vm.set(f"ethernet{number}.virtualDev", None, expr.line, raw=expr.raw)
-        if expr.known:  # a list or map where one type name belongs
-            vm.notes.append(f"{option} = {short(expr.raw)}: not a single adapter type, unknown")
-        return
-    vm.set(f"ethernet{number}.virtualDev", _NIC_TYPES.get(name, name), expr.line)
-
-
-# --------------------------------------------------------------------------------------------
 # extra_config
 # --------------------------------------------------------------------------------------------
 
@@ -437,7 +296,7 @@ def _extra_config(block: Block, vm: TemplateVM, variables: Variables) -> None:
         if item.known and item.value is None:
             continue  # null leaves the key unset
         if item.known:
-            vm.set(key, vmx_value(item.value, "str"), line)
+            vm.set(key, vmx_value(item.value, "str"), line, column=None if from_variable else item.column)
         else:
             vm.set(key, None, line, raw=item.raw)
             vm.notes.append(f"extra_config {key} = {short(item.raw)}: unknown")

@@ -11,7 +11,7 @@ Inline suppressions are full-line comments, the only comments a .vmx has:
     # advisor: ignore NET001 -- the appliance vendor only supports e1000e
     # advisor: ignore NET001, STO001 -- vendor appliance
 
-The comment syntax is the one every reader shares (advisor.readers.hclsupport.parse_suppression).
+The comment syntax is the one every reader shares (advisor.readers.suppress.parse_suppression).
 A suppression must say why: one without a reason is not applied and becomes a note instead, so
 a bare "ignore" cannot silently hide a finding.
 """
@@ -20,11 +20,10 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import cast
 
 from advisor.errors import InputError
-from advisor.readers.base import ReadSetting, TemplateVM
-from advisor.readers.hclsupport import parse_suppression
+from advisor.readers.base import TemplateVM
+from advisor.readers.suppress import parse_suppression
 from advisor.vmx.document import VmxEntries, canonical_key, lines_mentioning, read_entries
 
 KIND = "vmx"
@@ -75,12 +74,27 @@ def read(path: Path, data: bytes) -> list[TemplateVM]:
     # The entries are the settings as they are (a VmxEntry reads like a Setting): a .vmx has a
     # hundred keys and lint reads thousands of files.
     vm = TemplateVM(name=name, file=str(path), kind=KIND, line=display.line if display else 1,
-                    settings=cast("dict[str, ReadSetting]", effective),
-                    spelling={low: canonical_key(entry.key) for low, entry in effective.items()})
+                    settings=effective, spelling={low: canonical_key(entry.key) for low, entry in effective.items()})
+    _encrypted(vm, effective)
     vm.notes.extend(_duplicate_notes(doc))
     vm.notes.extend(_parse_notes(doc))
     _suppressions(vm, data, doc.encoding)
     return [vm]
+
+
+def _encrypted(vm: TemplateVM, effective: dict) -> None:
+    """An encrypted VM keeps its configuration in `encryption.data`, readable only with the key
+    (`encryption.keySafe`): what is not in clear text is unknown, never VMware's defaults."""
+    data = effective.get("encryption.data")
+    if data is None:
+        return
+    kind = effective.get("vmx.encryptiontype")
+    how = "partly encrypted" if kind is not None and kind.value.strip().lower() == "partial" else "encrypted"
+    vm.notes.append(f"line {data.line}: the configuration is {how} (encryption.data); settings stored "
+                    "there cannot be read, so what is missing below is unknown")
+    for key in ("numvcpus", "memsize"):
+        if key not in effective:
+            vm.set(key, None, data.line, raw="(in encryption.data)")
 
 
 def _duplicate_notes(doc: VmxEntries) -> list[str]:

@@ -42,6 +42,7 @@ class Finding:
     fix: dict[str, Any] = field(default_factory=dict)
     references: list[str] = field(default_factory=list)
     suppressed: Suppressed | None = None
+    column: int | None = None  # 1-based, where the template format has columns (HCL)
 
     def sort_key(self) -> tuple[Any, ...]:
         return (self.file or "", self.vm or "", -SEVERITY_RANK[self.severity], self.rule, self.subject, self.line or 0)
@@ -64,6 +65,8 @@ class Finding:
         if self.suppressed:
             s = self.suppressed
             out["suppressed"] = {"kind": s.kind, "reason": s.reason, "until": s.until, "file": s.file, "line": s.line}
+        if self.column is not None:
+            out["column"] = self.column
         return out
 
 

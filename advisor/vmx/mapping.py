@@ -13,6 +13,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from advisor.model.base import FieldValueError, Nic
+from advisor.vmx.nics import nic_role, template_nics
 from advisor.vocab import NIC_VIRTUALDEV, SCSI_FROM_VIRTUALDEV, SCSI_VIRTUALDEV, read_bool
 
 if TYPE_CHECKING:  # annotations only: at run time the spec imports this module, not the reverse
@@ -214,7 +215,8 @@ def vm_to_vmx(vm: VM, core_mhz: int | None = None) -> dict[str, str]:
         kind = next(d.controller for d in vm.disks if d.bus == bus and d.controller in SCSI_VIRTUALDEV)
         out[f"scsi{bus}.present"] = "TRUE"
         out[f"scsi{bus}.virtualDev"] = SCSI_VIRTUALDEV[kind]
-    for index, nic in enumerate(vm.nics):
+    slots = vm._nic_slots or range(len(vm.nics))
+    for index, nic in zip(slots, vm.nics):
         out[f"ethernet{index}.present"] = "TRUE"
         out[f"ethernet{index}.virtualDev"] = nic.adapter
     for spelling, text in normalised_advanced(vm).values():
@@ -238,7 +240,9 @@ def template_fields(t: TemplateVM) -> tuple[dict[str, Any], set[str], dict[str, 
     # Every known value goes to `advanced` (pseudo-keys such as advisor.disk0.size excepted);
     # this loop runs over a hundred keys per template, so it does nothing else.
     advanced = {spelling.get(low, low): setting.value for low, setting in t.settings.items()
-                if setting.value is not None and not low.startswith("advisor.")}
+                if setting.value is not None and not low.startswith("advisor.")
+                and not (nic_role(low) and setting.value.strip().lower() in NIC_VIRTUALDEV)}
+    # (Valid NIC types are read below, slot by slot; an invalid one stays for the model to refuse.)
     for low, (field, _) in SCALAR_KEYS.items():
         setting = t.settings.get(low)
         if setting is not None:
@@ -259,12 +263,21 @@ def template_fields(t: TemplateVM) -> tuple[dict[str, Any], set[str], dict[str, 
             data[field] = _REQUIRED_DEFAULTS[field]
             if field == "memory":
                 unknown.add("memory")
-    data["disks"] = _template_disks(t)
+    data["disks"], disk_line = _template_disks(t)
+    if disk_line is not None:
+        lines["disks"] = disk_line
+    data["nics"], slots, nic_line = template_nics(t, unknown)
+    if nic_line is not None:
+        lines["nics"] = nic_line
+    data["_nic_slots"] = tuple(slots)
     return data, unknown, lines
 
 
-def _template_disks(t: TemplateVM) -> list[dict[str, Any]]:
+def _template_disks(t: TemplateVM) -> tuple[list[dict[str, Any]], int | None]:
+    """The disks in slot order, and the line a disk finding points at: the controller type of
+    the first data disk (what a fix changes), else that disk's own line."""
     disks: list[Any] = []
+    where: int | None = None
     sizes: dict[int, str] = {}
     slots: list[tuple[str, str, str, Any]] = []
     for low, setting in t.settings.items():
@@ -294,8 +307,11 @@ def _template_disks(t: TemplateVM) -> list[dict[str, Any]]:
         size = sizes.get(len(disks))
         if size:
             disk["size"] = int(size)
+        if where is None and disk["role"] == "data":
+            kind = t.settings.get(f"scsi{bus}.virtualdev") if bus_kind == "scsi" else None
+            where = (kind.line if kind is not None else None) or setting.line
         disks.append(disk)
-    return disks
+    return disks, where
 
 
 @lru_cache(maxsize=8192)
@@ -310,11 +326,17 @@ def _disk_role(low: str) -> tuple[str, str] | None:
 
 
 def _is_disk(t: TemplateVM, present_key: str) -> bool:
-    """A device slot holds a disk unless its deviceType says CD-ROM or similar."""
+    """A device slot holds a disk when its deviceType says so (scsi-hardDisk, ata-hardDisk,
+    rawDisk); without one, when its file is a .vmdk. CD-ROMs (cdrom-image, cdrom-raw, a host
+    drive passed through as atapi-cdrom) and generic SCSI passthrough devices are not disks. A slot
+    that names neither (templates state only `.present`) is a disk."""
     device = t.settings.get(present_key.replace(".present", ".devicetype"))
-    if device is None or device.value is None:
-        return True
-    return "cdrom" not in device.value.lower() and "atapi" not in device.value.lower()
+    if device is not None and device.value:
+        return "disk" in device.value.lower()
+    name = t.settings.get(present_key.replace(".present", ".filename"))
+    if name is not None and name.value:
+        return name.value.strip().lower().endswith(".vmdk")
+    return True
 
 
 def _truthy(text: str) -> bool:

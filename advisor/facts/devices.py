@@ -1,0 +1,72 @@
+"""Facts about what a VM's devices and resource settings tie it to: emulated disk buses, limits,
+host-bound devices. They read the `.vmx` keys every template becomes (the VM's `advanced:`).
+
+Sources: vSphere Resource Management ("Limit" caps what a VM gets even when the host is idle);
+vCenter Server and Host Management, "Virtual Machine Conditions and Limitations for vMotion"
+(devices backed by a host's own hardware prevent migration); Performance Best Practices for
+vSphere (SATA/AHCI and IDE are emulated controllers, PVSCSI/NVMe the paravirtual ones).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from advisor.model.spec import VM
+from advisor.vmx.mapping import normalised_advanced
+from advisor.vocab import read_bool
+
+_CONNECTED_DEVICE = re.compile(r"^(ide\d+:\d+|sata\d+:\d+|scsi\d+:\d+|floppy\d+)\.(devicetype|filetype)$")
+_PORT = re.compile(r"^(serial\d+|parallel\d+)\.filetype$")
+_PASSTHROUGH = re.compile(r"^pcipassthru\d+\.present$")
+# Device backings that are the host's own hardware (a drive, a port), not a file on a datastore.
+_HOST_BACKINGS = {"cdrom-raw", "atapi-cdrom", "device"}
+
+
+def device_facts(vm: VM) -> dict[str, Any]:
+    adv = normalised_advanced(vm)
+    emulated = [d for d in vm.disks if d.role != "os" and d.controller in ("sata", "ide")]
+    bound = host_bound_devices(adv)
+    return {
+        "vm.data_disks_emulated": len(emulated),
+        "vm.emulated_disk_buses": sorted({d.controller for d in emulated}),
+        "vm.cpu_limit_mhz": _number(adv, "sched.cpu.max"),
+        "vm.memory_limit_mib": _number(adv, "sched.mem.max"),
+        "vm.host_bound_devices": bound,
+        "vm.host_bound_count": len(bound),
+    }
+
+
+def host_bound_devices(adv: dict[str, tuple[str, str]]) -> list[str]:
+    """Devices connected to the host's hardware: a physical CD/DVD or floppy drive connected at
+    power-on, a serial or parallel port on a host device, a PCI passthrough (DirectPath) device.
+    A VM made for Workstation or Fusion (`virtualHW.productCompatibility = "hosted"`) has no
+    vMotion to block."""
+    compatibility = adv.get("virtualhw.productcompatibility")
+    if compatibility is not None and compatibility[1].strip().lower() == "hosted":
+        return []
+    found = []
+    for low, (_, text) in adv.items():
+        value = text.strip().lower()
+        if (match := _CONNECTED_DEVICE.match(low)) and value in _HOST_BACKINGS:
+            device = match[1]
+            if _on(adv, f"{device}.present", default=device.startswith("floppy")) and _on(
+                    adv, f"{device}.startconnected", default=True):
+                found.append(device)
+        elif (match := _PORT.match(low)) and value == "device" and _on(adv, f"{match[1]}.present", default=False):
+            found.append(match[1])
+        elif _PASSTHROUGH.match(low) and value == "true":
+            found.append(low.removesuffix(".present"))
+    return sorted(set(found))
+
+
+def _on(adv: dict[str, tuple[str, str]], key: str, default: bool) -> bool:
+    hit = adv.get(key)
+    return default if hit is None else bool(read_bool(hit[1]))
+
+
+def _number(adv: dict[str, tuple[str, str]], key: str) -> int:
+    """A numeric limit; 0 when absent, -1 (vSphere's "unlimited") or not a number."""
+    hit = adv.get(key)
+    text = hit[1].strip() if hit else ""
+    return int(text) if text.isdigit() and len(text) < 12 else 0

@@ -1,0 +1,76 @@
+"""Inline suppressions: `advisor: ignore RULE -- reason` in comments of every template format."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import Any
+
+from advisor.readers.base import TemplateVM
+from advisor.readers.jsonlines import json_line
+from advisor.readers.hclview import MAX_DEPTH
+
+_SUPPRESS = re.compile(r"advisor:\s*ignore\b(.*)", re.S)
+_RULE_IDS = re.compile(r"\s*([A-Za-z][\w.]*(?:-[\w.]+)*(?:\s*,\s*[A-Za-z][\w.]*(?:-[\w.]+)*)*)\s*(.*)", re.S)
+_COMMENT = re.compile(r"(?:#|//)\s*(advisor:\s*ignore\b.*)$")
+
+
+def parse_suppression(comment: str) -> list[tuple[str, str]]:
+    """Rule ids and reason from a comment body like `advisor: ignore NET001, CPU002 -- reason`.
+
+    The reason may follow `--`, `-`, `:` or an em dash (XML comments cannot contain `--`).
+    """
+    match = _SUPPRESS.search(comment)
+    if not match:
+        return []
+    ids = _RULE_IDS.match(match.group(1))
+    if not ids:
+        return []
+    reason = re.sub(r"^(?:--|—|-|:)\s*", "", ids.group(2).strip()).strip()
+    return [(rule, reason) for rule in re.split(r"\s*,\s*", ids.group(1)) if rule]
+
+
+def comment_suppressions(text: str) -> list[tuple[str, str, int]]:
+    """Every `# advisor: ignore ...` / `// advisor: ignore ...` line comment, with its line."""
+    found = []
+    for number, line in enumerate(text.split("\n"), start=1):
+        if "advisor" not in line:
+            continue
+        match = _COMMENT.search(line)
+        if match:
+            found.extend((rule, reason, number) for rule, reason in parse_suppression(match.group(1)))
+    return found
+
+
+def json_suppressions(value: Any, keys: tuple[str, ...] = ("//",), line: int | None = None,
+                      depth: int = 0) -> list[tuple[str, str, int | None]]:
+    """Suppressions written as JSON comment properties (`"//": "advisor: ignore X -- why"`).
+
+    JSON has no comments, so HCL's JSON form reserves the "//" property for them (Packer's legacy
+    templates use keys starting with "_comment").
+    """
+    found: list[tuple[str, str, int | None]] = []
+    if depth > MAX_DEPTH:
+        return found
+    if isinstance(value, dict):
+        for key, item in value.items():
+            item_line = json_line(value, key, line)
+            if isinstance(item, str) and any(key == k or key.startswith(k) for k in keys):
+                found.extend((rule, reason, item_line) for rule, reason in parse_suppression(item))
+            else:
+                found.extend(json_suppressions(item, keys, item_line, depth + 1))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            found.extend(json_suppressions(item, keys, json_line(value, index, line), depth + 1))
+    return found
+
+
+def attach_suppressions(vms: Iterable[tuple[TemplateVM, int | None, int | None]],
+                        suppressions: Iterable[tuple[str, str, int | None]]) -> None:
+    """Give each suppression to the VM whose block spans its line, or to every VM if none does."""
+    spans = list(vms)
+    for rule, reason, line in suppressions:
+        owners = [vm for vm, start, end in spans
+                  if line is not None and start is not None and end is not None and start <= line <= end]
+        for vm in owners or [vm for vm, _, _ in spans]:
+            vm.suppressions.append((rule, reason, line))
