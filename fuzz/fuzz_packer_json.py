@@ -5,14 +5,15 @@
     python fuzz/fuzz_packer_json.py fuzz/corpus/packer_json -max_total_time=600
 """
 
-import atheris
+import contextlib
 
-import _harness  # noqa: F401  (puts the repository on sys.path)
+import _harness
+import atheris
 
 with atheris.instrument_imports():
     from pathlib import Path
 
-    import advisor.readers.jsonlines  # noqa: F401
+    import advisor.readers.jsonlines
     import advisor.readers.packer  # noqa: F401  (read_template imports readers lazily)
     from advisor.readers import read_template
 
@@ -20,10 +21,8 @@ with atheris.instrument_imports():
 def read(data: bytes) -> None:
     from advisor.errors import InputError
 
-    try:
+    with contextlib.suppress(InputError):
         read_template(Path("fuzz.pkr.json"), data, siblings=())
-    except InputError:
-        pass
     read_template(Path("template.json"), data, siblings=())  # a legacy template when it has `builders`
 
 

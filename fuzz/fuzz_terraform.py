@@ -4,14 +4,13 @@
     python fuzz/fuzz_terraform.py fuzz/corpus/terraform -max_total_time=600
 """
 
+import _harness
 import atheris
-
-import _harness  # noqa: F401  (puts the repository on sys.path)
 
 with atheris.instrument_imports():
     from pathlib import Path
 
-    import advisor.readers.hcl  # noqa: F401  (the C parser is not instrumented; its Python walk is)
+    import advisor.readers.hcl
     import advisor.readers.terraform  # noqa: F401  (read_template imports readers lazily)
     from advisor.readers import read_template
 

@@ -159,7 +159,7 @@ def _lint_file(path: Path, job: LintJob, evaluator: Evaluator, host: Any, versio
                                    if "unknown" in n or "not an option" in n)
 
 
-def _fixes_in_template_language(findings: list, templates: list) -> None:
+def _fixes_in_template_language(findings: list[Any], templates: list[Any]) -> None:
     """Add each fix in the form the template is written in (Terraform arguments, Packer options,
     OVF elements) beside its `.vmx` keys, which stay for `advisor fix` and for JSON readers."""
     from advisor.readers.fixes import template_fix

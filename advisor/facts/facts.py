@@ -18,12 +18,12 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from advisor.facts.devices import device_facts
 from advisor.model.spec import VM, Host
 from advisor.model.versions import Version, hw_feature, hw_max_vcpus, limits_for
 from advisor.numa.topology import Topology, predict, with_memory
 from advisor.vmx.mapping import normalised_advanced
 from advisor.vocab import read_bool
-from advisor.facts.devices import device_facts
 
 # CEL type names used in declarations; mapped to cel.Type in advisor.engine.catalog.
 INT, DOUBLE, BOOL, STRING, LIST_STRING, LIST_INT = "int", "double", "bool", "string", "list<string>", "list<int>"

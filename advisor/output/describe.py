@@ -44,7 +44,8 @@ def fix_lines(fix: dict[str, Any]) -> list[str]:
     """A finding's fix as short lines: .vmx keys, guest/host settings, resizes, then the advice."""
     template = fix.get("template")
     if template:  # a template's fix in its own language (Terraform, Packer, OVF)
-        lines = [f"remove {one_line(k)}" if v == REMOVE else f"{one_line(k)} = {one_line(v)}" for k, v in template.items()]
+        lines = [f"remove {one_line(k)}" if v == REMOVE else f"{one_line(k)} = {one_line(v)}"
+                 for k, v in template.items()]
     else:
         lines = [vmx_line(k, v) for k, v in (fix.get("vmx") or {}).items()]
     for part in ("guest", "host", "resize"):

@@ -15,29 +15,71 @@ _NIC = re.compile(r"^ethernet(\d+)\.virtualdev$")
 _SCSI = re.compile(r"^scsi(\d+)\.virtualdev$")
 
 # .vmx key (lower case) -> option, per format (the readers' tables read the other way).
-_TERRAFORM = {"numvcpus": "num_cpus", "cpuid.corespersocket": "num_cores_per_socket", "memsize": "memory",
-              "vcpu.hotadd": "cpu_hot_add_enabled", "vcpu.hotremove": "cpu_hot_remove_enabled",
-              "mem.hotadd": "memory_hot_add_enabled", "sched.cpu.latencysensitivity": "latency_sensitivity",
-              "sched.cpu.min": "cpu_reservation", "sched.cpu.max": "cpu_limit", "sched.mem.min": "memory_reservation",
-              "sched.mem.max": "memory_limit", "sched.mem.pin": "memory_reservation_locked_to_max",
-              "virtualhw.version": "hardware_version", "guestos": "guest_id", "firmware": "firmware",
-              "vhv.enable": "nested_hv_enabled", "vpmc.enable": "cpu_performance_counters_enabled",
-              "uefi.secureboot.enabled": "efi_secure_boot_enabled", "disk.enableuuid": "enable_disk_uuid"}
-_VSPHERE = {"numvcpus": "CPUs", "cpuid.corespersocket": "cpu_cores", "memsize": "RAM", "sched.mem.pin": "RAM_reserve_all",
-            "sched.cpu.min": "CPU_reservation", "sched.cpu.max": "CPU_limit", "sched.mem.min": "RAM_reservation",
-            "vcpu.hotadd": "CPU_hot_plug", "mem.hotadd": "RAM_hot_plug", "vhv.enable": "NestedHV",
-            "virtualhw.version": "vm_version", "guestos": "guest_os_type", "firmware": "firmware"}
-_VMWARE = {"numvcpus": "cpus", "cpuid.corespersocket": "cores", "memsize": "memory", "virtualhw.version": "version",
-           "guestos": "guest_os_type", "firmware": "firmware"}
-_OVF_ITEMS = {"numvcpus": "Item ResourceType 3 (CPU): rasd:VirtualQuantity",
-              "memsize": "Item ResourceType 4 (memory, MB): rasd:VirtualQuantity",
-              "sched.cpu.min": "Item ResourceType 3: rasd:Reservation", "sched.cpu.max": "Item ResourceType 3: rasd:Limit",
-              "sched.mem.min": "Item ResourceType 4: rasd:Reservation", "sched.mem.max": "Item ResourceType 4: rasd:Limit",
-              "virtualhw.version": "System: vssd:VirtualSystemType (vmx-NN)", "guestos": "OperatingSystemSection: vmw:osType"}
-_OVF_CONFIG = {"vcpu.hotadd": "cpuHotAddEnabled", "vcpu.hotremove": "cpuHotRemoveEnabled", "mem.hotadd": "memoryHotAddEnabled",
-               "firmware": "firmware", "vhv.enable": "nestedHVEnabled", "vpmc.enable": "vPMCEnabled",
-               "uefi.secureboot.enabled": "bootOptions.efiSecureBootEnabled",
-               "sched.cpu.latencysensitivity": "latencySensitivity.level", "sched.mem.pin": "memoryReservationLockedToMax"}
+_TERRAFORM = {
+    "numvcpus": "num_cpus",
+    "cpuid.corespersocket": "num_cores_per_socket",
+    "memsize": "memory",
+    "vcpu.hotadd": "cpu_hot_add_enabled",
+    "vcpu.hotremove": "cpu_hot_remove_enabled",
+    "mem.hotadd": "memory_hot_add_enabled",
+    "sched.cpu.latencysensitivity": "latency_sensitivity",
+    "sched.cpu.min": "cpu_reservation",
+    "sched.cpu.max": "cpu_limit",
+    "sched.mem.min": "memory_reservation",
+    "sched.mem.max": "memory_limit",
+    "sched.mem.pin": "memory_reservation_locked_to_max",
+    "virtualhw.version": "hardware_version",
+    "guestos": "guest_id",
+    "firmware": "firmware",
+    "vhv.enable": "nested_hv_enabled",
+    "vpmc.enable": "cpu_performance_counters_enabled",
+    "uefi.secureboot.enabled": "efi_secure_boot_enabled",
+    "disk.enableuuid": "enable_disk_uuid",
+}
+_VSPHERE = {
+    "numvcpus": "CPUs",
+    "cpuid.corespersocket": "cpu_cores",
+    "memsize": "RAM",
+    "sched.mem.pin": "RAM_reserve_all",
+    "sched.cpu.min": "CPU_reservation",
+    "sched.cpu.max": "CPU_limit",
+    "sched.mem.min": "RAM_reservation",
+    "vcpu.hotadd": "CPU_hot_plug",
+    "mem.hotadd": "RAM_hot_plug",
+    "vhv.enable": "NestedHV",
+    "virtualhw.version": "vm_version",
+    "guestos": "guest_os_type",
+    "firmware": "firmware",
+}
+_VMWARE = {
+    "numvcpus": "cpus",
+    "cpuid.corespersocket": "cores",
+    "memsize": "memory",
+    "virtualhw.version": "version",
+    "guestos": "guest_os_type",
+    "firmware": "firmware",
+}
+_OVF_ITEMS = {
+    "numvcpus": "Item ResourceType 3 (CPU): rasd:VirtualQuantity",
+    "memsize": "Item ResourceType 4 (memory, MB): rasd:VirtualQuantity",
+    "sched.cpu.min": "Item ResourceType 3: rasd:Reservation",
+    "sched.cpu.max": "Item ResourceType 3: rasd:Limit",
+    "sched.mem.min": "Item ResourceType 4: rasd:Reservation",
+    "sched.mem.max": "Item ResourceType 4: rasd:Limit",
+    "virtualhw.version": "System: vssd:VirtualSystemType (vmx-NN)",
+    "guestos": "OperatingSystemSection: vmw:osType",
+}
+_OVF_CONFIG = {
+    "vcpu.hotadd": "cpuHotAddEnabled",
+    "vcpu.hotremove": "cpuHotRemoveEnabled",
+    "mem.hotadd": "memoryHotAddEnabled",
+    "firmware": "firmware",
+    "vhv.enable": "nestedHVEnabled",
+    "vpmc.enable": "vPMCEnabled",
+    "uefi.secureboot.enabled": "bootOptions.efiSecureBootEnabled",
+    "sched.cpu.latencysensitivity": "latencySensitivity.level",
+    "sched.mem.pin": "memoryReservationLockedToMax",
+}
 _OVF_SCSI = {"pvscsi": "VirtualSCSI", "lsilogic": "lsilogic", "lsisas1068": "lsilogicsas", "buslogic": "buslogic"}
 _OVF_NIC = {"vmxnet3": "VmxNet3", "e1000": "E1000", "e1000e": "E1000e"}  # as VMware's exports spell them
 _PACKER_SCSI = {"lsisas1068": "lsilogic-sas"}

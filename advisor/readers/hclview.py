@@ -47,8 +47,8 @@ class Expr:
     line: int | None = None
     var: str | None = None
     var_path: tuple[str | int, ...] = ()
-    items: dict[str, "Expr"] | None = None
-    elems: list["Expr"] | None = None
+    items: dict[str, Expr] | None = None
+    elems: list[Expr] | None = None
     dynamic_keys: list[str] = field(default_factory=list)
     column: int | None = None
 
@@ -63,9 +63,9 @@ class Block:
     end_line: int | None = None
     column: int | None = None
     attrs: dict[str, Expr] = field(default_factory=dict)
-    blocks: list["Block"] = field(default_factory=list)
+    blocks: list[Block] = field(default_factory=list)
 
-    def children(self, block_type: str) -> list["Block"]:
+    def children(self, block_type: str) -> list[Block]:
         return [b for b in self.blocks if b.type == block_type]
 
 
@@ -104,6 +104,7 @@ def collection(raw: str, line: int | None, *, items=None, elems=None, column: in
     """An object or tuple literal: known only when every member is."""
     members = list(items.values()) if items is not None else list(elems or [])
     known = all(m.known for m in members)
+    value: dict[Any, Any] | list[Any] | None
     if not known:
         value = None
     elif items is not None:
@@ -183,11 +184,13 @@ def resolve(expr: Expr, variables: Variables) -> tuple[Expr, str | None]:
     """
     if expr.known or expr.var is None or expr.var not in variables:
         return expr, None
+    value: Expr | None
     value, origin = variables[expr.var]
     for step in expr.var_path:
-        value = _step_into(value, step)
+        value = _step_into(value, step) if value is not None else None
         if value is None:
             return expr, None
+    assert value is not None
     resolved = Expr(value=value.value, known=True, raw=expr.raw, line=expr.line, var=expr.var,
                     var_path=expr.var_path, items=value.items, elems=value.elems, column=expr.column)
     return resolved, origin

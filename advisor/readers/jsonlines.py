@@ -39,7 +39,9 @@ def parse_json(text: str, path: Path) -> Any:
     try:
         json.loads(text)
     except json.JSONDecodeError as exc:
-        raise InputError(f"JSON syntax error: {exc.msg} (column {exc.colno})", file=str(path), line=exc.lineno) from None
+        raise InputError(
+            f"JSON syntax error: {exc.msg} (column {exc.colno})", file=str(path), line=exc.lineno
+        ) from None
     except RecursionError:
         raise InputError("JSON is nested too deeply to read", file=str(path)) from None
     except ValueError:  # json's int() refuses integers of more than 4300 digits
@@ -69,7 +71,7 @@ class _LineJSON:
         return value
 
     def _skip(self, pos: int) -> int:
-        return self._WS.match(self.text, pos).end()
+        return self._WS.match(self.text, pos).end()  # type: ignore[union-attr]  # matches the empty string
 
     def value(self, pos: int, depth: int) -> tuple[Any, int]:
         if depth > MAX_DEPTH:
@@ -80,13 +82,15 @@ class _LineJSON:
         if char == "[":
             return self.array(pos, depth)
         if char == '"':
-            return json.decoder.scanstring(self.text, pos + 1)
+            return json.decoder.scanstring(self.text, pos + 1)  # type: ignore[attr-defined]  # untyped in typeshed
         # json.loads also accepts NaN and the infinities, so this pass must too.
         for word, result in (("true", True), ("false", False), ("null", None), ("NaN", float("nan")),
                              ("Infinity", float("inf")), ("-Infinity", float("-inf"))):
             if self.text.startswith(word, pos):
                 return result, pos + len(word)
         match = self._NUMBER.match(self.text, pos)
+        if match is None:  # json.loads accepted the text, so a value starts here
+            raise ValueError(f"no JSON value at {pos}")
         number = match.group(0)
         if match.group(1) or match.group(2):
             return float(number), match.end()
@@ -100,7 +104,7 @@ class _LineJSON:
             return result, pos + 1
         while True:
             key_line = self.line_at(pos)
-            key, pos = json.decoder.scanstring(self.text, pos + 1)
+            key, pos = json.decoder.scanstring(self.text, pos + 1)  # type: ignore[attr-defined]  # untyped in typeshed
             pos = self._skip(self._skip(pos) + 1)  # past the colon
             result[key], pos = self.value(pos, depth + 1)
             result.lines[key] = key_line
@@ -212,7 +216,7 @@ def json_blocks(value: Any, block_type: str, label_count: int, block_keys: dict[
         found = []
         for label, inner in value.items():
             found.extend(json_blocks(inner, block_type, label_count - 1, block_keys, syntax,
-                                     json_line(value, label, line), labels + [str(label)]))
+                                     json_line(value, label, line), [*labels, str(label)]))
         return found
     return [json_block(value, block_type, labels, block_keys, syntax, line)]
 

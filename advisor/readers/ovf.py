@@ -99,7 +99,7 @@ class _Envelope:
     configuration: str | None
 
     @classmethod
-    def of(cls, root: Node) -> "_Envelope":
+    def of(cls, root: Node) -> _Envelope:
         disks: dict[str, int | None] = {}
         for section in root.find_all("DiskSection"):
             for disk in section.find_all("Disk"):

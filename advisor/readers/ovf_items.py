@@ -93,7 +93,9 @@ def _quantity(item: Node, vm: TemplateVM, key: str, what: str) -> str | None:
 def _cpu(item: Node, vm: TemplateVM) -> None:
     quantity = _quantity(item, vm, "numvcpus", "CPU")
     if quantity is not None:
-        vm.set("numvcpus", str(int(quantity)), _field(item, "VirtualQuantity").line)
+        node = _field(item, "VirtualQuantity")
+        assert node is not None  # _quantity read it
+        vm.set("numvcpus", str(int(quantity)), node.line)
     cores = _field(item, "CoresPerSocket")
     if cores is not None and small_int(cores.text) is not None:
         vm.set("cpuid.coresPerSocket", str(int(cores.text)), cores.line)
@@ -106,6 +108,7 @@ def _memory(item: Node, vm: TemplateVM) -> None:
     quantity = _quantity(item, vm, "memsize", "memory")
     if quantity is not None:
         node = _field(item, "VirtualQuantity")
+        assert node is not None  # _quantity read it
         units = _field(item, "AllocationUnits")
         megabytes = to_unit(quantity, units.text if units is not None else None, "byte", 2**20)
         if megabytes is None:
@@ -209,6 +212,7 @@ def _nic(item: Node, index: int, vm: TemplateVM) -> None:
     if not subtype:
         return
     node = _field(item, "ResourceSubType")
+    assert node is not None  # _subtype read it
     model = _NIC_MODELS.get(subtype)
     vm.set(f"ethernet{index}.virtualDev", model, node.line, raw=None if model else node.text)
     if model is None:

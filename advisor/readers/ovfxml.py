@@ -14,6 +14,7 @@ import re
 import tarfile
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath, PureWindowsPath
+from typing import Any
 
 from advisor.errors import InputError
 
@@ -66,7 +67,7 @@ class Node:
     line: int
     end_line: int | None = None
     text: str = ""
-    children: list["Node"] = field(default_factory=list)
+    children: list[Node] = field(default_factory=list)
 
     def kind(self) -> str:
         """The element's meaning: its local name, or for OVF 0.9's generic `Section`/`Content`
@@ -75,10 +76,10 @@ class Node:
             return self.attrs["type"].rsplit(":", 1)[-1].removesuffix("_Type")
         return self.tag
 
-    def find(self, kind: str) -> "Node | None":
+    def find(self, kind: str) -> Node | None:
         return next((c for c in self.children if c.kind() == kind), None)
 
-    def find_all(self, kind: str) -> list["Node"]:
+    def find_all(self, kind: str) -> list[Node]:
         return [c for c in self.children if c.kind() == kind]
 
 
@@ -90,7 +91,7 @@ class _TreeTarget:
     """Parser target that builds _Nodes and records the expat line of every start, end, comment."""
 
     def __init__(self) -> None:
-        self.parser = None
+        self.parser: Any = None  # the XMLParser feeding this target, set by it
         self.stack: list[Node] = []
         self.root: Node | None = None
         self.comments: list[tuple[str, int]] = []

@@ -34,8 +34,8 @@ from advisor.readers.hclview import (
     variable_defaults,
     vmx_value,
 )
-from advisor.readers.packer_devices import vmware_devices, vsphere_devices
 from advisor.readers.jsonlines import expr_from_json, json_block, json_blocks, json_line, parse_json
+from advisor.readers.packer_devices import vmware_devices, vsphere_devices
 from advisor.readers.suppress import attach_suppressions, comment_suppressions, json_suppressions
 
 KIND = "packer"
@@ -71,7 +71,8 @@ _CLONE_INHERITS = {"vsphere": ("CPUs", "RAM"), "vmware": ("cpus", "memory")}
 # iso Config version "Default value is 9"); cpus unset leaves VMware's own default of one vCPU.
 _VMWARE_ISO_DEFAULTS = (("memory", "512", "HWConfig docs"), ("version", "9", "iso Config docs"))
 # Options only one plugin reads (vsphere's CPUs/RAM vs vmware's cpus/memory, and their devices).
-_VSPHERE_OPTIONS = (frozenset(_VSPHERE_SCALARS) - frozenset(_VMWARE_SCALARS)) | {"storage", "network_adapters", "disk_controller_type",
+_VSPHERE_OPTIONS = (frozenset(_VSPHERE_SCALARS) - frozenset(_VMWARE_SCALARS)) | {
+    "storage", "network_adapters", "disk_controller_type",
                                                   "configuration_parameters"}
 _VMWARE_OPTIONS = (frozenset(_VMWARE_SCALARS) - frozenset(_VSPHERE_SCALARS)) | {
     "network_adapter_type", "disk_adapter_type", "disk_additional_size", "vmx_data", "vmx_data_post"}

@@ -57,7 +57,9 @@ class _Controllers:
         """Put the next disk on controller `index`; False when there is no such controller."""
         if not 0 <= index < len(self.slots) or self.slots[index] is None:
             return False
-        bus, number = self.slots[index]
+        slot = self.slots[index]
+        assert slot is not None  # checked above
+        bus, number = slot
         unit = self.next_unit.get((bus, number), 0)
         if bus == "scsi" and unit == _SCSI_CONTROLLER_UNIT:
             unit += 1
@@ -117,7 +119,7 @@ def _storage_disk(vm: TemplateVM, index: int, disk: Block, controllers: _Control
     if "disk_size" in disk.attrs:
         _sized_disk(vm, index, f"storage {index} disk_size", disk.attrs["disk_size"], variables)
     where = disk.attrs.get("disk_controller_index")
-    controller = 0
+    controller: int | None = 0
     if where is not None:
         where = resolved_value(vm, f"storage {index} disk_controller_index", where, variables)
         controller = as_int(where.value) if where.known else None

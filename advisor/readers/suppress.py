@@ -7,8 +7,8 @@ from collections.abc import Iterable
 from typing import Any
 
 from advisor.readers.base import TemplateVM
-from advisor.readers.jsonlines import json_line
 from advisor.readers.hclview import MAX_DEPTH
+from advisor.readers.jsonlines import json_line
 
 _SUPPRESS = re.compile(r"advisor:\s*ignore\b(.*)", re.S)
 _RULE_IDS = re.compile(r"\s*([A-Za-z][\w.]*(?:-[\w.]+)*(?:\s*,\s*[A-Za-z][\w.]*(?:-[\w.]+)*)*)\s*(.*)", re.S)
@@ -30,9 +30,9 @@ def parse_suppression(comment: str) -> list[tuple[str, str]]:
     return [(rule, reason) for rule in re.split(r"\s*,\s*", ids.group(1)) if rule]
 
 
-def comment_suppressions(text: str) -> list[tuple[str, str, int]]:
+def comment_suppressions(text: str) -> list[tuple[str, str, int | None]]:
     """Every `# advisor: ignore ...` / `// advisor: ignore ...` line comment, with its line."""
-    found = []
+    found: list[tuple[str, str, int | None]] = []
     for number, line in enumerate(text.split("\n"), start=1):
         if "advisor" not in line:
             continue

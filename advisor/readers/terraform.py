@@ -33,9 +33,9 @@ from advisor.readers.hclview import (
     vmx_value,
 )
 from advisor.readers.jsonlines import expr_from_json, json_blocks, json_line, parse_json
+from advisor.readers.suppress import attach_suppressions, comment_suppressions, json_suppressions
 from advisor.readers.terraform_devices import network, storage
 from advisor.readers.terraform_modules import module_vms, parse_quietly
-from advisor.readers.suppress import attach_suppressions, comment_suppressions, json_suppressions
 
 KIND = "terraform"
 RESOURCE = "vsphere_virtual_machine"

@@ -74,6 +74,7 @@ def _disk(vm: TemplateVM, index: int, disk: Block, variables: Variables,
           present: dict[tuple[str, int], int | None]) -> None:
     """One `disk` block: its controller slot and its size (GB in Terraform, MB in the side key)."""
     bus = _disk_bus(vm, index, disk, variables)
+    unit: int | None
     unit_expr = disk.attrs.get("unit_number")
     if unit_expr is None:
         unit = 0  # provider default: the first disk sits at unit 0

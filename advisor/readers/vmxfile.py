@@ -20,9 +20,10 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import cast
 
 from advisor.errors import InputError
-from advisor.readers.base import TemplateVM
+from advisor.readers.base import ReadSetting, TemplateVM
 from advisor.readers.suppress import parse_suppression
 from advisor.vmx.document import VmxEntries, canonical_key, lines_mentioning, read_entries
 
@@ -74,7 +75,8 @@ def read(path: Path, data: bytes) -> list[TemplateVM]:
     # The entries are the settings as they are (a VmxEntry reads like a Setting): a .vmx has a
     # hundred keys and lint reads thousands of files.
     vm = TemplateVM(name=name, file=str(path), kind=KIND, line=display.line if display else 1,
-                    settings=effective, spelling={low: canonical_key(entry.key) for low, entry in effective.items()})
+                    settings=cast("dict[str, ReadSetting]", effective),
+                    spelling={low: canonical_key(entry.key) for low, entry in effective.items()})
     _encrypted(vm, effective)
     vm.notes.extend(_duplicate_notes(doc))
     vm.notes.extend(_parse_notes(doc))

@@ -216,7 +216,7 @@ def vm_to_vmx(vm: VM, core_mhz: int | None = None) -> dict[str, str]:
         out[f"scsi{bus}.present"] = "TRUE"
         out[f"scsi{bus}.virtualDev"] = SCSI_VIRTUALDEV[kind]
     slots = vm._nic_slots or range(len(vm.nics))
-    for index, nic in zip(slots, vm.nics):
+    for index, nic in zip(slots, vm.nics, strict=True):
         out[f"ethernet{index}.present"] = "TRUE"
         out[f"ethernet{index}.virtualDev"] = nic.adapter
     for spelling, text in normalised_advanced(vm).values():

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 _NIC_PRESENT = re.compile(r"^ethernet(\d+)\.(present|virtualdev)$")
 
 
-def template_nics(t: "TemplateVM", unknown: set[str]) -> tuple[list[dict[str, str]], list[int], int | None]:
+def template_nics(t: TemplateVM, unknown: set[str]) -> tuple[list[dict[str, str]], list[int], int | None]:
     """The adapters that exist (`ethernetN.present` TRUE), with their slot numbers kept:
     a .vmx with ethernet1..3 has three NICs, and fixes must name ethernet1..3.
 
@@ -39,7 +39,7 @@ def template_nics(t: "TemplateVM", unknown: set[str]) -> tuple[list[dict[str, st
         if dev is not None and dev.value is None:
             unknown.add("nics")
             continue
-        if dev is not None and dev.value.strip():
+        if dev is not None and dev.value is not None and dev.value.strip():
             adapter = dev.value.strip().lower()
             line = dev.line
         elif t.kind == "vmx":
@@ -68,7 +68,7 @@ def nic_role(low: str) -> tuple[str, int] | None:
     return None
 
 
-def _guest_default_nic(t: "TemplateVM") -> str:
+def _guest_default_nic(t: TemplateVM) -> str:
     guest = t.settings.get("guestos")
     text = (guest.value or "").lower() if guest is not None else ""
     return "e1000" if "64" in text else "vlance"

@@ -179,7 +179,7 @@ def test_ova_skips_traversal_members_and_reads_the_descriptor(tmp_path):
 def test_ova_with_only_unsafe_members_is_refused(tmp_path):
     ova = tmp_path / "bad.ova"
     ova.write_bytes(_tar([("../evil.ovf", EVIL_OVF)]))
-    with pytest.raises(InputError, match="holds no .ovf descriptor") as info:
+    with pytest.raises(InputError, match=r"holds no \.ovf descriptor") as info:
         read_template(ova)
     assert "bad.ova" in str(info.value)
 
@@ -560,8 +560,11 @@ def test_data_given_is_not_read_from_disk(tmp_path):
 
 
 def test_importing_the_dispatcher_loads_no_reader():
-    code = ("import sys, advisor.readers; "
-            "print(sorted(m for m in sys.modules if m.startswith(('advisor.readers.', 'tree_sitter', 'pathspec', 'defusedxml'))))")
+    code = (
+        "import sys, advisor.readers; "
+        "print(sorted(m for m in sys.modules"
+        " if m.startswith(('advisor.readers.', 'tree_sitter', 'pathspec', 'defusedxml'))))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "['advisor.readers.base']"
 

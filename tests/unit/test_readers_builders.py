@@ -73,30 +73,45 @@ def test_vmx_nics_keep_their_slot_numbers_and_fixes_name_them(tmp_path, cli):
     assert net["line"] == 7  # the first emulated adapter's virtualDev, not displayName
 
 
-@pytest.mark.parametrize("device", ['deviceType = "cdrom-raw"', 'deviceType = "atapi-cdrom"',
-                                    'deviceType = "cdrom-image"', 'fileName = "/dev/sr0"',
-                                    'deviceType = "scsi-passthru"'])
+@pytest.mark.parametrize(
+    "device",
+    [
+        'deviceType = "cdrom-raw"',
+        'deviceType = "atapi-cdrom"',
+        'deviceType = "cdrom-image"',
+        'fileName = "/dev/sr0"',
+        'deviceType = "scsi-passthru"',
+    ],
+)
 def test_vmx_cdroms_and_passthrough_devices_are_not_disks(tmp_path, device):
-    text = VMX_HEAD + ('scsi0.present = "TRUE"\nscsi0.virtualDev = "pvscsi"\nscsi0:0.present = "TRUE"\n'
-                       'scsi0:0.fileName = "t.vmdk"\nsata0.present = "TRUE"\nsata0:1.present = "TRUE"\n'
-                       f"sata0:1.{device}\n")
+    text = VMX_HEAD + (
+        'scsi0.present = "TRUE"\nscsi0.virtualDev = "pvscsi"\nscsi0:0.present = "TRUE"\n'
+        'scsi0:0.fileName = "t.vmdk"\nsata0.present = "TRUE"\nsata0:1.present = "TRUE"\n'
+        f"sata0:1.{device}\n"
+    )
     disks = subject(read_template(write(tmp_path, "c.vmx", text))[0]).vm.disks
     assert [(d.controller, d.role) for d in disks] == [("pvscsi", "os")]
 
 
 def test_vmx_data_disk_on_sata_is_a_disk_and_raises_sto005(tmp_path, cli):
-    text = VMX_HEAD + ('scsi0.present = "TRUE"\nscsi0.virtualDev = "pvscsi"\nscsi0:0.present = "TRUE"\n'
-                       'scsi0:0.fileName = "t.vmdk"\nsata0.present = "TRUE"\nsata0:0.present = "TRUE"\n'
-                       'sata0:0.fileName = "data.vmdk"\n')
+    text = VMX_HEAD + (
+        'scsi0.present = "TRUE"\nscsi0.virtualDev = "pvscsi"\nscsi0:0.present = "TRUE"\n'
+        'scsi0:0.fileName = "t.vmdk"\nsata0.present = "TRUE"\nsata0:0.present = "TRUE"\n'
+        'sata0:0.fileName = "data.vmdk"\n'
+    )
     path = write(tmp_path, "s.vmx", text)
     assert [(d.controller, d.role) for d in subject(read_template(path)[0]).vm.disks] == [
-        ("pvscsi", "os"), ("sata", "data")]
+        ("pvscsi", "os"),
+        ("sata", "data"),
+    ]
     assert "STO005" in rules_of(lint(cli, path))
 
 
 def test_encrypted_vmx_says_so_and_leaves_size_unknown(tmp_path, cli):
-    text = 'config.version = "8"\nvirtualHW.version = "19"\ndisplayName = "enc"\nencryption.keySafe = "k"\n' \
-           'encryption.data = "d"\n'
+    text = (
+        'config.version = "8"\nvirtualHW.version = "19"\ndisplayName = "enc"\nencryption.keySafe = "k"\n'
+        'encryption.data = "d"\n'
+    )
     path = write(tmp_path, "enc.vmx", text)
     vm = read_template(path)[0]
     assert vm.get("numvcpus").value is None and vm.get("memsize").value is None
@@ -132,12 +147,16 @@ def test_vmware_iso_defaults_are_an_e1000_nic_and_an_lsi_logic_disk(tmp_path, cl
 
 
 def test_vmware_iso_with_vmxnet3_has_no_emulated_nic(tmp_path, cli):
-    path = write(tmp_path, "d.pkr.hcl", VMWARE_ISO.replace("cpus    = 2", 'cpus = 2\n  network_adapter_type = "vmxnet3"'))
+    path = write(
+        tmp_path, "d.pkr.hcl", VMWARE_ISO.replace("cpus    = 2", 'cpus = 2\n  network_adapter_type = "vmxnet3"')
+    )
     assert "NET001" not in rules_of(lint(cli, path))
 
 
 def test_options_of_the_other_plugin_are_noted(tmp_path):
-    text = VMWARE_ISO.replace("cpus    = 2", 'cpus = 2\n  CPUs = 8\n  network_adapters {\n    network_card = "vmxnet3"\n  }')
+    text = VMWARE_ISO.replace(
+        "cpus    = 2", 'cpus = 2\n  CPUs = 8\n  network_adapters {\n    network_card = "vmxnet3"\n  }'
+    )
     vm = read_template(write(tmp_path, "f.pkr.hcl", text), siblings=())[0]
     assert vm.get("numvcpus").value == "2"
     assert any(n.startswith("CPUs (line 4) is not an option of vmware-iso") for n in vm.notes), vm.notes
@@ -145,8 +164,9 @@ def test_options_of_the_other_plugin_are_noted(tmp_path):
     assert vm.get("ethernet0.virtualdev").value == "e1000"  # the block is ignored: the default stands
 
 
-@pytest.mark.parametrize(("builder", "size"), [("vsphere-clone", 'template = "base"'),
-                                                ("vmware-vmx", 'source_path = "base.vmx"')])
+@pytest.mark.parametrize(
+    ("builder", "size"), [("vsphere-clone", 'template = "base"'), ("vmware-vmx", 'source_path = "base.vmx"')]
+)
 def test_clones_vcpus_and_memory_are_unknown_not_one(tmp_path, builder, size):
     text = f'source "{builder}" "c" {{\n  {size}\n}}\n'
     vm = read_template(write(tmp_path, "c.pkr.hcl", text), siblings=())[0]
@@ -155,19 +175,30 @@ def test_clones_vcpus_and_memory_are_unknown_not_one(tmp_path, builder, size):
 
 
 def test_legacy_json_user_variables_resolve_inside_vmx_data(tmp_path):
-    doc = {"variables": {"cpus": "4", "memory": "8192", "empty": ""},
-           "builders": [{"type": "vmware-iso", "vmx_data": {"numvcpus": "{{user `cpus`}}",
-                                                             "memsize": "{{ user `memory` }}",
-                                                             "annotation": "{{user `empty`}}"}}]}
+    doc = {
+        "variables": {"cpus": "4", "memory": "8192", "empty": ""},
+        "builders": [
+            {
+                "type": "vmware-iso",
+                "vmx_data": {
+                    "numvcpus": "{{user `cpus`}}",
+                    "memsize": "{{ user `memory` }}",
+                    "annotation": "{{user `empty`}}",
+                },
+            }
+        ],
+    }
     vm = read_template(write(tmp_path, "t.json", json.dumps(doc, indent=2)), siblings=())[0]
     assert (vm.get("numvcpus").value, vm.get("memsize").value) == ("4", "8192")
     assert vm.get("annotation").value is None  # an empty default is unknown, never an input error
 
 
 def test_empty_string_variable_default_is_unknown_not_an_input_error(tmp_path):
-    text = ('variable "cpus" {\n  default = ""\n}\n'
-            'source "vsphere-iso" "a" {\n  CPUs = var.cpus\n  RAM = 2048\n}\n'
-            'source "vsphere-iso" "b" {\n  CPUs = 2\n  RAM = 4096\n}\n')
+    text = (
+        'variable "cpus" {\n  default = ""\n}\n'
+        'source "vsphere-iso" "a" {\n  CPUs = var.cpus\n  RAM = 2048\n}\n'
+        'source "vsphere-iso" "b" {\n  CPUs = 2\n  RAM = 4096\n}\n'
+    )
     vms = read_template(write(tmp_path, "e.pkr.hcl", text), siblings=())
     assert [vm.name for vm in vms] == ["a", "b"]
     assert vms[0].get("numvcpus").value is None
@@ -201,9 +232,20 @@ def test_json_template_named_hcl_is_found_and_read_with_a_note(tmp_path):
 # ============================================================================================
 
 
-@pytest.mark.parametrize(("expr", "value"), [("4 * 1024", "4096"), ("(2 + 2) * 2", "8"), ("-1 + 3", "2"),
-                                              ("8192 / 2", "4096"), ("1e3", "1000"), ("var.x * 2", None),
-                                              ("1 / 0", None), ("max(1, 2)", None), ('""', None)])
+@pytest.mark.parametrize(
+    ("expr", "value"),
+    [
+        ("4 * 1024", "4096"),
+        ("(2 + 2) * 2", "8"),
+        ("-1 + 3", "2"),
+        ("8192 / 2", "4096"),
+        ("1e3", "1000"),
+        ("var.x * 2", None),
+        ("1 / 0", None),
+        ("max(1, 2)", None),
+        ('""', None),
+    ],
+)
 def test_terraform_literal_arithmetic_is_evaluated_references_stay_unknown(tmp_path, expr, value):
     text = f'resource "vsphere_virtual_machine" "v" {{\n  memory = {expr}\n}}\n'
     vm = read_template(write(tmp_path, "m.tf", text), siblings=())[0]
@@ -228,9 +270,11 @@ def test_hcl_syntax_error_names_line_and_column(tmp_path):
 
 
 def test_terraform_nic_default_is_vmxnet3_and_a_clones_is_unknown(tmp_path):
-    text = ('resource "vsphere_virtual_machine" "new" {\n  network_interface {\n    network_id = "n"\n  }\n}\n'
-            'resource "vsphere_virtual_machine" "copy" {\n  network_interface {\n    network_id = "n"\n  }\n'
-            '  clone {\n    template_uuid = "u"\n  }\n}\n')
+    text = (
+        'resource "vsphere_virtual_machine" "new" {\n  network_interface {\n    network_id = "n"\n  }\n}\n'
+        'resource "vsphere_virtual_machine" "copy" {\n  network_interface {\n    network_id = "n"\n  }\n'
+        '  clone {\n    template_uuid = "u"\n  }\n}\n'
+    )
     new, copy = (subject(vm) for vm in read_template(write(tmp_path, "n.tf", text), siblings=()))
     assert [n.adapter for n in new.vm.nics] == ["vmxnet3"]
     assert copy.vm.nics == [] and "nics" in copy.unknown
@@ -284,9 +328,11 @@ def test_hardware_newer_than_the_target_vsphere_is_an_error_only_with_a_target(t
 
 
 def test_limits_reservations_and_host_devices(tmp_path, cli):
-    text = VMX_HEAD + ('sched.mem.max = "1024"\nsched.cpu.max = "500"\nsched.mem.min = "8192"\n'
-                       'ide1:0.present = "TRUE"\nide1:0.deviceType = "atapi-cdrom"\n'
-                       'serial0.present = "TRUE"\nserial0.fileType = "device"\nvcpu.hotadd = "TRUE"\n')
+    text = VMX_HEAD + (
+        'sched.mem.max = "1024"\nsched.cpu.max = "500"\nsched.mem.min = "8192"\n'
+        'ide1:0.present = "TRUE"\nide1:0.deviceType = "atapi-cdrom"\n'
+        'serial0.present = "TRUE"\nserial0.fileType = "device"\nvcpu.hotadd = "TRUE"\n'
+    )
     path = write(tmp_path, "r.vmx", text)
     report = lint(cli, path, "--host", "dell-r620")
     rules = rules_of(report)
@@ -302,8 +348,17 @@ def test_limits_reservations_and_host_devices(tmp_path, cli):
 # The corpus, read in place
 # ============================================================================================
 
-NAMED_NET001 = ["vmx/010", "vmx/012", "vmx/022", "packer/009", "packer/013", "packer/023", "packer/025",
-                "packer/026", "packer/028"]
+NAMED_NET001 = [
+    "vmx/010",
+    "vmx/012",
+    "vmx/022",
+    "packer/009",
+    "packer/013",
+    "packer/023",
+    "packer/025",
+    "packer/026",
+    "packer/028",
+]
 
 
 def test_corpus_named_misses_are_raised(shared_dir, cli):
@@ -312,8 +367,11 @@ def test_corpus_named_misses_are_raised(shared_dir, cli):
         pytest.skip("corpus is not present")
     report = lint(cli, corpus)
     assert report["errors"] == []
-    rel = {f["file"].split("corpus/", 1)[1][:len("packer/000")].rstrip("-") for f in report["findings"]
-           if f["rule"] == "NET001"}
+    rel = {
+        f["file"].split("corpus/", 1)[1][: len("packer/000")].rstrip("-")
+        for f in report["findings"]
+        if f["rule"] == "NET001"
+    }
     missing = [name for name in NAMED_NET001 if not any(r.startswith(name) for r in rel)]
     assert missing == []
     nic_fix = next(f for f in report["findings"] if f["rule"] == "NET001" and "vmx/012" in f["file"])
@@ -327,15 +385,24 @@ def test_corpus_named_misses_are_raised(shared_dir, cli):
 # ============================================================================================
 
 
-@pytest.mark.parametrize(("name", "text", "expected"), [
-    ("t.tf", 'resource "vsphere_virtual_machine" "v" {\n  num_cpus = 2\n  memory = 2048\n'
-             '  network_interface {\n    network_id = "n"\n    adapter_type = "e1000"\n  }\n}\n',
-     {"network_interface[0].adapter_type": '"vmxnet3"'}),
-    ("v.pkr.hcl", 'source "vsphere-iso" "v" {\n  CPUs = 2\n  RAM = 2048\n'
-                  '  network_adapters {\n    network_card = "e1000"\n  }\n}\n',
-     {"network_adapters[0].network_card": '"vmxnet3"'}),
-    ("w.pkr.hcl", VMWARE_ISO, {"network_adapter_type": '"vmxnet3"'}),
-])
+@pytest.mark.parametrize(
+    ("name", "text", "expected"),
+    [
+        (
+            "t.tf",
+            'resource "vsphere_virtual_machine" "v" {\n  num_cpus = 2\n  memory = 2048\n'
+            '  network_interface {\n    network_id = "n"\n    adapter_type = "e1000"\n  }\n}\n',
+            {"network_interface[0].adapter_type": '"vmxnet3"'},
+        ),
+        (
+            "v.pkr.hcl",
+            'source "vsphere-iso" "v" {\n  CPUs = 2\n  RAM = 2048\n'
+            '  network_adapters {\n    network_card = "e1000"\n  }\n}\n',
+            {"network_adapters[0].network_card": '"vmxnet3"'},
+        ),
+        ("w.pkr.hcl", VMWARE_ISO, {"network_adapter_type": '"vmxnet3"'}),
+    ],
+)
 def test_fixes_are_written_in_the_templates_language(tmp_path, cli, name, text, expected):
     report = lint(cli, write(tmp_path, name, text))
     net = finding(report, "NET001")
@@ -352,18 +419,25 @@ def test_ovf_and_passthrough_keys_name_their_element(tmp_path):
     ovf = TemplateVM(name="a", file="a.ovf", kind="ovf")
     assert template_fix(ovf, {"ethernet1.virtualDev": "vmxnet3", "vcpu.hotadd": "FALSE", "numa.x": "1"}) == {
         "Item ResourceType 10 (network adapter 1): rasd:ResourceSubType": "VmxNet3",
-        'vmw:Config ovf:key="cpuHotAddEnabled"': "false", 'vmw:ExtraConfig ovf:key="numa.x"': "1"}
+        'vmw:Config ovf:key="cpuHotAddEnabled"': "false",
+        'vmw:ExtraConfig ovf:key="numa.x"': "1",
+    }
     tf = TemplateVM(name="a", file="a.tf", kind="terraform")
     assert template_fix(tf, {"vcpu.hotadd": "FALSE", "sched.cpu.max": "REMOVE", "numa.x": "1"}) == {
-        "cpu_hot_add_enabled": "false", "cpu_limit": "REMOVE", 'extra_config["numa.x"]': '"1"'}
+        "cpu_hot_add_enabled": "false",
+        "cpu_limit": "REMOVE",
+        'extra_config["numa.x"]': '"1"',
+    }
     vmx = TemplateVM(name="a", file="a.vmx", kind="vmx")
     assert template_fix(vmx, {"vcpu.hotadd": "FALSE"}) == {}
 
 
 def test_locals_with_literal_values_resolve(tmp_path):
-    text = ('locals {\n  cpus = 4\n  mem = 4 * 1024\n  name = "x-${var.y}"\n}\n'
-            'resource "vsphere_virtual_machine" "v" {\n  num_cpus = local.cpus\n  memory = local.mem\n'
-            '  guest_id = local.name\n}\n')
+    text = (
+        'locals {\n  cpus = 4\n  mem = 4 * 1024\n  name = "x-${var.y}"\n}\n'
+        'resource "vsphere_virtual_machine" "v" {\n  num_cpus = local.cpus\n  memory = local.mem\n'
+        "  guest_id = local.name\n}\n"
+    )
     vm = read_template(write(tmp_path, "l.tf", text), siblings=())[0]
     assert (vm.get("numvcpus").value, vm.get("memsize").value, vm.get("guestos").value) == ("4", "4096", None)
     assert any("from local.cpus" in n for n in vm.notes)
@@ -371,13 +445,20 @@ def test_locals_with_literal_values_resolve(tmp_path):
 
 def test_var_files_apply_after_the_automatic_files(tmp_path, cli):
     write(tmp_path, "terraform.tfvars", "cpus = 4\n")
-    tf = write(tmp_path, "main.tf", 'variable "cpus" {\n  default = 2\n}\n'
-                                    'resource "vsphere_virtual_machine" "v" {\n  num_cpus = var.cpus\n  memory = 2048\n}\n')
+    tf = write(
+        tmp_path,
+        "main.tf",
+        'variable "cpus" {\n  default = 2\n}\n'
+        'resource "vsphere_virtual_machine" "v" {\n  num_cpus = var.cpus\n  memory = 2048\n}\n',
+    )
     prod = write(tmp_path / "env", "prod.tfvars", "cpus = 8\n")
     assert read_template(tf)[0].get("numvcpus").value == "4"
     assert read_template(tf, var_files=[(prod, prod.read_bytes())])[0].get("numvcpus").value == "8"
-    pkr = write(tmp_path / "p", "vm.pkr.hcl", 'variable "cpus" {\n  type = number\n}\n'
-                                                'source "vsphere-iso" "a" {\n  CPUs = var.cpus\n  RAM = 2048\n}\n')
+    pkr = write(
+        tmp_path / "p",
+        "vm.pkr.hcl",
+        'variable "cpus" {\n  type = number\n}\nsource "vsphere-iso" "a" {\n  CPUs = var.cpus\n  RAM = 2048\n}\n',
+    )
     values = write(tmp_path / "p", "prod.pkrvars.hcl", "cpus = 6\n")
     assert any("CPUs = var.cpus: unknown" in n for n in lint(cli, pkr)["notes"])  # named alone: no value
     assert not any("CPUs = var.cpus: unknown" in n for n in lint(cli, pkr, "--var-file", values)["notes"])
@@ -387,13 +468,25 @@ def test_var_files_apply_after_the_automatic_files(tmp_path, cli):
 
 
 def test_local_module_sources_are_followed_with_their_inputs(tmp_path):
-    write(tmp_path, "modules/vm/variables.tf", 'variable "cpus" {\n  default = 2\n}\nvariable "mem" {\n  default = 1024\n}\n'
-                                               'variable "nic" {\n  default = "vmxnet3"\n}\n')
-    write(tmp_path, "modules/vm/main.tf", 'resource "vsphere_virtual_machine" "this" {\n  num_cpus = var.cpus\n'
-                                          '  memory = var.mem\n  network_interface {\n    adapter_type = var.nic\n  }\n}\n')
-    root = write(tmp_path, "main.tf", 'variable "size" {\n  default = 8\n}\n'
-                                      'module "db" {\n  source = "./modules/vm"\n  cpus = var.size\n  mem = 4 * 4096\n'
-                                      '  nic = data.x.y\n}\nmodule "remote" {\n  source = "hashicorp/vm/vsphere"\n}\n')
+    write(
+        tmp_path,
+        "modules/vm/variables.tf",
+        'variable "cpus" {\n  default = 2\n}\nvariable "mem" {\n  default = 1024\n}\n'
+        'variable "nic" {\n  default = "vmxnet3"\n}\n',
+    )
+    write(
+        tmp_path,
+        "modules/vm/main.tf",
+        'resource "vsphere_virtual_machine" "this" {\n  num_cpus = var.cpus\n'
+        "  memory = var.mem\n  network_interface {\n    adapter_type = var.nic\n  }\n}\n",
+    )
+    root = write(
+        tmp_path,
+        "main.tf",
+        'variable "size" {\n  default = 8\n}\n'
+        'module "db" {\n  source = "./modules/vm"\n  cpus = var.size\n  mem = 4 * 4096\n'
+        '  nic = data.x.y\n}\nmodule "remote" {\n  source = "hashicorp/vm/vsphere"\n}\n',
+    )
     vms = read_template(root)
     assert [vm.name for vm in vms] == ["module.db.this"]
     vm = vms[0]
@@ -403,8 +496,10 @@ def test_local_module_sources_are_followed_with_their_inputs(tmp_path):
 
 
 def test_findings_on_hcl_carry_the_values_column(tmp_path, cli):
-    text = ('resource "vsphere_virtual_machine" "v" {\n  num_cpus = 2\n  memory = 2048\n'
-            '  network_interface {\n    network_id   = "n"\n    adapter_type = "e1000"\n  }\n}\n')
+    text = (
+        'resource "vsphere_virtual_machine" "v" {\n  num_cpus = 2\n  memory = 2048\n'
+        '  network_interface {\n    network_id   = "n"\n    adapter_type = "e1000"\n  }\n}\n'
+    )
     path = write(tmp_path, "c.tf", text)
     net = finding(lint(cli, path), "NET001")
     assert (net["line"], net["column"]) == (6, 20)
@@ -423,8 +518,12 @@ def test_a_folder_parses_each_hcl_file_once(tmp_path, monkeypatch):
     monkeypatch.setattr(hcl, "_parse", lambda text, path: calls.append(path.name) or original(text, path))
     monkeypatch.setattr(hcl, "_PARSED", {})
     for n in range(3):
-        write(tmp_path, f"vm{n}.tf", f'variable "c{n}" {{\n  default = {n + 1}\n}}\n'
-                                     f'resource "vsphere_virtual_machine" "v{n}" {{\n  num_cpus = var.c{(n + 1) % 3}\n}}\n')
+        write(
+            tmp_path,
+            f"vm{n}.tf",
+            f'variable "c{n}" {{\n  default = {n + 1}\n}}\n'
+            f'resource "vsphere_virtual_machine" "v{n}" {{\n  num_cpus = var.c{(n + 1) % 3}\n}}\n',
+        )
     vms = [vm for f in sorted(tmp_path.glob("*.tf")) for vm in read_template(f)]
     assert [vm.get("numvcpus").value for vm in vms] == ["2", "3", "1"]  # each sees its siblings' defaults
     assert sorted(calls) == ["vm0.tf", "vm1.tf", "vm2.tf"]
