@@ -328,11 +328,10 @@ def test_hardware_newer_than_the_target_vsphere_is_an_error_only_with_a_target(t
 
 
 def test_limits_reservations_and_host_devices(tmp_path, cli):
-    text = VMX_HEAD + (
-        'sched.mem.max = "1024"\nsched.cpu.max = "500"\nsched.mem.min = "8192"\n'
-        'ide1:0.present = "TRUE"\nide1:0.deviceType = "atapi-cdrom"\n'
-        'serial0.present = "TRUE"\nserial0.fileType = "device"\nvcpu.hotadd = "TRUE"\n'
-    )
+    keys = {"sched.mem.max": "1024", "sched.cpu.max": "500", "sched.mem.min": "8192", "ide1:0.present": "TRUE",
+            "ide1:0.deviceType": "atapi-cdrom", "serial0.present": "TRUE", "serial0.fileType": "device",
+            "vcpu.hotadd": "TRUE"}
+    text = VMX_HEAD + "".join(f'{key} = "{value}"\n' for key, value in keys.items())
     path = write(tmp_path, "r.vmx", text)
     report = lint(cli, path, "--host", "dell-r620")
     rules = rules_of(report)
