@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import stat
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from advisor.errors import InputError
@@ -25,6 +26,7 @@ def write_atomic(
     *,
     backup: bool = False,
     follow_symlinks: bool = False,
+    expect: bytes | None = None,
 ) -> Path:
     """Atomically replace (or create) ``path`` with ``data``; returns the path written.
 
@@ -34,6 +36,9 @@ def write_atomic(
     the user keeps a copy even if the new content turns out to be wrong. A symlink is refused
     unless ``follow_symlinks``: replacing the link with a regular file would silently detach it
     from whatever it pointed at, so the caller must choose to write through it instead.
+    ``expect`` (compare-and-swap): the bytes the caller read; if the file now holds anything
+    else, nothing is written. A full disk or any other OS failure is an InputError naming the
+    file and the reason, and the original is left as it was.
     """
     if isinstance(data, str) or not isinstance(data, (bytes, bytearray, memoryview, Iterable)):
         raise TypeError(f"write_atomic wants bytes, not {type(data).__name__}")
@@ -41,10 +46,68 @@ def write_atomic(
     original = _stat_or_none(target)
     if original is not None and not stat.S_ISREG(original.st_mode):
         raise InputError("is not a regular file; refusing to replace it", file=str(target))
-    if backup and original is not None:
-        _commit(target.with_name(target.name + ".bak"), target.read_bytes(), original)
+    current = None
+    if expect is not None or (backup and original is not None):
+        current = _read_current(target) if original is not None else None
+        if expect is not None and current != expect:
+            raise InputError("changed while advisor was working on it (another run or an editor); "
+                             "nothing written: run advisor again", file=str(target))
+    if backup and current is not None:
+        bak = target.with_name(target.name + ".bak")
+        check_target(bak)
+        _commit(bak, current, original)
     _commit(target, bytes(data) if isinstance(data, (bytearray, memoryview)) else data, original)
     return target
+
+
+@contextlib.contextmanager
+def locked(path: str | Path) -> Iterator[None]:
+    """Hold an exclusive lock for read-modify-write of ``path`` by advisor.
+
+    The lock is flock() on the file's folder, which outlives the rename that replaces the file
+    (a lock on the file itself would stay on the old inode) and leaves no lock file behind. A
+    second `advisor fix --write` on the same file waits, then reads the first one's result, so
+    no change is lost. Holding it also makes it safe to delete temporary files that a killed
+    run left for this file. Where flock is unavailable (Windows) write_atomic's `expect`
+    check still refuses to overwrite a file that changed.
+    """
+    target = Path(path)
+    try:
+        import fcntl
+    except ImportError:  # Windows
+        yield
+        return
+    try:
+        fd = os.open(target.parent if str(target.parent) else ".", os.O_RDONLY)
+    except OSError as exc:
+        raise InputError(f"cannot open its folder: {exc.strerror or exc}", file=str(target)) from None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        _remove_leftovers(target)
+        yield
+    finally:
+        os.close(fd)  # closing releases the lock
+
+
+def _remove_leftovers(target: Path) -> None:
+    """Temporary files of an earlier run of this target (and its .bak) that was killed."""
+    pattern = re.compile(rf"\.{re.escape(target.name)}(?:\.bak)?\.[a-z0-9_]{{8}}\.tmp")
+    try:
+        names = os.listdir(target.parent if str(target.parent) else ".")
+    except OSError:
+        return
+    for name in names:
+        if pattern.fullmatch(name):
+            with contextlib.suppress(OSError):
+                (target.parent / name).unlink()
+
+
+def _read_current(target: Path) -> bytes:
+    try:
+        with open(target, "rb") as handle:
+            return handle.read()
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror or exc}", file=str(target)) from None
 
 
 def check_target(path: str | Path, *, follow_symlinks: bool = False) -> Path:
@@ -58,6 +121,26 @@ def check_target(path: str | Path, *, follow_symlinks: bool = False) -> Path:
     if original is None and not target.parent.is_dir():
         raise InputError("the folder does not exist", file=str(target))
     return target
+
+
+def refuse_inputs(targets: Iterable[str | Path | None], inputs: Iterable[str | Path]) -> None:
+    """Refuse an output that is one of the run's input files (`--write-baseline vm.vmx`,
+    `-o spec.yaml`): the run would replace what it was asked to read. Compared by device and
+    inode, so another spelling of the same file (./a, a symlink to it) is caught too."""
+    wanted = {}
+    for target in targets:
+        if target is not None:
+            with contextlib.suppress(OSError):
+                info = os.stat(target)
+                wanted[(info.st_dev, info.st_ino)] = str(target)
+    if not wanted:
+        return
+    for source in inputs:
+        with contextlib.suppress(OSError):
+            info = os.stat(source)
+            if (info.st_dev, info.st_ino) in wanted:
+                raise InputError(f"is also an input of this run ({source}); refusing to overwrite it",
+                                 file=wanted[(info.st_dev, info.st_ino)])
 
 
 def _target(path: Path, follow_symlinks: bool) -> Path:
@@ -90,6 +173,9 @@ def _commit(dest: Path, data: bytes | Iterable[bytes], like: os.stat_result | No
     temp = _write_temp(dest, data, like)
     try:
         _replace(temp, dest)
+    except OSError as exc:
+        _discard(temp)
+        raise InputError(f"cannot replace it: {exc.strerror or exc}", file=str(dest)) from None
     except BaseException:
         _discard(temp)
         raise
@@ -115,6 +201,9 @@ def _write_temp(dest: Path, data: bytes | Iterable[bytes], like: os.stat_result 
             handle.flush()
             _match_metadata(temp, handle.fileno(), like)
             os.fsync(handle.fileno())
+    except OSError as exc:  # the disk is full, a quota, an I/O error: the user's to fix
+        _discard(temp)
+        raise InputError(f"cannot write: {exc.strerror or exc}; the file was left as it was", file=str(dest)) from None
     except BaseException:
         _discard(temp)
         raise

@@ -76,7 +76,17 @@ def main() -> None:
 
     debug = "--debug" in sys.argv[1:] or os.environ.get("ADVISOR_DEBUG") == "1"
     try:
-        group.main(prog_name="advisor", standalone_mode=True)
+        code = group.main(prog_name="advisor", standalone_mode=False)
+    except click.ClickException as exc:
+        # A usage error quotes what the user typed (or a config value): printed through the same
+        # filter as every other message, so it stays one line without terminal controls.
+        if type(exc).__name__ != "NoArgsIsHelpError":  # that one carries the help text only
+            setattr(exc, "message", printable(exc.message))  # noqa: B010 - click declares it Final
+        exc.show()
+        sys.exit(exc.exit_code)
+    except click.Abort:
+        click.echo("Aborted!", err=True)
+        sys.exit(1)
     except InputError as exc:
         click.echo(f"advisor: {printable(str(exc))}", err=True)
         sys.exit(2)
@@ -92,3 +102,4 @@ def main() -> None:
             err=True,
         )
         sys.exit(3)
+    sys.exit(code if isinstance(code, int) else 0)

@@ -7,6 +7,8 @@ exits 2; nothing else is allowed to escape to the user as a traceback.
 
 from __future__ import annotations
 
+import re
+
 
 class InputError(Exception):
     """A problem with user input, located as precisely as we can."""
@@ -47,10 +49,21 @@ class UsageError(Exception):
     """The command line itself is wrong (exit 2, like click's own usage errors)."""
 
 
+# C0/C1 controls, plus the Unicode line and paragraph separators (some viewers and JavaScript
+# break lines on them) and the bidirectional overrides and isolates that make text display in
+# another order than it reads ("Trojan Source", CVE-2021-42574). Every output escapes these.
+CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]")
+
+
+def shown(ch: str) -> str:
+    """How an escaped character is written: \\xNN, or \\uNNNN beyond Latin-1."""
+    return f"\\x{ord(ch):02x}" if ord(ch) < 0x100 else f"\\u{ord(ch):04x}"
+
+
 def printable(text: str) -> str:
     """Neutralise terminal control characters coming from user input.
 
     Line breaks too: a message is one line, and a value holding a line break and "::error::"
     must not start a second line that a CI log would read as a command of its own.
     """
-    return "".join(ch if " " <= ch < "\x7f" or ch > "\x9f" else f"\\x{ord(ch):02x}" for ch in text)
+    return CONTROL.sub(lambda m: shown(m.group()), text)

@@ -84,7 +84,7 @@ def output_pairs(formats: tuple[str, ...], outputs: tuple[str, ...]) -> list[tup
 def settings(inputs: list[str], formats: tuple[str, ...], outputs: tuple[str, ...], fail_on: str | None,
              select: tuple[str, ...], ignore_: tuple[str, ...], config_file: str | None,
              rule_dirs: tuple[str, ...], quiet: bool, color: bool | None) -> Settings:
-    from advisor.atomic import check_target
+    from advisor.atomic import check_target, refuse_inputs
     from advisor.engine.catalog import load_catalog
     from advisor.engine.engine import Exemption, Policy
     from advisor.load.config import load_config
@@ -94,6 +94,7 @@ def settings(inputs: list[str], formats: tuple[str, ...], outputs: tuple[str, ..
     for _, target in pairs:  # a bad --output fails now, before any work and before any other output
         if target is not None:
             check_target(target)
+    refuse_inputs([t for _, t in pairs], [*inputs, *([config_file] if config_file else [])])
     loaded = load_config(config_file, inputs)
     cfg = loaded.config
     profiles = HostProfiles.with_folders(loaded.path(folder) for folder in cfg.host_profiles)

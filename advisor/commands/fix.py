@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import contextlib
 import sys
 
 import click
+
+from advisor.model.base import WORKLOADS
 
 
 @click.command("fix")
 @click.argument("file", type=click.Path(dir_okay=False))
 @click.option("--host", "host_ref", help="Host profile or file, for the NUMA-aware fixes.")
 @click.option("--vsphere", help="vSphere version (default: the host's).")
-@click.option("--workload", help="Workload kind of the VM (default: generic).")
+@click.option("--workload", type=click.Choice(WORKLOADS), help="Workload kind of the VM (default: generic).")
 @click.option("--write", is_flag=True, help="Write the file (atomically, keeping FILE.bak) instead of printing a diff.")
 @click.option("--select", multiple=True, help="Only fixes from these rule ids or prefixes.")
 @click.option("--ignore", "ignore_", multiple=True, help="No fixes from these rule ids or prefixes.")
@@ -23,12 +26,14 @@ def command(file, host_ref, vsphere, workload, write, select, ignore_, config_fi
     Only the keys a finding asks for change; new keys go at the end; every other byte, comment,
     order and the file's encoding stay as they were. Without --write a unified diff is printed
     (exit 0 with no changes, 1 with changes). With --write the file is replaced atomically and
-    the original kept as FILE.vmx.bak. A second run changes nothing. A VM that is running (a
+    the content before the run kept as FILE.vmx.bak (one generation: the next run replaces it).
+    Runs on the same file take turns (a lock on its folder), so none loses another's change. A
+    second run changes nothing. A VM that is running (a
     .lck folder beside the file) is refused.
     """
     from pathlib import Path
 
-    from advisor.atomic import write_atomic
+    from advisor.atomic import locked, write_atomic
     from advisor.commands.common import settings
     from advisor.engine.engine import REMOVE, Evaluator
     from advisor.engine.lint import LintJob, host_and_version, template_subject
@@ -40,39 +45,43 @@ def command(file, host_ref, vsphere, workload, write, select, ignore_, config_fi
     path = Path(file)
     if path.suffix.lower() not in (".vmx", ".vmtx"):
         raise InputError("advisor fix edits .vmx files only", file=file)
-    data = read_bytes(path)
-    doc = VmxDocument.parse(data, file=file)
-    templates = vmxfile.read(path, data)
-    if not templates:
-        raise InputError("no virtual machine settings in this file", file=file)
-    if write and is_locked(path):
-        raise InputError("the VM is running or locked (a .lck folder or file is beside it); power it off first",
-                         file=file)
-    s = settings([file], (), (), None, select, ignore_, config_file, rule_dirs, True, False)
-    job = LintJob([], s.policy, host_ref, vsphere, workload, profiles=s.profiles)
-    host, version = host_and_version(job)
-    evaluator = Evaluator(s.catalog, s.policy)
-    evaluator.evaluate([template_subject(templates[0], workload)], host, version, file)
-    run = evaluator.finish()
-    desired: dict[str, str | None] = {}
-    reasons: dict[str, str] = {}
-    for finding in run.findings:
-        if finding.suppressed is None:
-            for key, value in finding.fix.get("vmx", {}).items():
-                desired[key] = None if value == REMOVE else value
-                reasons[key.lower()] = finding.rule
-    before = doc.to_bytes()
-    changes = apply(doc, desired)
-    after = doc.to_bytes()
-    if not changes:
-        click.echo(f"advisor: {file}: nothing to change", err=True)
-        sys.exit(0)
-    if not write:
-        click.echo(unified_diff(path, before, after, doc.charset or "utf-8"), nl=False)
-        for change in changes:
-            click.echo(f"# {reasons.get(change.key.lower(), '?')}: {change.key} "
-                       f"{change.old!r} -> {change.new!r}", err=True)
-        sys.exit(1)
-    write_atomic(path, after, backup=True)
-    click.echo(f"advisor: {file}: {len(changes)} key{'s' if len(changes) != 1 else ''} changed "
-               f"(original kept as {path.name}.bak)", err=True)
+    with locked(path) if write else contextlib.nullcontext():
+        data = read_bytes(path)
+        doc = VmxDocument.parse(data, file=file)
+        templates = vmxfile.read(path, data)
+        if not templates:
+            raise InputError("no virtual machine settings in this file", file=file)
+        if write and is_locked(path):
+            raise InputError("the VM is running or locked (a .lck folder or file is beside it); power it off first",
+                             file=file)
+        s = settings([file], (), (), None, select, ignore_, config_file, rule_dirs, True, False)
+        job = LintJob([], s.policy, host_ref, vsphere, workload, profiles=s.profiles)
+        host, version = host_and_version(job)
+        evaluator = Evaluator(s.catalog, s.policy)
+        evaluator.evaluate([template_subject(templates[0], workload)], host, version, file)
+        run = evaluator.finish()
+        desired: dict[str, str | None] = {}
+        reasons: dict[str, str] = {}
+        for finding in run.findings:
+            if finding.suppressed is None:
+                for key, value in finding.fix.get("vmx", {}).items():
+                    desired[key] = None if value == REMOVE else value
+                    reasons[key.lower()] = finding.rule
+        before = doc.to_bytes()
+        changes = apply(doc, desired)
+        after = doc.to_bytes()
+        if not changes:
+            click.echo(f"advisor: {file}: nothing to change", err=True)
+            sys.exit(0)
+        if not write:
+            click.echo(unified_diff(path, before, after, doc.charset or "utf-8"), nl=False)
+            for change in changes:
+                click.echo(f"# {reasons.get(change.key.lower(), '?')}: {change.key} "
+                           f"{change.old!r} -> {change.new!r}", err=True)
+            sys.exit(1)
+        had_backup = path.with_name(path.name + ".bak").exists()
+        # Under the lock, and only if the file still holds the bytes the fixes were computed on.
+        write_atomic(path, after, backup=True, expect=data)
+        older = f"; it replaced the older {path.name}.bak" if had_backup else ""
+        click.echo(f"advisor: {file}: {len(changes)} key{'s' if len(changes) != 1 else ''} changed "
+                   f"(the content before this run is in {path.name}.bak{older})", err=True)

@@ -47,7 +47,7 @@ def command(paths, host_ref, vsphere, workload, exclude, baseline, write_baselin
     """
     from pathlib import Path
 
-    from advisor.atomic import write_atomic
+    from advisor.atomic import refuse_inputs, write_atomic
     from advisor.engine.lint import Baseline, LintJob
     from advisor.errors import InputError
     from advisor.readers import find_templates
@@ -56,6 +56,7 @@ def command(paths, host_ref, vsphere, workload, exclude, baseline, write_baselin
     cfg = s.loaded.config
     missing = [p for p in paths if not Path(p).exists()]  # reported with the other input errors
     files = find_templates([Path(p) for p in paths if Path(p).exists()], list(cfg.exclude) + list(exclude))
+    refuse_inputs([write_baseline, *(t for _, t in s.pairs)], [*files, *([baseline] if baseline else [])])
     job = LintJob(
         rule_dirs=[s.loaded.path(f) for f in cfg.rules] + list(rule_dirs),
         policy=s.policy,

@@ -99,14 +99,26 @@ def task(name: str, settings: dict[str, str], reasons: dict[str, tuple[str, str]
     return {"name": title, MODULE: literal, "delegate_to": "localhost"}, comments
 
 
-_JINJA_START = ("{{", "{%", "{#")
+class _Unsafe(str):
+    """A string Ansible must not template: dumped with the `!unsafe` tag."""
+
+
+class _Dumper(yaml.SafeDumper):
+    pass
+
+
+_Dumper.add_representer(_Unsafe, lambda dumper, value: dumper.represent_scalar("!unsafe", str(value), style="'"))
 
 
 def _literal(value: Any) -> Any:
-    """Strings Ansible would template (they contain ``{{``, ``{%`` or ``{#``) wrapped in a Jinja
-    raw block, so a VM name or a value is used exactly as written."""
-    if isinstance(value, str) and any(mark in value for mark in _JINJA_START):
-        return "{% raw %}" + value.replace("{% endraw %}", "{% endraw %}{{ '{% endraw %}' }}{% raw %}") + "{% endraw %}"
+    """Every string advisor writes, tagged `!unsafe` when it holds a `{` or `%`.
+
+    Ansible templates task names and module arguments; a value tagged `!unsafe` is never
+    templated ("Unsafe or raw strings", Ansible's advanced playbook syntax guide). A
+    `{% raw %}` wrapper is not enough: the value itself can close it in any spelling
+    (`{%endraw%}`, `{%- endraw -%}`), so no text is parsed as Jinja at all."""
+    if isinstance(value, str) and ("{" in value or "%" in value):
+        return _Unsafe(value)
     if isinstance(value, dict):
         return {k: _literal(v) for k, v in value.items()}
     if isinstance(value, list):
@@ -121,5 +133,5 @@ def render(name: str, settings: dict[str, str], reasons: dict[str, tuple[str, st
         "# Shape changes (vCPUs, memory, hot-add, controller type) need the VM powered off.",
         *(f"# {text}" for text in comments),
     ]
-    text = yaml.safe_dump([body], sort_keys=False, allow_unicode=True, default_flow_style=False, width=1000)
+    text = yaml.dump([body], Dumper=_Dumper, sort_keys=False, allow_unicode=True, default_flow_style=False, width=1000)
     return "\n".join(header) + "\n" + text

@@ -166,20 +166,20 @@ def render_json(name: str, settings: dict[str, str], reasons: dict[str, tuple[st
     for variable in ("vcenter_server", "username", "password", "cluster", "datastore"):
         builder[variable] = f"{{{{user `{variable}`}}}}"
     for option, value, keys in options:
-        builder[option] = value
+        builder[option] = _go_literal(value)
         notes.extend(f"{option}: {text}" for text in rec.reasons_for(keys))
     storage = _storage(rec)
     if storage:
-        builder["storage"] = storage
+        builder["storage"] = _go_literal(storage)
     adapters = []
     for adapter, key in _adapters(rec, consumed):
-        adapters.append({"network": "{{user `network`}}", **adapter})
+        adapters.append({"network": "{{user `network`}}", **_go_literal(adapter)})
         notes.extend(f"network_adapters: {text}" for text in rec.reasons_for([key]))
     if adapters:
         builder["network_adapters"] = adapters
     extras = rec.extras(consumed)
     if extras:
-        builder["configuration_parameters"] = dict(extras)
+        builder["configuration_parameters"] = _go_literal(dict(extras))
         notes.extend(f"{key}: {text}" for key, _ in extras if (text := rec.reason(key)))
     template = {
         "_comment": notes,
@@ -188,3 +188,16 @@ def render_json(name: str, settings: dict[str, str], reasons: dict[str, tuple[st
         "builders": [builder],
     }
     return json.dumps(template, indent=2, ensure_ascii=False) + "\n"
+
+
+def _go_literal(value: Any) -> Any:
+    """Strings as literal text for Packer's JSON templates, which run every string through Go's
+    text/template: each ``{{`` becomes the action ``{{"{{"}}``, which prints it. A lone ``}}``
+    is already plain text there."""
+    if isinstance(value, str):
+        return value.replace("{{", '{{"{{"}}')
+    if isinstance(value, dict):
+        return {k: _go_literal(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_go_literal(v) for v in value]
+    return value

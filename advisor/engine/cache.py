@@ -3,30 +3,37 @@
 Every run used to parse the same eleven rule files: about a tenth of `advisor check`'s start-up.
 The cache keeps the parsed result, keyed by the bytes of the source files and the versions that
 shape it, so an entry for other sources or another advisor is never read; it is found again by
-key, not by date. The cache is best effort: no writable folder, an entry written by another
-Python, or a damaged file cost only the time the cache would have saved, never an error.
+key, not by date. The cache is best effort: no usable folder or a damaged entry cost only the
+time the cache would have saved, never an error.
 
-Location: $ADVISOR_CACHE_DIR, else $XDG_CACHE_HOME/advisor, else ~/.cache/advisor.
-ADVISOR_NO_CACHE=1 turns it off. Entries are pickles, which is as safe as the .pyc files
-beside the code: only the user (the folder is created private) can write them.
+Trust: entries are JSON, which describes data and cannot run code, so even a planted entry can at
+worst be a wrong catalog. On top of that an entry is read only from a folder that belongs to the
+user running advisor and that no one else can write (mode without group/other write), and only if
+the entry itself is a regular file of that user; otherwise the cache is not used at all.
+
+Location: $ADVISOR_CACHE_DIR, else the platform's user cache folder (platformdirs:
+$XDG_CACHE_HOME/advisor or ~/.cache/advisor on Linux). ADVISOR_NO_CACHE=1 turns it off. Each
+installation of advisor (by the path of its package) keeps its own entry, so two installs do not
+evict each other's.
 """
 
 from __future__ import annotations
 
 import contextlib
 import hashlib
+import json
 import os
-import pickle
+import stat
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 T = TypeVar("T")
 
 # Bump when the shape of a cached value changes without the advisor version changing (a
 # checkout between releases), so old entries are no longer read.
-_FORMAT = 1
+_FORMAT = 2
 
 
 def cache_dir() -> Path | None:
@@ -35,11 +42,11 @@ def cache_dir() -> Path | None:
         return None
     if os.environ.get("ADVISOR_CACHE_DIR"):
         return Path(os.environ["ADVISOR_CACHE_DIR"])
-    if os.environ.get("XDG_CACHE_HOME"):
-        return Path(os.environ["XDG_CACHE_HOME"]) / "advisor"
     try:
-        return Path.home() / ".cache" / "advisor"
-    except RuntimeError:  # no home directory to name
+        import platformdirs
+
+        return Path(platformdirs.user_cache_dir("advisor", appauthor=False))
+    except Exception:  # no home directory to name
         return None
 
 
@@ -47,19 +54,46 @@ def cached(name: str, sources: list[tuple[str, bytes]], build: Callable[[], T]) 
     """build(), or the value it returned last time for exactly these sources.
 
     `sources` are (name, bytes) of every file the value is derived from; build must depend on
-    nothing else (apart from advisor's own code, covered by its version).
+    nothing else (apart from advisor's own code, covered by its version). The value must be
+    made of JSON types and the YAML loader's LocDict/LocList; anything else is not cached.
     """
     folder = cache_dir()
     if folder is None:
         return build()
-    entry = folder / f"{name}-{_key(sources)}.pickle"
-    # Missing, unreadable or damaged: build it instead.
-    with contextlib.suppress(Exception), open(entry, "rb") as handle:
-        value: T = pickle.load(handle)  # written by _store from build()'s result
-        return value
+    prefix = f"{name}-{_installation()}-"
+    entry = folder / f"{prefix}{_key(sources)}.json"
+    if _private(folder):
+        with contextlib.suppress(Exception):  # missing, foreign or damaged: build it instead
+            value: T = _decode(_read_own(entry))  # written by _store from build()'s result
+            return value
     value = build()
-    _store(folder, name, entry, value)
+    _store(folder, prefix, entry, value)
     return value
+
+
+def _private(folder: Path) -> bool:
+    """The folder is ours and no one else can add or replace files in it."""
+    try:
+        info = folder.lstat()
+    except OSError:
+        return False
+    if not stat.S_ISDIR(info.st_mode) or info.st_mode & 0o022:
+        return False
+    return not hasattr(os, "geteuid") or info.st_uid == os.geteuid()
+
+
+def _read_own(entry: Path) -> bytes:
+    fd = os.open(entry, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+    with os.fdopen(fd, "rb") as handle:
+        info = os.fstat(handle.fileno())
+        if not stat.S_ISREG(info.st_mode) or (hasattr(os, "geteuid") and info.st_uid != os.geteuid()):
+            raise PermissionError("not our entry")
+        return handle.read()
+
+
+def _installation() -> str:
+    here = str(Path(__file__).resolve().parent)
+    return hashlib.blake2b(here.encode("utf-8", "surrogateescape"), digest_size=4).hexdigest()
 
 
 def _key(sources: list[tuple[str, bytes]]) -> str:
@@ -73,17 +107,67 @@ def _key(sources: list[tuple[str, bytes]]) -> str:
     return digest.hexdigest()
 
 
-def _store(folder: Path, name: str, entry: Path, value: object) -> None:
-    """Write the entry atomically and drop the entries it replaces (other keys of `name`)."""
+def _store(folder: Path, prefix: str, entry: Path, value: object) -> None:
+    """Write the entry atomically and drop the entries it replaces (this installation's other
+    keys of the same name)."""
     from advisor.atomic import write_atomic
 
     try:
-        data = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+        data = json.dumps(_encode(value), separators=(",", ":"), allow_nan=False).encode()
         folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        if not _private(folder):
+            return
         write_atomic(entry, data)
-    except Exception:  # unpicklable, read-only or full: the cache is an optimisation only
+    except Exception:  # not JSON data, read-only or full: the cache is an optimisation only
         return
-    for old in folder.glob(f"{name}-*.pickle"):
+    for old in folder.glob(f"{prefix}*.json"):
         if old != entry:
             with contextlib.suppress(OSError):
                 old.unlink()
+
+
+# JSON cannot tell a LocDict from a dict, keep non-string keys, or carry line numbers: values
+# are wrapped as {"d": [[key, value], ...], "l": line, "k": [[key, line], ...]} (LocDict),
+# {"L": [...], "l": line, "k": [...]} (LocList), {"m": [[key, value], ...]} (dict), {"s": [...]}
+# (list) and {"t": [...]} (tuple); scalars stay as they are.
+def _encode(value: Any) -> Any:
+    from advisor.load.yamlfile import LocDict, LocList
+
+    if value is None or isinstance(value, (str, bool, int, float)):
+        return value
+    if isinstance(value, LocDict):
+        return {"d": [[_encode(k), _encode(v)] for k, v in value.items()], "l": value.line,
+                "k": [[_encode(k), line] for k, line in value.lines.items()]}
+    if isinstance(value, LocList):
+        return {"L": [_encode(v) for v in value], "l": value.line, "k": list(value.lines)}
+    if isinstance(value, dict):
+        return {"m": [[_encode(k), _encode(v)] for k, v in value.items()]}
+    if isinstance(value, list):
+        return {"s": [_encode(v) for v in value]}
+    if isinstance(value, tuple):
+        return {"t": [_encode(v) for v in value]}
+    raise TypeError(f"{type(value).__name__} is not cached")
+
+
+def _decode_value(value: Any) -> Any:
+    from advisor.load.yamlfile import LocDict, LocList
+
+    if not isinstance(value, dict):
+        return value
+    if "d" in value:
+        out = LocDict((_decode_value(k), _decode_value(v)) for k, v in value["d"])
+        out.line, out.lines = value["l"], {_decode_value(k): line for k, line in value["k"]}
+        return out
+    if "L" in value:
+        items = LocList(_decode_value(v) for v in value["L"])
+        items.line, items.lines = value["l"], list(value["k"])
+        return items
+    if "m" in value:
+        return {_decode_value(k): _decode_value(v) for k, v in value["m"]}
+    if "s" in value:
+        return [_decode_value(v) for v in value["s"]]
+    return tuple(_decode_value(v) for v in value["t"])
+
+
+def _decode(data: bytes) -> Any:
+    return _decode_value(json.loads(data))

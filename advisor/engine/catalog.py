@@ -214,8 +214,42 @@ def cel_env() -> Any:
 
 
 def referenced_facts(expression: str) -> set[str]:
+    """The facts a condition reads. A dotted token may run on into a method call
+    (`vm.name.size()`): the fact is its longest prefix that names one."""
     bare = _STRING_LITERAL.sub("''", expression)
-    return {t for t in _FACT_TOKEN.findall(bare) if t in FACTS}
+    found = set()
+    for token in _FACT_TOKEN.findall(bare):
+        parts = token.split(".")
+        for end in range(len(parts), 1, -1):
+            name = ".".join(parts[:end])
+            if name in FACTS:
+                found.add(name)
+                break
+    return found
+
+
+# A user condition's comprehensions can copy a value into every element they build
+# (`[vm.name].map(x, x + x + x)` triples it, and chaining multiplies): before it runs, the
+# growth each macro allows (uses of its variable + 1) is multiplied over all macros and must
+# stay within MAX_GROWTH; with facts capped at engine.MAX_CEL_STRING characters this bounds the
+# largest value a condition can build. CEL's own iteration budget bounds the number of steps.
+MAX_GROWTH = 64
+_MACRO = re.compile(r"\.\s*(?:map|filter|all|exists|exists_one)\s*\(\s*([A-Za-z_][A-Za-z_0-9]*)\s*,")
+
+
+def condition_growth(expression: str) -> int:
+    bare = _STRING_LITERAL.sub("''", expression)
+    product = 1
+    for match in _MACRO.finditer(bare):
+        depth, end = 1, match.end()
+        while end < len(bare) and depth:  # the macro's own arguments, up to its closing parenthesis
+            depth += {"(": 1, ")": -1}.get(bare[end], 0)
+            end += 1
+        uses = len(re.findall(rf"(?<![\w.]){re.escape(match.group(1))}\b", bare[match.end():end]))
+        product *= max(1, uses) + 1
+        if product > MAX_GROWTH:
+            break
+    return product
 
 
 def _compile(rule: RuleDef, file: str, line: int | None) -> Any:
@@ -239,6 +273,20 @@ def _compile(rule: RuleDef, file: str, line: int | None) -> Any:
         raise InputError(f"{rule.id}: the condition gives {str(kind).lower()}, not true/false", file=file, line=line,
                          field="when")
     return program
+
+
+def _check_user_condition(d: RuleDef, facts: frozenset[str], file: str, line: int | None) -> None:
+    growth = condition_growth(d.when)
+    if growth > MAX_GROWTH:
+        raise InputError(f"{d.id}: the condition's comprehensions could copy a value more than {MAX_GROWTH} times "
+                         "(each macro multiplies by the uses of its variable + 1); simplify it",
+                         file=file, line=line, field="when")
+    if d.scope == "host":
+        vm_facts = sorted(n for n in facts if n.split(".")[0] not in ("host", "place", "version"))
+        if vm_facts:
+            raise InputError(f"{d.id}: a host-scope rule sees only host, place and version facts; "
+                             f"it reads {', '.join(vm_facts)}, so it could never fire (use scope: vm)",
+                             file=file, line=line, field="when")
 
 
 def _check_placeholders(rule: Rule, file: str, root: Any, index: int) -> None:
@@ -283,6 +331,8 @@ def rules_from_root(root: Any, file: str, builtin: bool, validate: bool = True,
             None if builtin and not validate else _compile(d, file, line_of(root, ("rules", index, "when")) or line)
         )
         facts = frozenset(referenced_facts(d.when))
+        if not builtin:
+            _check_user_condition(d, facts, file, line_of(root, ("rules", index, "when")) or line)
         raw = root["rules"][index]["examples"]
         rule = Rule(
             d, file, line, program, facts, builtin, examples={"fail": list(raw["fail"]), "pass": list(raw["pass"])}
@@ -320,15 +370,14 @@ def builtin_catalog() -> Catalog:
         from advisor.resources import data_path
 
         sources = [(str(path), read_bytes(path)) for path in rule_files(data_path("rules"))]
-        # Parsing the YAML and building the models is most of the catalog's cost at start-up;
-        # the files only change with advisor itself, so both are cached, keyed by their bytes.
-        def parse() -> list[tuple[Any, RuleFile]]:
-            roots = [loads(data, file) for file, data in sources]
-            return [(root, _trusted(root)) for root in roots]
+        # Parsing the YAML is most of the catalog's cost at start-up; the files only change with
+        # advisor itself, so the parsed trees are cached (as JSON), keyed by their bytes.
+        def parse() -> list[Any]:
+            return [loads(data, file) for file, data in sources]
 
         rules: list[Rule] = []
-        for (file, _), (root, parsed) in zip(sources, cached("rules", sources, parse), strict=False):
-            rules.extend(rules_from_root(root, file, builtin=True, validate=False, parsed=parsed))
+        for (file, _), root in zip(sources, cached("rules", sources, parse), strict=True):
+            rules.extend(rules_from_root(root, file, builtin=True, validate=False))
         _BUILTIN = _checked(Catalog(rules))
     return _BUILTIN
 

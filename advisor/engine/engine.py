@@ -168,7 +168,27 @@ class _FindingShape:
 
 
 def _activation(facts: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in facts.items() if v is not None}
+    return {k: v for k, v in facts.items() if cel_value_fits(v)}
+
+
+# Bounds on what a fact may carry into CEL (docs/hardening.md): CEL's int is 64-bit (a larger
+# value fails inside the evaluator), and a rule condition may copy a string or list several
+# times, so a value beyond these is treated as unknown and the rules reading it are skipped.
+MAX_CEL_STRING = 4096
+MAX_CEL_LIST = 4096
+_INT64 = (-(1 << 63), (1 << 63) - 1)
+
+
+def cel_value_fits(value: Any) -> bool:
+    if value is None:
+        return False
+    if isinstance(value, int) and not isinstance(value, bool):
+        return _INT64[0] <= value <= _INT64[1]
+    if isinstance(value, str):
+        return len(value) <= MAX_CEL_STRING
+    if isinstance(value, (list, tuple)):
+        return len(value) <= MAX_CEL_LIST and all(cel_value_fits(v) for v in value)
+    return True
 
 
 # VMs of one group before its rules are combined into one CEL program: compiling costs about
@@ -208,7 +228,7 @@ class Evaluator:
 
         self.full_vmx = full_vmx
         self._applicable: dict[tuple[str, Version | None], tuple[list[Rule], tuple[str, ...]]] = {}
-        self._groups: dict[tuple[str, Version | None, frozenset[str]], _Group] = {}
+        self._groups: dict[tuple[str, Version | None, frozenset[str], bool], _Group] = {}
         self._shapes: dict[str, _FindingShape] = {}
         self.catalog = catalog
         self.policy = policy or Policy()
@@ -323,9 +343,10 @@ class Evaluator:
             hit = self._applicable[key] = (rules, tuple(sorted({n for r in rules for n in r.facts})))
         return hit
 
-    def _group(self, workload: str, version: Version | None, unknown: frozenset[str]) -> _Group:
-        """The rules a VM of this workload, version and set of unknown facts is evaluated on."""
-        key = (workload, version, unknown)
+    def _group(self, workload: str, version: Version | None, unknown: frozenset[str], hosted: bool = False) -> _Group:
+        """The rules a VM of this workload, version and set of unknown facts is evaluated on
+        (`hosted`: a host was given, so unknown host-side facts are not for want of one)."""
+        key = (workload, version, unknown, hosted)
         group = self._groups.get(key)
         if group is None:
             rules, _ = self._rules_for(workload, version)
@@ -335,7 +356,7 @@ class Evaluator:
                     missing = sorted(unknown & rule.facts)
                     why = (
                         "no host given"
-                        if all(n.split(".")[0] in ("host", "topo", "place", "version") for n in missing)
+                        if not hosted and all(n.split(".")[0] in ("host", "topo", "place", "version") for n in missing)
                         else "unknown " + ", ".join(missing)
                     )
                     skipped.append(f"{rule.id}: {why}")
@@ -372,9 +393,9 @@ class Evaluator:
         _, needed = self._rules_for(vm.workload, version)
         # Only the facts some applicable rule reads go into CEL: building the activation is
         # the largest fixed cost per VM.
-        known = {n: facts[n] for n in needed if facts.get(n) is not None}
+        known = {n: facts[n] for n in needed if cel_value_fits(facts.get(n))}
         unknown = frozenset(needed).difference(known) if len(known) < len(needed) else frozenset()
-        group = self._group(vm.workload, version, unknown)
+        group = self._group(vm.workload, version, unknown, host is not None)
         result.skipped = group.skipped
         subject = f"vm {vm.name}"
         self.run.evaluated.append((group.ids, subject, s.file))
@@ -439,7 +460,7 @@ class Evaluator:
                 continue
             if not rule.in_versions(version):
                 continue
-            if any(facts.get(n) is None for n in rule.facts):
+            if not all(cel_value_fits(facts.get(n)) for n in rule.facts):
                 continue
             evaluated.append(rule.id)
             if not self._holds(rule, activation):

@@ -55,7 +55,10 @@ def host_and_version(job: LintJob) -> tuple[Any, Any]:
         host = job.profiles.resolve(
             job.host_ref, Path(job.config_dir) if job.config_dir else Path.cwd(), "--host", None
         )
-    version = Version.parse(job.vsphere) if job.vsphere else (host.esxi if host else None)
+    try:
+        version = Version.parse(job.vsphere) if job.vsphere else (host.esxi if host else None)
+    except ValueError as exc:
+        raise InputError(str(exc), field="--vsphere") from None
     return host, version
 
 
@@ -254,17 +257,29 @@ class Baseline:
     def load(cls, path: str) -> Baseline:
         import json
 
+        from advisor.load.validation import clip
         from advisor.load.yamlfile import read_bytes
 
+        def constant(name: str) -> None:
+            raise ValueError(f"{name} is not a JSON value advisor writes")
+
         try:
-            doc = json.loads(read_bytes(path))
+            doc = json.loads(read_bytes(path), parse_constant=constant)
             rows = doc["findings"]
+            if not isinstance(rows, list):
+                raise TypeError("'findings' is not a list")
             entries: dict[tuple[str, str, str, str], int] = {}
             for row in rows:
                 k = (row["rule"], row["file"], row.get("vm") or "", row["subject"])
-                entries[k] = entries.get(k, 0) + int(row.get("count", 1))
-        except (ValueError, KeyError, TypeError) as exc:
-            raise InputError(f"not an advisor baseline ({type(exc).__name__}: {exc})", file=path) from None
+                count = row.get("count", 1)
+                if not all(isinstance(part, str) for part in k) or type(count) is not int or not 0 < count < 1 << 31:
+                    raise TypeError("a finding's rule, file, vm and subject are strings, its count a positive int")
+                entries[k] = entries.get(k, 0) + count
+        except RecursionError:  # nesting far deeper than a baseline has
+            raise InputError("not an advisor baseline (nested too deeply)", file=path) from None
+        except (ValueError, KeyError, TypeError, AttributeError) as exc:
+            problem = f"{type(exc).__name__}: {clip(str(exc), 200)}"
+            raise InputError(f"not an advisor baseline ({problem})", file=path) from None
         return cls(entries, path)
 
     def apply(self, run: Run) -> None:

@@ -12,7 +12,7 @@ import datetime as _dt
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -25,6 +25,13 @@ FailOn = FailOnName
 Severity = SeverityName
 
 
+# A configuration is a few dozen lines; these bounds keep a huge one from costing minutes (each
+# exclude pattern is compiled to a regular expression, each exemption is checked per finding).
+MAX_CONFIG_BYTES = 1 << 20
+MAX_ITEMS = 1000
+_Short = Annotated[str, Field(max_length=1000)]
+
+
 class _Strict(BaseModel):
     # Built on first use: most runs have no configuration file to validate.
     model_config = ConfigDict(extra="forbid", defer_build=True)
@@ -33,23 +40,47 @@ class _Strict(BaseModel):
 class ExemptionConfig(_Strict):
     rule: str = Field(min_length=1, description="Rule id or prefix, or '*'.")
     reason: str = Field(min_length=3, description="Why; required.")
-    vms: list[str] = Field(default_factory=list, description="VM name globs (empty: every VM).")
-    paths: list[str] = Field(default_factory=list, description="File globs (empty: every file).")
+    vms: list[_Short] = Field(
+        default_factory=list, max_length=MAX_ITEMS,
+        description="VM name globs (empty: every VM)."
+    )
+    paths: list[_Short] = Field(
+        default_factory=list, max_length=MAX_ITEMS,
+        description="File globs (empty: every file)."
+    )
     until: _dt.date | None = Field(None, description="Expiry date.")
 
 
 class Config(_Strict):
     """Every key is optional; command-line flags override what is set here."""
 
-    select: list[str] = Field(default_factory=list, description="Rule ids or prefixes to run (default: all).")
-    ignore: list[str] = Field(default_factory=list, description="Rule ids or prefixes to skip.")
-    severity: dict[str, Severity] = Field(default_factory=dict, description="Severity per rule id or prefix.")
+    select: list[_Short] = Field(
+        default_factory=list, max_length=MAX_ITEMS,
+        description="Rule ids or prefixes to run (default: all)."
+    )
+    ignore: list[_Short] = Field(
+        default_factory=list, max_length=MAX_ITEMS,
+        description="Rule ids or prefixes to skip."
+    )
+    severity: dict[_Short, Severity] = Field(
+        default_factory=dict, max_length=MAX_ITEMS,
+        description="Severity per rule id or prefix."
+    )
     fail_on: FailOn | None = Field(None, description="Lowest severity that fails the run.")
     host: str | None = Field(None, description="Default host profile or file for `advisor lint`.")
-    rules: list[str] = Field(default_factory=list, description="Extra rule folders (organisation policies).")
-    host_profiles: list[str] = Field(default_factory=list, description="Extra host profile folders.")
-    exclude: list[str] = Field(default_factory=list, description="gitignore-style patterns `advisor lint` skips.")
-    exemptions: list[ExemptionConfig] = Field(default_factory=list)
+    rules: list[_Short] = Field(
+        default_factory=list, max_length=MAX_ITEMS,
+        description="Extra rule folders (organisation policies)."
+    )
+    host_profiles: list[_Short] = Field(
+        default_factory=list, max_length=MAX_ITEMS,
+        description="Extra host profile folders."
+    )
+    exclude: list[_Short] = Field(
+        default_factory=list, max_length=MAX_ITEMS,
+        description="gitignore-style patterns `advisor lint` skips."
+    )
+    exemptions: list[ExemptionConfig] = Field(default_factory=list, max_length=MAX_ITEMS)
 
 
 @dataclass(slots=True)
@@ -65,9 +96,9 @@ class LoadedConfig:
 
 
 def _from_yaml(path: Path) -> LoadedConfig:
-    from advisor.load.yamlfile import load
+    from advisor.load.yamlfile import loads, read_bytes
 
-    root = load(path)
+    root = loads(read_bytes(path, MAX_CONFIG_BYTES), str(path))
     if root is None:
         return LoadedConfig(file=str(path))
     if not isinstance(root, dict):
@@ -83,8 +114,15 @@ def _from_pyproject(path: Path) -> LoadedConfig | None:
 
     from advisor.load.yamlfile import long_number_line, read_bytes
 
+    raw = read_bytes(path)
+    if b"advisor" not in raw:  # no [tool.advisor] section: not parsed at all (tomllib is pure Python)
+        return None
+    if len(raw) > MAX_CONFIG_BYTES:
+        raise InputError(f"a pyproject.toml with an advisor section is read up to {MAX_CONFIG_BYTES >> 20} MiB",
+                         file=str(path))
+    text = ""
     try:
-        text = read_bytes(path).decode("utf-8")
+        text = raw.decode("utf-8")
         data = tomllib.loads(text)
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise InputError(f"not valid TOML: {exc}", file=str(path)) from None
@@ -114,13 +152,40 @@ def discover(start: Path) -> LoadedConfig:
         for name in CONFIG_NAMES:
             path = candidate / name
             if path.is_file():
-                return _from_yaml(path)
+                return _inside(_from_yaml(_own(path)))
         pyproject = candidate / "pyproject.toml"
         if pyproject.is_file():
-            found = _from_pyproject(pyproject)
+            found = _from_pyproject(_own(pyproject))
             if found is not None:
-                return found
+                return _inside(found)
     return LoadedConfig()
+
+
+_EXPLICIT = "; name it with --config to use it anyway"
+
+
+def _own(path: Path) -> Path:
+    """A configuration advisor found by itself must be a file of that folder, not a symlink
+    leading elsewhere (a repository's `.advisor.yaml -> /etc/shadow`)."""
+    if path.is_symlink() and path.resolve().parent != path.parent.resolve():
+        raise InputError("is a symlink to a file outside its folder; advisor does not follow it" + _EXPLICIT,
+                         file=str(path))
+    return path
+
+
+def _inside(loaded: LoadedConfig) -> LoadedConfig:
+    """Paths in a configuration found by itself stay within the configuration's folder: a
+    repository's config does not make advisor read elsewhere unless the user names it."""
+    root = Path(loaded.file).parent.resolve() if loaded.file else None
+    cfg = loaded.config
+    for key, values in (("host", [cfg.host] if cfg.host and cfg.host.endswith((".yaml", ".yml")) else []),
+                        ("rules", list(cfg.rules)), ("host_profiles", list(cfg.host_profiles))):
+        for value in values:
+            target = Path(loaded.path(value)).resolve()
+            if root is not None and root != target and root not in target.parents:
+                raise InputError(f"'{value[:80]}' is outside the configuration's folder" + _EXPLICIT,
+                                 file=loaded.file, field=key)
+    return loaded
 
 
 def load_config(explicit: str | None, inputs: list[str]) -> LoadedConfig:

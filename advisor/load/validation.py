@@ -39,6 +39,17 @@ def _inner_model(annotation: Any, typing: Any) -> Any:
     return None
 
 
+_KIND = {"Host": "a host profile", "Spec": "an advisor spec", "Config": "an advisor configuration",
+         "RuleFile": "an advisor rule file"}
+MAX_ECHO = 80  # characters of a user's key or value quoted in a message
+MAX_MESSAGE = 1000
+
+
+def clip(text: str, limit: int = MAX_ECHO) -> str:
+    """A value quoted in a message, cut to `limit` characters (an 8 MB value is not echoed whole)."""
+    return text if len(text) <= limit else f"{text[:limit]}... ({len(text):,} characters)"
+
+
 def _path_text(loc: tuple[Any, ...]) -> str:
     out = ""
     for part in loc:
@@ -50,6 +61,17 @@ def to_input_errors(
     exc: ValidationError, model: type[BaseModel], root: Any, file: str, prefix: tuple[Any, ...] = ()
 ) -> list[InputError]:
     errors = []
+    node = root
+    for part in prefix:
+        node = node.get(part) if isinstance(node, dict) else None
+    if isinstance(node, dict) and node and not any(
+            isinstance(k, str) and (k in model.model_fields or difflib.get_close_matches(k, model.model_fields, n=1))
+            for k in node):
+        # Not one key advisor knows: most likely some other file named by mistake (or on
+        # purpose: `host: /etc/shadow`). Its content is not echoed.
+        return [InputError(f"not {_KIND.get(model.__name__, 'an advisor document')}: none of its keys is one advisor "
+                           f"reads (expected {', '.join(list(model.model_fields)[:6])}, ...); its content is not shown",
+                           file=file, line=getattr(node, "line", None))]
     for err in exc.errors(include_url=False):
         loc = tuple(p for p in err["loc"] if not (isinstance(p, str) and p.startswith(("function-", "lax-", "json-"))))
         # Union members show up as extra path parts ('str', 'Host', 'int', 'literal[...]').
@@ -74,16 +96,23 @@ def to_input_errors(
             owner = _model_at(model, loc)
             known = list(owner.model_fields) if owner else []
             close = difflib.get_close_matches(str(loc[-1]), known, n=1)
-            message = f"unknown key '{loc[-1]}'" + (f"; did you mean '{close[0]}'?" if close else "")
+            message = f"unknown key '{clip(str(loc[-1]))}'" + (f"; did you mean '{close[0]}'?" if close else "")
             if not close and known:
                 message += f" (allowed: {', '.join(known)})"
+        elif err["type"] == "string_unicode":  # a byte the file's encoding could not decode
+            value = str(err.get("input", ""))
+            bad = next((ord(ch) - 0xDC00 for ch in value if "\udc80" <= ch <= "\udcff"), None)
+            byte = f"byte 0x{bad:02X}" if bad is not None else "a byte"
+            message = (f"{byte} is not valid in the file's encoding (UTF-8 unless the file declares "
+                       "another, e.g. .encoding = \"windows-1252\")")
         elif err["type"] == "missing":
             message = "required field is missing"
         elif err["type"] == "literal_error":
-            message = f"'{err.get('input')}' is not allowed; " + message.replace("Input should be", "use")
+            message = f"'{clip(str(err.get('input')))}' is not allowed; " + message.replace("Input should be", "use")
         full = prefix + loc
         errors.append(
-            InputError(message, file=file, line=line_of(root, full), field=_path_text(full) or None)
+            InputError(clip(message, MAX_MESSAGE), file=file, line=line_of(root, full),
+                       field=clip(_path_text(full)) or None)
         )
     # One line per problem, in file order: a user fixes them top to bottom.
     # An unknown key usually explains a "missing" one (a typo), so it comes first.

@@ -15,7 +15,7 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import yaml
 
@@ -195,16 +195,41 @@ def _check_shape(root: Any, file: str) -> None:
         )
 
 
+_OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
+_KINDS = ((stat.S_ISFIFO, "a named pipe (FIFO)"), (stat.S_ISCHR, "a character device"),
+          (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+
+
+def open_regular(path: str | os.PathLike[str]) -> BinaryIO:
+    """Open a file for reading only if it is a regular file.
+
+    Opening a FIFO blocks until a writer comes, and a device can be read forever, so the file is
+    opened without blocking and checked with fstat before a byte is read; anything else is an
+    InputError (a folder raises IsADirectoryError, as open() would). O_NONBLOCK changes nothing
+    for a regular file.
+    """
+    fd = os.open(path, _OPEN_FLAGS)
+    try:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
+            raise IsADirectoryError(str(path))
+        if not stat.S_ISREG(mode):
+            kind = next((text for test, text in _KINDS if test(mode)), "a special file")
+            raise InputError(f"is {kind}, not a regular file; not read", file=str(path))
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
 def read_bytes(path: str | os.PathLike[str], limit: int = MAX_FILE_BYTES) -> bytes:
     """Read an input file, turning every OS-level failure into an InputError naming it."""
     name = str(path)
     p = Path(path)
     try:
         # One open and one fstat: lint reads thousands of files, and each stat is a system call.
-        with open(p, "rb") as handle:
+        with open_regular(p) as handle:
             info = os.fstat(handle.fileno())
-            if stat.S_ISDIR(info.st_mode):
-                raise IsADirectoryError(name)
             if info.st_size > limit:
                 raise InputError(
                     f"file is {info.st_size // (1024 * 1024)} MiB; the limit is {limit // (1024 * 1024)} MiB", file=name

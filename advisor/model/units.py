@@ -26,7 +26,7 @@ def parse_size_mib(value: object) -> int:
     if isinstance(value, int):
         if value <= 0:
             raise ValueError("a size must be positive")
-        return value
+        return _bounded(value, str(value))
     if isinstance(value, float):
         raise ValueError("write sizes with a unit, e.g. 1.5GB (a bare number means MB)")
     if not isinstance(value, str):
@@ -44,7 +44,18 @@ def parse_size_mib(value: object) -> int:
         raise ValueError("a size must be positive")
     if abs(mib - round(mib)) > 1e-9:
         raise ValueError(f"'{value}' is not a whole number of MB")
-    return round(mib)
+    return _bounded(round(mib), value)
+
+
+# 1 EiB: far above any vSphere maximum (hosts and VMs hold terabytes), and small enough that
+# every size stays exact in a float and in CEL's 64-bit integers.
+MAX_SIZE_MIB = 1 << 40
+
+
+def _bounded(mib: int, text: str) -> int:
+    if mib > MAX_SIZE_MIB:
+        raise ValueError(f"'{text[:40]}' is larger than advisor reads (1 EiB)")
+    return mib
 
 
 def format_mib(mib: int | float) -> str:

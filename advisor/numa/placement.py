@@ -4,6 +4,11 @@ Each instance of each VM (a VM with count 8 is eight VMs) is placed in spec orde
 client on the least-loaded physical node, one VM's clients on distinct nodes where possible.
 That is the initial placement the scheduler aims for (001_a02093f92473a34b.txt explains its
 9×8 result by three VMs landing on one node); later load balancing is not modelled.
+
+The work scales with nodes and distinct VM shapes, not with instances: identical instances
+placed one after another repeat a cycle (the choice depends only on the loads relative to the
+least-loaded node), so once a relative state recurs the remaining whole cycles are added in one
+step. `Placement.steps` counts the instances actually simulated.
 """
 
 from __future__ import annotations
@@ -21,8 +26,10 @@ class Placement:
     cores_per_node: int
     threads_per_node: int
     load: list[int]  # vCPUs homed per node
-    residents: list[list[tuple[str, int]]] = field(default_factory=list)  # per node: (vm label, vCPUs)
+    # per node: (vm name, client vCPUs, instances of that VM with such a client on the node)
+    residents: list[list[tuple[str, int, int]]] = field(default_factory=list)
     unmanaged_vcpus: int = 0  # vCPUs of VMs with CPU affinity (not NUMA-managed)
+    steps: int = 0  # instances simulated one by one (the rest were whole repeated cycles)
 
     @property
     def oversubscribed(self) -> list[int]:
@@ -40,21 +47,53 @@ class Placement:
 
     @property
     def clients_per_node(self) -> list[int]:
-        return [len(r) for r in self.residents]
+        return [sum(count for _, _, count in r) for r in self.residents]
 
 
 def place(host: Host, vms: Sequence[tuple[str, int, Topology]]) -> Placement:
     """vms: (name, count, topology) in spec order."""
     load = [0] * host.nodes
-    residents: list[list[tuple[str, int]]] = [[] for _ in range(host.nodes)]
-    unmanaged = 0
+    residents: list[list[tuple[str, int, int]]] = [[] for _ in range(host.nodes)]
+    unmanaged = steps = 0
     for name, count, topo in vms:
-        for instance in range(count):
-            label = name if count == 1 else f"{name}#{instance + 1}"
-            if not topo.numa_managed:
-                unmanaged += topo.vcpus
+        if not topo.numa_managed:
+            unmanaged += topo.vcpus * count
+            continue
+        per_node, simulated = _place_identical(topo.numa_clients, count, load)
+        steps += simulated
+        for node, sizes in enumerate(per_node):
+            residents[node].extend((name, size, n) for size, n in sorted(sizes.items(), reverse=True))
+    return Placement(host.nodes, host.cores_per_node, host.threads_per_node, load, residents, unmanaged, steps)
+
+
+def _place_identical(clients: tuple[int, ...], count: int, load: list[int]) -> tuple[list[dict[int, int]], int]:
+    """Place `count` identical instances one after another (updating `load`); per node, how
+    many clients of each size landed there, and how many instances were simulated."""
+    nodes = len(load)
+    per_node: list[dict[int, int]] = [{} for _ in range(nodes)]
+    seen: dict[tuple[int, ...], tuple[int, int]] | None = {}  # relative loads -> (instance, lowest load)
+    homes: list[tuple[int, ...]] = []  # the nodes of each simulated instance's clients
+    done = 0
+    while done < count:
+        low = min(load)
+        if seen is not None:
+            state = tuple(value - low for value in load)
+            if state in seen:
+                first, first_low = seen[state]
+                period = done - first
+                cycles = (count - done) // period
+                for node in range(nodes):
+                    load[node] += (low - first_low) * cycles
+                for chosen in homes[first:done]:
+                    for size, node in zip(clients, chosen, strict=True):
+                        per_node[node][size] = per_node[node].get(size, 0) + cycles
+                done += period * cycles
+                seen = None  # fewer than one cycle is left: simulate it
                 continue
-            nodes = place_clients(topo.numa_clients, host.nodes, load)
-            for size, node in zip(topo.numa_clients, nodes, strict=False):
-                residents[node].append((label, size))
-    return Placement(host.nodes, host.cores_per_node, host.threads_per_node, load, residents, unmanaged)
+            seen[state] = (done, low)
+        chosen = place_clients(clients, nodes, load)
+        homes.append(chosen)
+        for size, node in zip(clients, chosen, strict=True):
+            per_node[node][size] = per_node[node].get(size, 0) + 1
+        done += 1
+    return per_node, len(homes)

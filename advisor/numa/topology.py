@@ -409,18 +409,11 @@ def _memory(
 
 def _affinity_nodes(affinity: str, host: Host, uncertain: list[str]) -> int:
     """Physical nodes an affinity list touches, numbering logical CPUs node by node."""
-    cpus: set[int] = set()
-    for part in affinity.replace(" ", "").split(","):
-        if not part:
-            continue
-        try:
-            if "-" in part:
-                lo, hi = part.split("-", 1)
-                cpus.update(range(int(lo), int(hi) + 1))
-            else:
-                cpus.add(int(part))
-        except ValueError:
-            uncertain.append(f"could not read CPU affinity '{affinity}'")
-            return host.nodes
+    from advisor.numa.affinity import nodes_touched, parse
+
+    ranges = parse(affinity)
+    if ranges is None:
+        uncertain.append(f"could not read CPU affinity '{affinity[:80]}'")
+        return host.nodes
     uncertain.append("logical CPUs are assumed numbered node by node (ESXi's usual order)")
-    return len({cpu // host.threads_per_node for cpu in cpus if cpu < host.logical_cpus}) or 1
+    return nodes_touched(ranges, host.logical_cpus, host.threads_per_node)

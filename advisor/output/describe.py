@@ -6,14 +6,13 @@ fix, a topology and the totals in the same words.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from typing import Any
 
+from advisor.errors import CONTROL, shown
 from advisor.report.findings import Finding, Run
 
 REMOVE = "REMOVE"  # a fix's .vmx value that means "delete this key" (advisor.engine.engine.REMOVE)
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 
 
 def visible(text: object, keep: str = "\n") -> str:
@@ -23,7 +22,7 @@ def visible(text: object, keep: str = "\n") -> str:
     name overwrite the line it is printed on. The characters in ``keep`` (newlines by default)
     are left alone; each format decides how to show them.
     """
-    return _CONTROL.sub(lambda m: m.group() if m.group() in keep else f"\\x{ord(m.group()):02x}", str(text))
+    return CONTROL.sub(lambda m: m.group() if m.group() in keep else shown(m.group()), str(text))
 
 
 def one_line(text: object) -> str:
@@ -63,9 +62,11 @@ def runs(sizes: Iterable[int]) -> str:
     return layout_text(sizes)
 
 
-def topology_summary(topology: dict[str, Any] | None) -> str:
+def topology_summary(topology: dict[str, Any] | None, host: str | None = None) -> str:
     """The topology's own one-line summary, or one built from its fields when it has none."""
     if not topology:
+        if host:  # a host was given, but the template leaves the VM's shape unresolved
+            return "topology not predicted: the VM's vCPUs or memory are unknown"
         return "no host given: topology not predicted"
     if topology.get("summary"):
         return one_line(topology["summary"])

@@ -85,7 +85,7 @@ def render(run: Run) -> str:
     if run.vms:
         out += ["### VMs", ""]
         out += _table(["VM", "count", "host", "file", "topology"],
-                      [(v.name, v.count, v.host or "", v.file, topology_summary(v.topology)) for v in run.vms])
+                      [(v.name, v.count, v.host or "", v.file, topology_summary(v.topology, v.host)) for v in run.vms])
         out.append("")
     if shown:
         out += ["### Findings", ""]

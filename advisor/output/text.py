@@ -102,7 +102,7 @@ def _vm_header(vm: VmResult) -> Text:
     if vm.host:
         header.append(f" on {one_line(vm.host)}")
     header.append(": ")
-    header.append(topology_summary(vm.topology), style="cyan")
+    header.append(topology_summary(vm.topology, vm.host), style="cyan")
     return header
 
 

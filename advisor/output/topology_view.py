@@ -78,10 +78,10 @@ def _host_panel(loaded: Any, placement: Any) -> Panel:
         load = placement.load[node]
         style = "red" if load > host.threads_per_node else ("yellow" if load > host.cores_per_node else "green")
         residents = Text()
-        for label, size in placement.residents[node]:
-            base = label.split("#")[0]
-            colours.setdefault(base, _PALETTE[len(colours) % len(_PALETTE)])
-            residents.append(f"{label}:{size} ", style=colours[base])
+        for name, size, instances in placement.residents[node]:
+            colours.setdefault(name, _PALETTE[len(colours) % len(_PALETTE)])
+            times = f"×{instances}" if instances > 1 else ""
+            residents.append(f"{name}:{size}{times} ", style=colours[name])
         table.add_row(
             str(node), str(node // host.numa_nodes_per_socket),
             Text(f"{load}/{host.threads_per_node}", style=style), residents,

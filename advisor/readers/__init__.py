@@ -14,7 +14,7 @@ from pathlib import Path
 from types import ModuleType
 
 from advisor.errors import InputError
-from advisor.load.yamlfile import read_bytes
+from advisor.load.yamlfile import open_regular, read_bytes
 from advisor.readers.base import TemplateVM
 
 READERS = ("vmxfile", "ovf", "packer", "terraform")
@@ -158,9 +158,9 @@ def _read_file(path: Path) -> bytes:
 def _read_prefix(path: Path, size: int) -> bytes:
     """The first `size` bytes of a file, with the same OS-error messages as read_bytes."""
     if not path.is_file():
-        return read_bytes(path)  # a directory or a missing file: let read_bytes say which
+        return read_bytes(path)  # a directory, a FIFO or a missing file: let read_bytes say which
     try:
-        with open(path, "rb") as handle:
+        with open_regular(path) as handle:
             return handle.read(size)
     except PermissionError:
         raise InputError("permission denied", file=str(path)) from None
@@ -196,7 +196,12 @@ def find_templates(paths: Iterable[str | os.PathLike[str]], excludes: list[str])
     """
     import pathspec  # only folder walks need it
 
-    spec = pathspec.GitIgnoreSpec.from_lines(excludes)
+    try:
+        spec = pathspec.GitIgnoreSpec.from_lines(excludes)
+    except Exception as exc:  # pathspec raises its own error or re.error for e.g. "[z-a]"
+        bad = next((p for p in excludes if not _pattern_compiles(pathspec, p)), "?")
+        raise InputError(f"'{bad[:80]}' is not a usable pattern ({' '.join(str(exc).split())[:120]})",
+                         field="exclude") from None
     found: list[Path] = []
     seen: set[Path] = set()
     for given in paths:
@@ -209,16 +214,48 @@ def find_templates(paths: Iterable[str | os.PathLike[str]], excludes: list[str])
     return found
 
 
+def _pattern_compiles(pathspec, pattern: str) -> bool:
+    try:
+        pathspec.GitIgnoreSpec.from_lines([pattern])
+    except Exception:
+        return False
+    return True
+
+
 def _walk(root: Path, spec) -> Iterator[Path]:
-    # Names are matched as strings and a Path is made only for a file that is kept: a folder
-    # of ten thousand templates is walked in a fraction of the time.
+    """Template files under `root`, folders and files in sorted order.
+
+    An explicit stack rather than os.walk, which recurses on Python 3.11 and dies on a tree a
+    thousand folders deep. Only regular files are kept: a FIFO, socket or device is never
+    opened (opening a FIFO blocks until something writes to it). Symlinked folders are not
+    entered, as os.walk does not; a folder that cannot be listed is skipped.
+    Names are matched as strings and a Path is made only for a file that is kept: a folder
+    of ten thousand templates is walked in a fraction of the time.
+    """
     match = spec.match_file if spec.patterns else None
-    for folder, dirs, files in os.walk(root):
-        relative = os.path.relpath(folder, root).replace(os.sep, "/")
-        prefix = "" if relative == "." else f"{relative}/"
-        dirs[:] = sorted(d for d in dirs if d not in SKIPPED_DIRS and not (match and match(f"{prefix}{d}/")))
+    stack = [(str(root), "")]
+    while stack:
+        folder, prefix = stack.pop()
+        try:
+            with os.scandir(folder) as listing:
+                entries = sorted(listing, key=lambda e: e.name)
+        except OSError:
+            continue
+        dirs, files = [], []
+        for entry in entries:
+            if entry.is_symlink():  # a link to a folder is not entered; a dangling or looping one is reported when read
+                if not _is_dir(entry):
+                    files.append(entry.name)
+                continue
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    dirs.append(entry.name)
+                elif entry.is_file(follow_symlinks=False):
+                    files.append(entry.name)
+            except OSError:
+                continue
         here = Path(folder)
-        for name in sorted(files):
+        for name in files:
             if match and match(prefix + name):
                 continue
             by_name = _template_by_name(name.lower())
@@ -227,6 +264,15 @@ def _walk(root: Path, spec) -> Iterator[Path]:
             file = here / name
             if by_name or _looks_like_template(file):
                 yield file
+        kept = [d for d in dirs if d not in SKIPPED_DIRS and not (match and match(f"{prefix}{d}/"))]
+        stack.extend((os.path.join(folder, d), f"{prefix}{d}/") for d in reversed(kept))
+
+
+def _is_dir(entry: os.DirEntry) -> bool:
+    try:
+        return entry.is_dir()
+    except OSError:
+        return False
 
 
 def _template_by_name(name: str) -> bool | None:
@@ -252,7 +298,7 @@ def _looks_like_template(file: Path) -> bool:
 
 def _head(file: Path) -> bytes | None:
     try:
-        with open(file, "rb") as handle:
+        with open_regular(file) as handle:
             return handle.read(HEAD_BYTES)
-    except OSError:
+    except (OSError, InputError):
         return None

@@ -65,12 +65,39 @@ def json_suppressions(value: Any, keys: tuple[str, ...] = ("//",), line: int | N
     return found
 
 
+# Suppressions outside every block apply to each VM of the file; distinct rule ids among them
+# are capped so that a file of comment lines cannot multiply into (comments x VMs) entries.
+MAX_FILE_SUPPRESSIONS = 100
+
+
 def attach_suppressions(vms: Iterable[tuple[TemplateVM, int | None, int | None]],
                         suppressions: Iterable[tuple[str, str, int | None]]) -> None:
-    """Give each suppression to the VM whose block spans its line, or to every VM if none does."""
+    """Give each suppression to the VM whose block spans its line, or to every VM if none does.
+
+    Blocks do not overlap, so the owner is found by bisection over their sorted starts; the
+    suppressions outside every block are kept once per rule id (the first one), at most
+    MAX_FILE_SUPPRESSIONS of them."""
+    import bisect
+
     spans = list(vms)
+    placed = sorted((start, end, index) for index, (_, start, end) in enumerate(spans)
+                    if start is not None and end is not None)
+    starts = [start for start, _, _ in placed]
+    everywhere: dict[str, tuple[str, str, int | None]] = {}
+    dropped = 0
     for rule, reason, line in suppressions:
-        owners = [vm for vm, start, end in spans
-                  if line is not None and start is not None and end is not None and start <= line <= end]
-        for vm in owners or [vm for vm, _, _ in spans]:
-            vm.suppressions.append((rule, reason, line))
+        at = bisect.bisect_right(starts, line) - 1 if line is not None else -1
+        if line is not None and at >= 0 and line <= placed[at][1]:
+            spans[placed[at][2]][0].suppressions.append((rule, reason, line))
+        elif rule in everywhere:
+            continue
+        elif len(everywhere) < MAX_FILE_SUPPRESSIONS:
+            everywhere[rule] = (rule, reason, line)
+        else:
+            dropped += 1
+    for vm, _, _ in spans:  # in file order, as they were written
+        vm.suppressions[:] = sorted([*vm.suppressions, *everywhere.values()],
+                                    key=lambda s: (s[2] is None, s[2] or 0))
+    if dropped and spans:
+        spans[0][0].notes.append(f"{dropped} more suppressions outside any block were ignored "
+                                 f"(at most {MAX_FILE_SUPPRESSIONS} rule ids apply to the whole file)")

@@ -494,14 +494,13 @@ class VmxDocument:
     @classmethod
     def read(cls, path: str | Path) -> VmxDocument:
         """Read and parse a .vmx file, refusing anything over MAX_FILE_BYTES before loading it."""
-        path = Path(path)
+        from advisor.load.yamlfile import read_bytes  # refuses FIFOs and devices, sized by fstat
+
         try:
-            with path.open("rb") as handle:
-                data = handle.read(MAX_FILE_BYTES + 1)
-        except IsADirectoryError:
-            raise InputError("is a folder, not a .vmx file", file=str(path)) from None
-        except OSError as exc:
-            raise InputError(f"cannot read: {exc.strerror or exc}", file=str(path)) from None
+            data = read_bytes(path, MAX_FILE_BYTES)
+        except InputError as exc:
+            message = "is a folder, not a .vmx file" if "directory" in exc.message else f"cannot read: {exc.message}"
+            raise InputError(message, file=str(path)) from None
         return cls.parse(data, file=str(path))
 
     # ------------------------------------------------------------------ output
@@ -766,12 +765,15 @@ def lines_mentioning(data: bytes, needle: bytes) -> list[tuple[int, bytes]]:
     any letter case. Searching the whole file beats splitting it when few lines match."""
     lowered, needle = data.lower(), needle.lower()
     found = []
+    number, counted = 1, 0  # line number of offset `counted`: each byte is counted once
     at = lowered.find(needle)
     while at >= 0:
-        start = data.rfind(b"\n", 0, at) + 1
+        start = data.rfind(b"\n", counted, at) + 1 or counted
         end = data.find(b"\n", at)
         end = len(data) if end < 0 else end
-        found.append((data.count(b"\n", 0, start) + 1, data[start:end]))
+        number += data.count(b"\n", counted, start)
+        counted = start
+        found.append((number, data[start:end]))
         at = lowered.find(needle, end)
     return found
 

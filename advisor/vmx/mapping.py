@@ -35,11 +35,17 @@ def vmx_text(value: object) -> str:
     return str(value)
 
 
+_WHOLE = re.compile(r"([+-]?)(?:0[xX]([0-9a-fA-F]{1,16})|([0-9]{1,18}))")
+
+
 def _int(text: str) -> int:
-    try:
-        return int(text.strip().strip('"'), 0)
-    except ValueError:
-        raise ValueError(f"'{text}' is not a whole number") from None
+    """ASCII digits (or 0x hex) only: Python's int() would also take `1_6` as 16 and other
+    scripts' digits, which no VMware parser reads as a number."""
+    match = _WHOLE.fullmatch(text.strip().strip('"'))
+    if not match:
+        raise ValueError(f"'{text[:40]}' is not a whole number")
+    value = int(match[2], 16) if match[2] else int(match[3])
+    return -value if match[1] == "-" else value
 
 
 def _latency(text: str) -> str:

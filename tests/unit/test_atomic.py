@@ -66,7 +66,7 @@ def test_failed_rename_leaves_original_and_no_temp(vmx: Path, monkeypatch: pytes
         raise OSError("disk on fire")
 
     monkeypatch.setattr(atomic, "_replace", broken)
-    with pytest.raises(OSError, match="disk on fire"):
+    with pytest.raises(InputError, match="disk on fire"):  # an OS failure is the user's to fix: exit 2
         write_atomic(vmx, b"garbage")
     assert vmx.read_bytes() == ORIGINAL
     assert _leftovers(vmx.parent) == []
@@ -95,7 +95,7 @@ def test_failed_write_removes_temp(vmx: Path, monkeypatch: pytest.MonkeyPatch) -
         raise OSError("fsync failed")
 
     monkeypatch.setattr(atomic.os, "fsync", no_fsync)
-    with pytest.raises(OSError, match="fsync failed"):
+    with pytest.raises(InputError, match="fsync failed"):
         write_atomic(vmx, b"garbage")
     assert vmx.read_bytes() == ORIGINAL
     assert _leftovers(vmx.parent) == []

@@ -32,7 +32,7 @@ def test_second_call_reads_the_entry(folder: Path) -> None:
     assert cache.cached("t", [("f", b"x")], build) == {"a": [1, 2]}
     assert cache.cached("t", [("f", b"x")], build) == {"a": [1, 2]}
     assert len(calls) == 1
-    assert len(list(folder.glob("t-*.pickle"))) == 1
+    assert len(list(folder.glob("t-*.json"))) == 1
 
 
 def test_other_source_bytes_rebuild_and_replace_the_old_entry(folder: Path) -> None:
@@ -41,13 +41,13 @@ def test_other_source_bytes_rebuild_and_replace_the_old_entry(folder: Path) -> N
     cache.cached("t", [("f", b"y")], build)
     cache.cached("t", [("g", b"y")], build)
     assert len(calls) == 3
-    assert len(list(folder.glob("t-*.pickle"))) == 1  # only the newest key is kept
+    assert len(list(folder.glob("t-*.json"))) == 1  # only the newest key is kept
 
 
 def test_damaged_entry_is_rebuilt_without_an_error(folder: Path) -> None:
     build, calls = _counting([1])
     cache.cached("t", [("f", b"x")], build)
-    (entry,) = folder.glob("t-*.pickle")
+    (entry,) = folder.glob("t-*.json")
     entry.write_bytes(b"\x80\x05garbage")
     assert cache.cached("t", [("f", b"x")], build) == [1]
     assert cache.cached("t", [("f", b"x")], build) == [1]
@@ -85,7 +85,7 @@ def test_builtin_catalog_from_the_cache_is_the_parsed_one(folder: Path, monkeypa
     for _ in range(2):  # the first run writes the entry, the second reads it
         monkeypatch.setattr(catalog, "_BUILTIN", None)
         assert _digest(catalog.builtin_catalog()) == fresh
-    assert list(folder.glob("rules-*.pickle"))
+    assert list(folder.glob("rules-*.json"))
 
 
 def test_builtin_rules_compile_when_first_used(monkeypatch: pytest.MonkeyPatch) -> None:

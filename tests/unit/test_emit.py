@@ -194,7 +194,7 @@ def _check_packer(vm, settings, legacy=False):
 @names
 def test_ansible_yaml_loads_with_module_options(settings, name):
     text = render("ansible", name, settings, REASONS)
-    tasks = yaml.safe_load(text)
+    tasks = yaml.load(text, Loader=_AnsibleLoader)
     assert isinstance(tasks, list) and len(tasks) == 1
     params = tasks[0]["community.vmware.vmware_guest"]
     assert params["name"] == name
@@ -215,9 +215,22 @@ def test_ansible_yaml_loads_with_module_options(settings, name):
     assert "customvalues" not in params
 
 
+class _Unsafe(str):
+    """A value Ansible reads as `!unsafe`: never templated."""
+
+
+class _AnsibleLoader(yaml.SafeLoader):
+    pass
+
+
+_AnsibleLoader.add_constructor("!unsafe", lambda loader, node: _Unsafe(loader.construct_scalar(node)))
+
+
 def test_ansible_keeps_jinja_in_names_literal():
-    params = yaml.safe_load(render("ansible", "{{ lookup('pipe', 'id') }}", MINIMAL, {}))[0]
-    assert params["community.vmware.vmware_guest"]["name"].startswith("{% raw %}")
+    params = yaml.load(render("ansible", "{{ lookup('pipe', 'id') }}", MINIMAL, {}), Loader=_AnsibleLoader)[0]
+    name = params["community.vmware.vmware_guest"]["name"]
+    assert isinstance(name, _Unsafe) and name == "{{ lookup('pipe', 'id') }}"
+    assert isinstance(params["name"], _Unsafe)
 
 
 # ------------------------------------------------------------------------------- PowerCLI

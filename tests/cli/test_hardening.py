@@ -1,0 +1,576 @@
+"""Issue 18: hostile input has hard bounds (no hang, no blow-up, no internal error, no leak, no
+lost write). Each test pins one defect class; bounds are checked by what the code counts
+(bytes scanned, instances simulated, peak memory via tracemalloc), never by wall time. A
+generous subprocess timeout only tells a hang (FIFO) from a slow run.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import subprocess
+import sys
+import tracemalloc
+from pathlib import Path
+from types import SimpleNamespace as NS
+
+import pytest
+import yaml
+from conftest import org_rule
+
+REPO = Path(__file__).resolve().parents[2]
+ENV = {**os.environ, "PYTHONPATH": str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""), "NO_COLOR": "1"}
+HANG_GUARD = 120  # seconds; a hang guard only
+SPEC = "host: {name: lab, sockets: 2, cores_per_socket: 10, threads_per_core: 2, memory: 256GB, esxi: '7.0'}\n" \
+       "vms:\n  - {name: vm1, vcpus: 4, memory: 8GB}\n"
+VMX = '.encoding = "UTF-8"\nconfig.version = "8"\ndisplayName = "web01"\nnumvcpus = "8"\nmemsize = "16384"\n'
+WIDE = ('.encoding = "UTF-8"\ndisplayName = "db"\nnumvcpus = "64"\nmemsize = "262144"\n'
+        'scsi0.present = "TRUE"\nscsi0.virtualDev = "lsilogic"\nscsi0:0.present = "TRUE"\n'
+        'scsi1.present = "TRUE"\nscsi1.virtualDev = "lsilogic"\nscsi1:0.present = "TRUE"\n'
+        'ethernet0.present = "TRUE"\nethernet0.virtualDev = "e1000"\n')
+NPS4 = "amd-epyc-9654-2s-nps4"
+
+
+def run(cwd: Path, *args: object, limits=None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "advisor", *map(str, args)], cwd=cwd, env=ENV, text=True,
+                          capture_output=True, timeout=HANG_GUARD, stdin=subprocess.DEVNULL, preexec_fn=limits)
+
+
+def no_crash(result) -> None:
+    assert result.code != 3 and "internal error" not in result.err and "Traceback" not in result.err, result.err
+
+
+def peak_bytes(func) -> int:
+    tracemalloc.start()
+    try:
+        func()
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+# -- High: sched.cpu.affinity ranges are intervals, never expanded ---------------------------
+
+def test_affinity_ranges_are_read_as_intervals() -> None:
+    from advisor.numa.affinity import MAX_PARTS, nodes_touched, parse
+
+    assert parse("0-9999999999, 12") == [(0, 9999999999), (12, 12)]
+    assert parse("0-3,x") is None and parse("5-2") is None and parse("1_6") is None
+    assert parse(",".join(["1"] * (MAX_PARTS + 1))) is None
+    assert nodes_touched([(0, 9999999999)], logical_cpus=64, threads_per_node=16) == 4
+    assert nodes_touched([(20, 20)], logical_cpus=64, threads_per_node=16) == 1
+    assert peak_bytes(lambda: nodes_touched(parse("0-999999999999999999"), 4096, 2)) < 1 << 20
+
+
+@pytest.mark.parametrize("where", ["spec", "vmx", "terraform"])
+def test_huge_affinity_range_costs_nothing(tmp_path: Path, cli, where: str) -> None:
+    if where == "spec":
+        (tmp_path / "s.yaml").write_text(SPEC.replace("memory: 8GB}", 'memory: 8GB, cpu_affinity: "0-9999999999"}'))
+        args = ("check", tmp_path / "s.yaml")
+    elif where == "vmx":
+        (tmp_path / "a.vmx").write_text(VMX + 'sched.cpu.affinity = "0-9999999999"\n')
+        args = ("lint", "--host", NPS4, tmp_path / "a.vmx")
+    else:
+        (tmp_path / "main.tf").write_text(
+            'resource "vsphere_virtual_machine" "a" {\n  name = "a"\n  num_cpus = 8\n  memory = 8192\n'
+            '  extra_config = {\n    "sched.cpu.affinity" = "0-9999999999"\n  }\n}\n')
+        args = ("lint", "--host", NPS4, tmp_path / "main.tf")
+    peak = peak_bytes(lambda: setattr(test_huge_affinity_range_costs_nothing, "result", cli(*args)))
+    result = test_huge_affinity_range_costs_nothing.result
+    no_crash(result)
+    assert peak < 64 << 20  # a set of 10^10 CPUs would be hundreds of gigabytes
+
+
+# -- High: FIFOs and other special files are never opened for reading ------------------------
+
+needs_fifo = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs named pipes")
+
+
+@needs_fifo
+def test_a_named_fifo_is_refused_not_waited_on(tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "pipe.vmx")
+    result = run(tmp_path, "lint", "pipe.vmx")
+    assert result.returncode == 2 and "named pipe" in result.stderr and "pipe.vmx" in result.stderr
+
+
+@needs_fifo
+def test_a_fifo_in_a_folder_walk_is_skipped(tmp_path: Path) -> None:
+    (tmp_path / "tpl").mkdir()
+    os.mkfifo(tmp_path / "tpl" / "pipe.vmx")
+    os.mkfifo(tmp_path / "tpl" / "x.json")  # sniffed by content: would be opened
+    (tmp_path / "tpl" / "good.vmx").write_text(VMX)
+    result = run(tmp_path, "lint", "tpl")
+    assert result.returncode == 0, result.stderr
+    assert "good.vmx" in result.stdout and "pipe" not in result.stdout + result.stderr
+
+
+@needs_fifo
+def test_a_fifo_as_host_file_or_sibling_variables_file(tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "h.yaml")
+    (tmp_path / "s.yaml").write_text(SPEC.replace("host: {name: lab, sockets: 2, cores_per_socket: 10, "
+                                                  "threads_per_core: 2, memory: 256GB, esxi: '7.0'}", "host: ./h.yaml"))
+    result = run(tmp_path, "check", "s.yaml")
+    assert result.returncode == 2 and "h.yaml" in result.stderr and "named pipe" in result.stderr
+    (tmp_path / "tf").mkdir()
+    os.mkfifo(tmp_path / "tf" / "terraform.tfvars")
+    (tmp_path / "tf" / "main.tf").write_text('resource "vsphere_virtual_machine" "a" {\n  name = "a"\n'
+                                             '  num_cpus = 4\n  memory = 4096\n}\n')
+    result = run(tmp_path, "lint", "tf")
+    assert result.returncode == 0, result.stderr
+
+
+def test_read_bytes_refuses_a_character_device() -> None:
+    from advisor.errors import InputError
+    from advisor.load.yamlfile import read_bytes
+
+    if not os.path.exists("/dev/zero"):
+        pytest.skip("no /dev/zero")
+    with pytest.raises(InputError, match="character device"):
+        read_bytes("/dev/zero")
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="uses rm -rf to remove the tree")
+def test_a_folder_tree_a_thousand_levels_deep(tmp_path: Path, cli) -> None:
+    here = tmp_path / "deep"
+    here.mkdir()
+    cwd = os.getcwd()
+    try:
+        os.chdir(here)
+        for _ in range(1000):  # relative steps: the full path stays within PATH_MAX when listed
+            os.mkdir("d")
+            os.chdir("d")
+        Path("x.vmx").write_text(VMX)
+    finally:
+        os.chdir(cwd)
+    try:
+        result = cli("lint", "--format", "json", here)
+    finally:  # shutil.rmtree (pytest's clean-up) recurses and would fail on this tree
+        subprocess.run(["rm", "-rf", str(here)], check=False)
+    no_crash(result)
+    assert result.code == 0 and len(json.loads(result.out)["vms"]) == 1
+
+
+# -- High: finding the lines that mention a key is linear --------------------------------------
+
+class _Counting(bytes):
+    scanned = 0
+
+    def count(self, sub, start=0, end=None):  # type: ignore[override]
+        end = len(self) if end is None else end
+        _Counting.scanned += max(0, end - start)
+        return bytes.count(self, sub, start, end)
+
+
+def test_lines_mentioning_scans_each_byte_once() -> None:
+    from advisor.vmx.document import lines_mentioning
+
+    data = _Counting(b"".join(b"# advisor: ignore VMX001 -- x\n" for _ in range(20000)))
+    _Counting.scanned = 0
+    found = lines_mentioning(data, b"advisor")
+    assert len(found) == 20000 and found[-1][0] == 20000 and found[1] == (2, data.split(b"\n")[1])
+    assert _Counting.scanned <= len(data)  # quadratic would be ~ 20000 x len / 2
+
+
+# -- High: placement scales with nodes and shapes, not instances -------------------------------
+
+def _naive(nodes: int, vms) -> tuple[list[int], list[dict]]:
+    from advisor.numa.topology import place_clients
+
+    load = [0] * nodes
+    per = [dict() for _ in range(nodes)]
+    for name, count, topo in vms:
+        for _ in range(count):
+            if topo.numa_managed:
+                for size, node in zip(topo.numa_clients, place_clients(topo.numa_clients, nodes, load), strict=True):
+                    per[node][(name, size)] = per[node].get((name, size), 0) + 1
+    return load, per
+
+
+def test_placement_of_repeated_instances_equals_one_by_one() -> None:
+    from advisor.numa.placement import place
+
+    rnd = random.Random(18)
+    for _ in range(150):
+        nodes = rnd.choice([1, 2, 3, 4, 8, 16])
+        vms = []
+        for i in range(rnd.randint(1, 4)):
+            clients = tuple(rnd.randint(1, 12) for _ in range(rnd.randint(1, 4)))
+            vms.append((f"v{i}", rnd.randint(1, 300), NS(numa_managed=rnd.random() < 0.9, vcpus=sum(clients),
+                                                         numa_clients=clients)))
+        got = place(NS(nodes=nodes, cores_per_node=8, threads_per_node=16), vms)
+        load, per = _naive(nodes, vms)
+        assert got.load == load
+        assert [{(n, s): c for n, s, c in r} for r in got.residents] == per
+
+
+@pytest.mark.parametrize("nodes,clients", [(8, (24, 24, 24, 24)), (8, (7,)), (512, (32, 32, 32)), (512, (2,))])
+def test_placement_work_is_bounded_by_nodes_not_count(nodes: int, clients: tuple[int, ...]) -> None:
+    from advisor.numa.placement import place
+
+    got = place(NS(nodes=nodes, cores_per_node=32, threads_per_node=64),
+                [("a", 100_000, NS(numa_managed=True, vcpus=sum(clients), numa_clients=clients))])
+    assert sum(got.load) == 100_000 * sum(clients)
+    assert got.steps <= 2 * nodes + 64  # instances simulated; the other ~100,000 are whole cycles
+
+
+def test_size_on_32_sockets_of_512_cores_counts_few_placements(tmp_path: Path, cli, monkeypatch) -> None:
+    from advisor.numa import placement
+
+    calls = []
+    original = placement.place_clients
+    monkeypatch.setattr(placement, "place_clients", lambda *a: calls.append(1) or original(*a))
+    host = tmp_path / "big.yaml"
+    host.write_text("name: big\ncpu: Test\nsockets: 32\ncores_per_socket: 512\nthreads_per_core: 4\n"
+                    "numa_nodes_per_socket: 16\nmemory: 64TB\ncore_mhz: 2400\nesxi: '8.0'\n")
+    result = cli("size", "--host", host, "--workload", "vdi")
+    assert result.code == 0, result.err
+    assert len(calls) < 10_000  # one by one it was ~100,000 instances
+
+
+# -- Medium: emitters make names inert in their language ----------------------------------------
+
+HOSTILE = ["a{%endraw%}{{lookup('pipe','id')}}{%raw%}", "b{%- endraw -%}{{ 7*7 }}", "c{#x#}{{x}}", "d{{{e}}}"]
+
+
+class _Tagged(str):
+    pass
+
+
+def _unsafe_loader():
+    class Loader(yaml.SafeLoader):
+        pass
+
+    Loader.add_constructor("!unsafe", lambda loader, node: _Tagged(loader.construct_scalar(node)))
+    return Loader
+
+
+def _strings(value):
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for v in value.values():
+            yield from _strings(v)
+    elif isinstance(value, list):
+        for v in value:
+            yield from _strings(v)
+
+
+@pytest.mark.parametrize("name", HOSTILE)
+def test_ansible_tags_every_templatable_string_unsafe(tmp_path: Path, cli, name: str) -> None:
+    spec = tmp_path / "s.yaml"
+    spec.write_text(SPEC.replace("name: vm1", f"name: {json.dumps(name)}"))
+    result = cli("vmx", "--as", "ansible", spec)
+    assert result.code in (0, 1), result.err
+    play = yaml.load(result.out, Loader=_unsafe_loader())
+    templated = [s for s in _strings(play) if "{" in s and not isinstance(s, _Tagged)]
+    assert all(s.startswith("{{ vcenter_") or s == "{{ vm_network }}" for s in templated), templated
+    assert any(s == name for s in _strings(play))
+
+
+@pytest.mark.parametrize("name", HOSTILE)
+def test_packer_json_escapes_go_template_actions(tmp_path: Path, cli, name: str) -> None:
+    spec = tmp_path / "s.yaml"
+    spec.write_text(SPEC.replace("name: vm1", f"name: {json.dumps(name)}"))
+    result = cli("vmx", "--as", "packer-json", spec)
+    builder = json.loads(result.out)["builders"][0]
+    for text in _strings(builder):
+        rest = text.replace('{{"{{"}}', "")
+        assert "{{" not in rest or rest.startswith("{{user `"), text
+    assert builder["vm_name"].replace('{{"{{"}}', "{{") == name
+
+
+# -- Medium: concurrent `fix --write` loses nothing ---------------------------------------------
+
+def test_concurrent_fix_writes_keep_both_changes(tmp_path: Path) -> None:
+    vmx = tmp_path / "db.vmx"
+    for _ in range(4):
+        vmx.write_text(WIDE)
+        procs = [subprocess.Popen([sys.executable, "-m", "advisor", "fix", "--write", "--host", NPS4, "--select", rule,
+                                   str(vmx)], env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+                 for rule in ("NUMA", "NET")]
+        errors = [p.communicate(timeout=HANG_GUARD)[1] for p in procs]
+        assert [p.returncode for p in procs] == [0, 0], errors
+        text = vmx.read_text()
+        assert 'numa.vcpu.preferHT = "TRUE"' in text and 'ethernet0.virtualDev = "vmxnet3"' in text
+
+
+def test_write_refuses_a_file_changed_since_it_was_read(tmp_path: Path) -> None:
+    from advisor.atomic import write_atomic
+    from advisor.errors import InputError
+
+    target = tmp_path / "a.vmx"
+    target.write_bytes(b"new content from someone else")
+    with pytest.raises(InputError, match="changed while advisor"):
+        write_atomic(target, b"ours", backup=True, expect=b"what we read")
+    assert target.read_bytes() == b"new content from someone else"
+    assert not (tmp_path / "a.vmx.bak").exists()
+
+
+def test_fix_removes_temporary_files_a_killed_run_left(tmp_path: Path, cli) -> None:
+    vmx = tmp_path / "db.vmx"
+    vmx.write_text(WIDE)
+    (tmp_path / ".db.vmx.k1l2e3d4.tmp").write_text("half")
+    (tmp_path / ".db.vmx.bak.abcdefgh.tmp").write_text("half")
+    (tmp_path / ".other.vmx.abcdefgh.tmp").write_text("not ours to remove")
+    result = cli("fix", "--write", "--host", NPS4, vmx)
+    assert result.code == 0, result.err
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".other.vmx.abcdefgh.tmp", "db.vmx", "db.vmx.bak"]
+
+
+def test_fix_says_which_generation_the_backup_holds(tmp_path: Path, cli) -> None:
+    vmx = tmp_path / "db.vmx"
+    vmx.write_text(WIDE)
+    first = cli("fix", "--write", "--host", NPS4, "--select", "NET", vmx)
+    assert "before this run is in db.vmx.bak" in first.err and "older" not in first.err
+    second = cli("fix", "--write", "--host", NPS4, vmx)
+    assert "replaced the older db.vmx.bak" in second.err
+    assert "ethernet0.virtualDev = \"vmxnet3\"" in (tmp_path / "db.vmx.bak").read_text()
+
+
+def test_backup_that_is_a_folder_is_an_input_error(tmp_path: Path, cli) -> None:
+    vmx = tmp_path / "db.vmx"
+    vmx.write_text(WIDE)
+    (tmp_path / "db.vmx.bak").mkdir()
+    result = cli("fix", "--write", "--host", NPS4, vmx)
+    assert result.code == 2 and "db.vmx.bak" in result.err and "not a regular file" in result.err
+    assert vmx.read_text() == WIDE
+
+
+def test_a_full_disk_is_exit_2_with_the_reason(tmp_path: Path) -> None:
+    resource = pytest.importorskip("resource")
+    import signal
+
+    vmx = tmp_path / "db.vmx"
+    vmx.write_text(WIDE + "".join(f"# padding {i}\n" for i in range(400)))
+    before = vmx.read_text()
+
+    def small_files() -> None:  # writes past 2 KiB fail with EFBIG, as a full disk fails with ENOSPC
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (2048, 2048))
+
+    result = run(tmp_path, "fix", "--write", "--host", NPS4, "db.vmx", limits=small_files)
+    assert result.returncode == 2 and "cannot write" in result.stderr and "internal error" not in result.stderr
+    assert vmx.read_text() == before and [p.name for p in tmp_path.iterdir()] == ["db.vmx"]
+
+
+# -- Medium: Terraform suppressions outside blocks are not multiplied ---------------------------
+
+def test_file_level_suppressions_are_bounded(tmp_path: Path) -> None:
+    from advisor.readers import read_template
+    from advisor.readers.suppress import MAX_FILE_SUPPRESSIONS
+
+    blocks = "".join(f'resource "vsphere_virtual_machine" "vm{i}" {{\n  name = "vm{i}"\n  num_cpus = 2\n'
+                     f'  memory = 2048\n  # advisor: ignore NET001 -- inside\n}}\n' for i in range(200))
+    comments = "".join(f"# advisor: ignore X{i % 997:03d}{i % 7}AB001 -- outside\n" for i in range(5000))
+    comments += "# advisor: ignore NET002 -- outside\n" * 5000
+    (tmp_path / "main.tf").write_text(comments + blocks)
+    vms = read_template(tmp_path / "main.tf")
+    assert len(vms) == 200
+    assert all(sum(1 for s in vm.suppressions if s[1] == "inside") == 1 for vm in vms)
+    assert max(len(vm.suppressions) for vm in vms) <= MAX_FILE_SUPPRESSIONS + 1
+
+
+# -- Medium: CEL user conditions are bounded in value size; method calls on facts work ----------
+
+def _rules(tmp_path: Path, when: str, scope: str = "vm") -> Path:
+    folder = tmp_path / "rules"
+    folder.mkdir(exist_ok=True)
+    text = org_rule(when)
+    if scope != "vm":
+        text = text.replace("    severity: warning\n", f"    severity: warning\n    scope: {scope}\n")
+    (folder / "org.yaml").write_text(text)
+    return folder
+
+
+def test_condition_that_could_blow_up_a_value_is_refused(tmp_path: Path, cli) -> None:
+    step = ".map(x, x + x + x + x + x + x + x + x)"
+    folder = _rules(tmp_path, f"[vm.name]{step * 8}[0].size() > 3")
+    (tmp_path / "s.yaml").write_text(SPEC)
+    result = cli("check", "--rules", folder, tmp_path / "s.yaml")
+    assert result.code == 2 and "org.yaml" in result.err and "when" in result.err, result.err
+    ok = _rules(tmp_path, "[vm.name].map(x, x + x)[0].size() > 3 && [1, 2].all(i, i > 0)")
+    assert cli("check", "--rules", ok, tmp_path / "s.yaml").code in (0, 1)
+
+
+def test_method_calls_on_facts_evaluate(tmp_path: Path, cli) -> None:
+    folder = _rules(tmp_path, "vm.name.size() > 3 && vm.name.startsWith('vm')")
+    (tmp_path / "s.yaml").write_text(SPEC.replace("name: vm1", "name: vm-long"))
+    result = cli("check", "--format", "json", "--rules", folder, tmp_path / "s.yaml")
+    assert result.code in (0, 1), result.err
+    assert any(f["rule"] == "ORG001" for f in json.loads(result.out)["findings"])
+
+
+def test_host_scope_rule_reading_vm_facts_is_refused(tmp_path: Path, cli) -> None:
+    folder = _rules(tmp_path, "vm.vcpus > 2", scope="host")
+    (tmp_path / "s.yaml").write_text(SPEC)
+    result = cli("check", "--rules", folder, tmp_path / "s.yaml")
+    assert result.code == 2 and "vm.vcpus" in result.err and "host-scope" in result.err
+
+
+def test_fact_values_beyond_cel_bounds_are_unknown_not_a_crash(tmp_path: Path, cli) -> None:
+    from advisor.engine.engine import MAX_CEL_STRING, cel_value_fits
+
+    assert not cel_value_fits(1 << 63) and cel_value_fits((1 << 63) - 1)
+    assert not cel_value_fits("x" * (MAX_CEL_STRING + 1))
+    (tmp_path / "s.yaml").write_text(SPEC.replace("memory: 8GB}", "memory: 8GB, workload: sql-server, "
+                                                  "sql: {affinity_mask: 9223372036854775808}}"))
+    no_crash(cli("check", tmp_path / "s.yaml"))
+
+
+# -- Medium: no echo of files that are not advisor documents; config stays in its folder ---------
+
+SECRET = "root:$6$s3cr3tHASH:19000:0:99999:7:::"
+
+
+def test_a_foreign_file_named_as_host_is_not_echoed(tmp_path: Path, cli) -> None:
+    (tmp_path / "shadow").write_text(SECRET + "\n")
+    (tmp_path / "s.yaml").write_text(SPEC.replace(SPEC.splitlines()[0], "host: ./shadow"))
+    result = cli("check", tmp_path / "s.yaml")
+    assert result.code == 2 and "not a host profile" in result.err and "s3cr3t" not in result.err + result.out
+
+
+def test_a_repository_config_symlinked_elsewhere_is_refused(tmp_path: Path, cli) -> None:
+    (tmp_path / "shadow").write_text(SECRET + "\n")
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / ".advisor.yaml").symlink_to(tmp_path / "shadow")
+    (repo / "a.vmx").write_text(VMX)
+    result = cli("lint", repo / "a.vmx")
+    assert result.code == 2 and "symlink" in result.err and "s3cr3t" not in result.err + result.out
+    explicit = cli("lint", "--config", repo / ".advisor.yaml", repo / "a.vmx")
+    assert explicit.code == 2 and "s3cr3t" not in explicit.err  # named, read, still not echoed
+
+
+def test_a_found_config_cannot_point_outside_its_folder(tmp_path: Path, cli) -> None:
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / ".advisor.yaml").write_text("rules: [../elsewhere]\n")
+    (repo / "a.vmx").write_text(VMX)
+    result = cli("lint", repo / "a.vmx")
+    assert result.code == 2 and "outside the configuration's folder" in result.err
+
+
+def test_echoed_values_are_capped(tmp_path: Path, cli) -> None:
+    (tmp_path / "s.yaml").write_text(SPEC.replace("memory: 8GB}", "memory: 8GB, workload: " + "x" * 8_000_000 + "}"))
+    result = cli("check", tmp_path / "s.yaml")
+    assert result.code == 2 and len(result.err) < 2000 and "8,000,000 characters" in result.err
+
+
+# -- Medium: the cache is private, JSON, one entry per installation -----------------------------
+
+def test_cache_is_json_and_ignores_a_shared_folder(tmp_path: Path, monkeypatch) -> None:
+    from advisor.engine import cache
+
+    folder = tmp_path / "c"
+    monkeypatch.setenv("ADVISOR_CACHE_DIR", str(folder))
+    monkeypatch.delenv("ADVISOR_NO_CACHE", raising=False)
+    calls = []
+    assert cache.cached("t", [("f", b"x")], lambda: calls.append(1) or {"a": [1, (2, 3)]}) == {"a": [1, (2, 3)]}
+    entries = list(folder.iterdir())
+    assert len(entries) == 1 and entries[0].suffix == ".json" and json.loads(entries[0].read_bytes())
+    assert cache.cached("t", [("f", b"x")], lambda: calls.append(1)) == {"a": [1, (2, 3)]} and len(calls) == 1
+    folder.chmod(0o777)  # anyone could plant an entry: not read at all
+    assert cache.cached("t", [("f", b"x")], lambda: calls.append(1) or "rebuilt") == "rebuilt"
+    folder.chmod(0o700)
+    monkeypatch.setattr(cache, "_installation", lambda: "other000")
+    cache.cached("t", [("f", b"y")], lambda: 1)
+    assert len(list(folder.iterdir())) == 2  # two installations keep one entry each
+
+
+# -- Medium: internal errors that were bad input ------------------------------------------------
+
+@pytest.mark.parametrize("case", ["memory", "baseline-deep", "baseline-inf", "exclude", "vsphere"])
+def test_bad_input_is_exit_2_not_an_internal_error(tmp_path: Path, cli, case: str) -> None:
+    (tmp_path / "a.vmx").write_text(VMX)
+    if case == "memory":
+        (tmp_path / "s.yaml").write_text(SPEC.replace("memory: 256GB", "memory: " + "9" * 400))
+        result = cli("check", tmp_path / "s.yaml")
+    elif case == "baseline-deep":
+        (tmp_path / "b.json").write_text('{"findings": ' + "[" * 100_000 + "]" * 100_000 + "}")
+        result = cli("lint", "--baseline", tmp_path / "b.json", tmp_path / "a.vmx")
+    elif case == "baseline-inf":
+        row = '{"rule": "A", "file": "a", "subject": "s", "count": Infinity}'
+        (tmp_path / "b.json").write_text('{"findings": [' + row + "]}")
+        result = cli("lint", "--baseline", tmp_path / "b.json", tmp_path / "a.vmx")
+    elif case == "exclude":
+        result = cli("lint", "--exclude", "[z-a]", tmp_path)
+    else:
+        result = cli("fix", "--vsphere", "x", tmp_path / "a.vmx")
+    assert result.code == 2, result.err
+    no_crash(result)
+
+
+# -- Medium: usage errors, outputs that are inputs ----------------------------------------------
+
+def test_usage_errors_print_no_raw_control_characters(tmp_path: Path, cli) -> None:
+    (tmp_path / "c.yaml").write_text('select: ["A\\n::error::forged\\u001b[31m"]\n')
+    (tmp_path / "a.vmx").write_text(VMX)
+    result = cli("lint", "--config", tmp_path / "c.yaml", tmp_path / "a.vmx")
+    assert result.code == 2
+    assert "\n::" not in result.err and "\x1b" not in result.err and "\\x0a::" in result.err
+
+
+@pytest.mark.parametrize("option", ["--write-baseline", "-o"])
+def test_an_output_that_is_an_input_is_refused(tmp_path: Path, cli, option: str) -> None:
+    (tmp_path / "a.vmx").write_text(VMX)
+    (tmp_path / "s.yaml").write_text(SPEC)
+    if option == "-o":
+        result = cli("check", "-o", tmp_path / "s.yaml", "--format", "json", tmp_path / "s.yaml")
+        assert (tmp_path / "s.yaml").read_text() == SPEC
+    else:
+        result = cli("lint", "--write-baseline", tmp_path / "a.vmx", tmp_path)
+        assert (tmp_path / "a.vmx").read_text() == VMX
+    assert result.code == 2 and "also an input" in result.err
+
+
+# -- Low ----------------------------------------------------------------------------------------
+
+def test_config_size_and_list_bounds(tmp_path: Path, cli) -> None:
+    (tmp_path / "a.vmx").write_text(VMX)
+    (tmp_path / "big.yaml").write_text("exclude:\n" + "".join(f"  - d{i}\n" for i in range(1001)))
+    result = cli("lint", "--config", tmp_path / "big.yaml", tmp_path / "a.vmx")
+    assert result.code == 2 and "at most 1000 items" in result.err
+    (tmp_path / "huge.yaml").write_text("# padding\n" * 200_000)
+    assert cli("lint", "--config", tmp_path / "huge.yaml", tmp_path / "a.vmx").code == 2
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'x'\n" + "# pad\n" * 400_000)  # no advisor section
+    assert cli("lint", tmp_path / "a.vmx").code == 0
+
+
+def test_no_host_given_is_not_said_when_a_host_was_given(tmp_path: Path, cli) -> None:
+    (tmp_path / "a.pkr.hcl").write_text('source "vsphere-iso" "a" {\n  CPUs = var.cpus\n  RAM = 2048\n}\n'
+                                        'variable "cpus" {\n  type = number\n}\n')
+    result = cli("lint", "--host", NPS4, tmp_path / "a.pkr.hcl")
+    assert "no host given" not in result.out, result.out
+    assert "topology not predicted" in result.out
+
+
+def test_a_latin1_byte_is_named(tmp_path: Path, cli) -> None:
+    (tmp_path / "a.vmx").write_bytes(b'numvcpus = "4"\nmemsize = "1024"\ndisplayName = "caf\xe9"\n')
+    result = cli("lint", tmp_path / "a.vmx")
+    assert result.code == 2 and "0xE9" in result.err and "a.vmx:3" in result.err
+
+
+def test_fix_workload_is_checked_as_an_option(tmp_path: Path, cli) -> None:
+    (tmp_path / "a.vmx").write_text(VMX)
+    result = cli("fix", "--workload", "bogus", tmp_path / "a.vmx")
+    assert result.code == 2 and "--workload" in result.err and "a.vmx:" not in result.err
+
+
+@pytest.mark.parametrize("value", ["1_6", "١٦", "16 ", "+16", "1e1"])
+def test_vmx_numbers_are_ascii_digits(tmp_path: Path, cli, value: str) -> None:
+    (tmp_path / "a.vmx").write_text(f'numvcpus = "{value}"\nmemsize = "1024"\n')
+    result = cli("lint", "--format", "json", "--host", NPS4, tmp_path / "a.vmx")
+    if value.strip() in ("16", "+16"):
+        assert json.loads(result.out)["vms"][0]["topology"]["vcpus"] == 16
+    else:  # Python's int() reads "1_6" as 16 and "١٦" (Arabic-Indic digits) too
+        assert (result.code == 2 and "a.vmx:1" in result.err and "vcpus" in result.err) or "numvcpus" in result.err
+
+
+@pytest.mark.parametrize("fmt", ["github", "junit", "markdown", "text"])
+def test_line_separators_and_bidi_overrides_are_escaped(tmp_path: Path, cli, fmt: str) -> None:
+    name = "evil\u2028::error::x\u202eabc\u2066"
+    (tmp_path / "s.yaml").write_text(SPEC.replace("name: vm1", f"name: {json.dumps(name)}")
+                                     .replace("vcpus: 4", "vcpus: 40"))
+    result = cli("check", "--format", fmt, tmp_path / "s.yaml")
+    assert not set("\u2028\u2029\u202e\u2066") & set(result.out), result.out[:500]
