@@ -11,7 +11,6 @@ can say why an obvious shape is missing.
 
 from __future__ import annotations
 
-import copy
 import json
 import math
 from typing import Any
@@ -20,7 +19,7 @@ from advisor.errors import InputError
 from advisor.model.base import WORKLOADS
 from advisor.model.spec import VM, Host
 from advisor.model.units import format_mib
-from advisor.model.versions import hw_feature, hw_max_vcpus, limits_for
+from advisor.model.versions import hw_max_vcpus, limits_for
 from advisor.numa.topology import Topology, layout_text, predict
 from advisor.sizing.candidates import (
     Candidate,
@@ -33,54 +32,10 @@ from advisor.sizing.candidates import (
     smallest,
 )
 from advisor.sizing.shapes import KIND_NAMES, MIN_MEMORY_MIB, load_shapes
+from advisor.sizing.vmsettings import cores_per_socket, devices_for_hardware, fill, merge
 from advisor.vocab import BLOCKING
 
 __all__ = ["Geometry", "Proposal", "Request", "Sizing", "load_shapes", "size"]
-
-
-# --- building one proposal ------------------------------------------------------------------
-
-
-def _merge(base: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
-    out = copy.deepcopy(base)
-    for key, value in extra.items():
-        if isinstance(value, dict) and isinstance(out.get(key), dict):
-            out[key] = _merge(out[key], value)
-        else:
-            out[key] = copy.deepcopy(value)
-    return out
-
-
-def _fill(value: Any, facts: dict[str, Any]) -> Any:
-    """Resolve "{fact.name}" placeholders in shapes.yaml VM settings from the VM's facts."""
-    if isinstance(value, dict):
-        return {k: _fill(v, facts) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_fill(v, facts) for v in value]
-    if isinstance(value, str) and value.startswith("{") and value.endswith("}"):
-        return facts.get(value[1:-1], value)
-    return value
-
-
-def _devices_for_hardware(vm: dict[str, Any], hw: int) -> None:
-    """Paravirtual devices only where the hardware version has them (ESX 3.5 has neither)."""
-    if not hw_feature(hw, "pvscsi"):
-        for disk in vm.get("disks", []):
-            if disk.get("controller") == "pvscsi":
-                disk["controller"] = "lsilogic"
-    if not hw_feature(hw, "vmxnet3"):
-        for nic in vm.get("nics", []):
-            if nic.get("adapter") == "vmxnet3":
-                nic["adapter"] = "vmxnet"
-
-
-def _cores_per_socket(topo: Topology) -> int:
-    """One virtual socket per vNUMA node (a single-node VM: one socket)."""
-    from advisor.facts.facts import socket_per_vnode
-
-    if not topo.vnuma_exposed:
-        return topo.vcpus
-    return socket_per_vnode(topo.vnuma_nodes, topo.vcpus)
 
 
 class Sizer:
@@ -206,7 +161,7 @@ class Sizer:
                 "vcpu_per_core": str(self.wl.vcpu_per_core), "max_vcpus_per_vm": self.max_vcpus}
 
     def _vm(self, cand: Candidate, memory: int, count: int, cps: int | None) -> dict[str, Any]:
-        vm = _merge(self.table.base_vm, self.wl.vm)
+        vm = merge(self.table.base_vm, self.wl.vm)
         name = f"{self.req.workload}-{cand.vcpus}vcpu" + ("-ht" if cand.prefer_ht else "")
         head: dict[str, Any] = {"name": name, "count": count, "vcpus": cand.vcpus}
         if cps:
@@ -215,7 +170,7 @@ class Sizer:
         vm = {**head, **vm}
         if cand.prefer_ht:
             vm.setdefault("advanced", {})["numa.vcpu.preferHT"] = "TRUE"
-        _devices_for_hardware(vm, self.hw)
+        devices_for_hardware(vm, self.hw)
         # Plain dicts and lists (the YAML loader's carry line numbers).
         plain: dict[str, Any] = json.loads(json.dumps(vm))
         return plain
@@ -296,7 +251,7 @@ class Sizer:
         if memory < MIN_MEMORY_MIB:
             self.rejected.append(Rejected(label, [f"{count} VMs leave each less than {format_mib(MIN_MEMORY_MIB)}"]))
             return None
-        cps: int | None = _cores_per_socket(topo)
+        cps: int | None = cores_per_socket(topo)
         shaped = self._topology(cand, self.host, cps)
         if (shaped.vnuma_nodes, shaped.numa_clients) != (topo.vnuma_nodes, topo.numa_clients):
             cps, shaped = None, topo
@@ -372,7 +327,7 @@ class Sizer:
             probe = VM.model_validate({**plain, "sql": {}})
             host = Host.model_validate(host_data)
             facts, _ = facts_for(host, probe, self.version)
-            vm = {**vm, "sql": _fill(vm["sql"], facts)}
+            vm = {**vm, "sql": fill(vm["sql"], facts)}
         loaded = spec_from_root({"vsphere": str(self.version), "host": host_data, "vms": [vm]}, "<advisor size>")
         evaluator = Evaluator(self.catalog)
         evaluate_spec(loaded, evaluator)
