@@ -65,6 +65,9 @@ class Host(Strict):
     prefer_ht: bool = Field(False, description="Host advanced setting Numa.PreferHT = 1.")
     follow_cores_per_socket: bool = Field(False, description="Host advanced setting Numa.FollowCoresPerSocket = 1.")
     gpus: list[HostGpu] = Field(default_factory=list)
+    license: Literal["standard", "enterprise", "enterprise-plus"] | None = Field(
+        None, description="vSphere licence edition; sets the Fault Tolerance vCPU limit (unset: Enterprise Plus)."
+    )
     source: str | None = Field(None, description="Where the profile's figures come from.")
 
     @model_validator(mode="after")
