@@ -57,10 +57,12 @@ def limit_facts(vm: VM, version: Version | None, host: Host | None) -> dict[str,
         out["vm.ft_max_disks"] = ft_max_disks()
         out["vm.high_ht_supported"] = version >= Version(8, 0) and (hw is None or hw_feature(hw, "latency_high_ht"))
     if host is not None:
-        newest = max_hw_for(host.esxi)
+        # The spec's `vsphere:` states what the host runs when given (it defaults to host.esxi).
+        runs = version if version is not None else host.esxi
+        newest = max_hw_for(runs)
         out["host.max_hw"] = newest
         out["vm.hw_newer_than_host"] = bool(hw and hw > newest)
-        out["host.esxi_text"] = str(host.esxi)
+        out["host.esxi_text"] = str(runs)
         out["host.license"] = host.license or "enterprise-plus"
         smt = smt_of(vm, host)
         out["vm.exclusive_cores"] = (math.ceil(vm.vcpus / smt)
