@@ -7,7 +7,8 @@ host and version, sharing the work between VMs of the same shape.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from advisor.facts.cluster import cluster_facts
 from advisor.facts.host import host_facts, version_facts
@@ -61,23 +62,22 @@ def facts_for(host: Host | None, vm: VM, version: Version | None,
         if hw_limit is not None and hw_limit < limit:
             limit, why = hw_limit, f"hardware version {vm.hardware_version}"
         facts["vm.max_vcpus"], facts["vm.max_vcpus_why"] = limit, why
-    if host is not None and version is not None:
-        if not (unknown & _TOPOLOGY_FIELDS):
-            key = shape_key(vm) if cache is not None else None
-            hit = cache.get(key) if cache is not None else None
-            if hit is None:
-                topo = predict(host, vm, version)
-                hit = (topo, topology_facts(host, vm, version, topo), vm.memory)
-                if cache is not None:
-                    cache[key] = hit
-            else:
-                topo = hit[0] if hit[2] == vm.memory else with_memory(hit[0], host, vm.memory)
-            facts.update(hit[1])
-            topo = topo or hit[0]
-            facts.update(memory_facts(host, vm, topo))
-            facts.update(_per_vm_topology_facts(host, vm, topo))
-            if cluster:
-                facts.update(cluster_facts(host, vm, version, topo, cluster))
+    if host is not None and version is not None and not (unknown & _TOPOLOGY_FIELDS):
+        key = shape_key(vm) if cache is not None else ()
+        hit = cache.get(key) if cache is not None else None
+        if hit is None:
+            topo = predict(host, vm, version)
+            hit = (topo, topology_facts(host, vm, version, topo), vm.memory)
+            if cache is not None:
+                cache[key] = hit
+        else:
+            topo = hit[0] if hit[2] == vm.memory else with_memory(hit[0], host, vm.memory)
+        facts.update(hit[1])
+        topo = topo or hit[0]
+        facts.update(memory_facts(host, vm, topo))
+        facts.update(_per_vm_topology_facts(host, vm, topo))
+        if cluster:
+            facts.update(cluster_facts(host, vm, version, topo, cluster))
     return facts, topo
 
 

@@ -12,8 +12,17 @@ import math
 from typing import Any
 
 from advisor.model.spec import VM, Host
-from advisor.model.versions import (Version, ft_limits, ft_max_disks, guest_minimum_mib, hw_feature, hw_limits,
-                                    limits_for, max_hw_for, max_sockets)
+from advisor.model.versions import (
+    Version,
+    ft_limits,
+    ft_max_disks,
+    guest_minimum_mib,
+    hw_feature,
+    hw_limits,
+    limits_for,
+    max_hw_for,
+    max_sockets,
+)
 
 _DISK_FT_MAX_MIB = 2 * 1024 * 1024  # an FT VM's disks must each be smaller than 2 TB
 

@@ -78,7 +78,9 @@ def vm_facts(vm: VM, unknown: frozenset[str] = frozenset()) -> dict[str, Any]:
         "vm.legacy_nics": sum(1 for n in vm.nics if n.adapter in _LEGACY_NICS),
         "vm.intrmode_keys": kinds.count("intrmode"),
         # An I/O filter (VAIO) attached to a disk appears in the .vmx as <disk>.filters.
-        "vm.io_filter_disks": sum(1 for kind, (_, text) in zip(kinds, adv.values(), strict=False) if kind == "filters" and text.strip()),
+        "vm.io_filter_disks": sum(
+            1 for kind, (_, text) in zip(kinds, adv.values(), strict=False) if kind == "filters" and text.strip()
+        ),
         "vm.gpu_passthrough": vm.gpu.passthrough if vm.gpu else 0,
         "vm.gpu_profile_gb": int(m.group(1)) if m else 0,
         "vm.java_jvms": vm.java.jvms if vm.java else 0,

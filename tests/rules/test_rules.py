@@ -133,9 +133,9 @@ def test_a_reference_without_a_followable_url_is_refused():
 @pytest.mark.parametrize("rule", CATALOG.rules, ids=lambda r: r.id)
 def test_every_rule_has_a_help_page_anchor_in_the_rules_reference(rule):
     """SARIF helpUri points at the rule's heading in docs/rules.md, which is generated from the catalog."""
-    from advisor.engine.references import DOCS_URL, anchor
-
     from conftest import REPO
+
+    from advisor.engine.references import DOCS_URL, anchor
 
     uri = rule.metadata()["help_uri"]
     assert uri == f"{DOCS_URL}#{anchor(rule.id, rule.d.name)}"
