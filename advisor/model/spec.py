@@ -249,6 +249,14 @@ class Spec(Strict):
         Discriminator(lambda v: "Profile" if isinstance(v, str) else "Inline"),
     ] = Field(description="A profile name from hosts/, a path to a host file, or a host inline.")
     vms: list[VM] = Field(min_length=1)
+    cluster: list[
+        Annotated[
+            Annotated[str, Tag("Profile")] | Annotated[Host, Tag("Inline")],
+            Discriminator(lambda v: "Profile" if isinstance(v, str) else "Inline"),
+        ]
+    ] = Field(default_factory=list, description=(
+        "Other hosts of the cluster the VMs may run on (vMotion, DRS, HA): profile names, host files "
+        "or inline hosts. The VMs first power on on `host`, which fixes their vNUMA layout."))
 
     @model_validator(mode="after")
     def _unique_names(self) -> Spec:
