@@ -39,11 +39,19 @@ def command(file: str, only: tuple[str, ...], form: str, full: bool, config_file
     if only and not chosen:
         raise click.UsageError(f"no VM named {', '.join(only)} in {file}")
     parts = []
+    target_hw = None
+    if full:
+        from advisor.load.specfile import load_spec
+        from advisor.model.versions import max_hw_for
+
+        # A new VM gets the newest hardware version the target runs: it supports the most
+        # vCPUs, memory and devices, and a newer one would not power on there (LIM004).
+        target_hw = max_hw_for(load_spec(file, s.profiles).version)
     for result in chosen:
         if full:
             from advisor.emit.vmxfrag import render_full
 
-            parts.append(render_full(result.name, result.recommended_vmx, result.vmx_reasons))
+            parts.append(render_full(result.name, result.recommended_vmx, result.vmx_reasons, target_hw))
         else:
             parts.append(render(form, result.name, result.recommended_vmx, result.vmx_reasons))
     text = ("\n" if form in ("vmx", "terraform", "packer", "powercli", "govc") else "").join(parts)

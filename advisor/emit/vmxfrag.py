@@ -33,8 +33,13 @@ def render(name: str, settings: dict[str, str], reasons: dict[str, tuple[str, st
     return render_fragment([(rec.spelling[low], value, rec.reason(low)) for low, value in rec.values.items()])
 
 
-def render_full(name: str, settings: dict[str, str], reasons: dict[str, tuple[str, str]] | None = None) -> str:
-    """A complete .vmx for a new VM named ``name`` with the recommended settings."""
+def render_full(name: str, settings: dict[str, str], reasons: dict[str, tuple[str, str]] | None = None,
+                hardware_version: int | None = None) -> str:
+    """A complete .vmx for a new VM named ``name`` with the recommended settings.
+
+    ``hardware_version`` is the newest the target host runs (advisor.model.versions.max_hw_for),
+    used when the VM states none; the fixed default is only for callers without a target.
+    """
     rec = Recommended.of(name, settings, reasons)
     rows: list[tuple[str, str, str | None]] = []
     written: set[str] = set()
@@ -46,7 +51,7 @@ def render_full(name: str, settings: dict[str, str], reasons: dict[str, tuple[st
 
     put(".encoding", "UTF-8", "")  # advisor writes UTF-8, whatever the input said
     put("config.version", rec.get("config.version") or "8")
-    put("virtualHW.version", rec.get("virtualHW.version") or DEFAULT_HW_VERSION)
+    put("virtualHW.version", rec.get("virtualHW.version") or str(hardware_version or DEFAULT_HW_VERSION))
     _pci_bridges(put)
     put("displayName", name)
     put("guestOS", rec.get("guestOS") or DEFAULT_GUEST_OS)

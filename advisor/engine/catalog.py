@@ -18,6 +18,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from advisor.engine.references import FOLLOWABLE, help_uri, seed_document
 from advisor.errors import InputError
 from advisor.facts.facts import BOOL, DOUBLE, FACTS, INT, LIST_INT, LIST_STRING, STRING
 from advisor.load.validation import to_input_errors
@@ -49,18 +50,31 @@ class Reference(_Strict):
     seed: str | None = Field(None, description="Seed file name in shared/seeds, e.g. 001_a02093f92473a34b.txt")
     section: str | None = Field(None, description="Section heading in that paper")
     doc: str | None = Field(None, description="Title of a VMware / Microsoft document or KB")
-    url: str | None = None
+    url: str | None = Field(None, description="Where the document can be read (http or https)")
 
     @model_validator(mode="after")
     def _complete(self) -> Reference:
         if not (self.seed and self.section) and not (self.doc and self.url):
             raise ValueError("a reference needs 'seed' and 'section', or 'doc' and 'url'")
+        if self.url is not None and not FOLLOWABLE.match(self.url):
+            raise ValueError(f"'{self.url}' is not a followable address (http:// or https://)")
         return self
 
-    def text(self) -> str:
+    def document(self) -> tuple[str, str | None]:
+        """The referenced document's title and address; a seed section resolves to the
+        published paper or blog post it is (rules/references/seeds.yaml)."""
         if self.seed:
-            return f"{self.seed}, \"{self.section}\""
-        return f"{self.doc} <{self.url}>"
+            found = seed_document(self.seed, self.section)
+            if found is None:
+                return self.seed, self.url
+            title, url = found
+            return (title if title == self.section else f"{title}, \"{self.section}\""), self.url or url
+        return self.doc or "", self.url
+
+    def text(self) -> str:
+        title, url = self.document()
+        seed = f" [seed {self.seed}]" if self.seed else ""
+        return f"{title} <{url}>{seed}" if url else f"{title}{seed}"
 
 
 class Fix(_Strict):
@@ -179,6 +193,8 @@ class Rule:
             "summary": self.d.summary,
             "rationale": " ".join(self.d.rationale.split()),
             "references": [r.text() for r in self.d.references],
+            # Built-in rules have a page in the generated rules reference; user rules do not.
+            "help_uri": help_uri(self.d.id, self.d.name) if self.builtin else None,
             # Rule-level help has no VM to fill placeholders from: show them as <fact>.
             "fix_text": PLACEHOLDER.sub(lambda m: f"<{m.group(1)}>", self.d.fix.text),
         }

@@ -7,6 +7,7 @@ from typing import Any
 import yaml
 
 from advisor.engine.catalog import Catalog, Rule
+from advisor.engine.references import anchor
 from advisor.facts.facts import FACTS
 
 HEADER = """# Rules reference
@@ -51,7 +52,7 @@ def rule_markdown(rule: Rule) -> str:
 def catalog_markdown(catalog: Catalog) -> str:
     builtin = [r for r in catalog.rules if r.builtin]
     out = [HEADER, "| id | name | severity | summary |", "|---|---|---|---|"]
-    out += [f"| [{r.id}](#{r.id.lower()}-{r.d.name}) | {r.d.name} | {r.d.severity} | {r.d.summary} |" for r in builtin]
+    out += [f"| [{r.id}](#{anchor(r.id, r.d.name)}) | {r.d.name} | {r.d.severity} | {r.d.summary} |" for r in builtin]
     out.append("")
     out += [rule_markdown(r) for r in builtin]
     out += ["## Facts", "", "| fact | type | meaning |", "|---|---|---|"]

@@ -25,6 +25,7 @@ class LoadedSpec:
     host: Host
     version: Version
     root: Any
+    cluster: tuple[Host, ...] = ()
 
     def line(self, *loc: Any) -> int | None:
         return line_of(self.root, loc)
@@ -68,7 +69,8 @@ def spec_from_root(root: Any, file: str, lenient_shape: bool = False, profiles: 
         raise to_input_errors(exc, Spec, root, file)[0] from None
     host = inline_or_named(spec.host, file, root, profiles)
     version = spec.vsphere or host.esxi
-    return LoadedSpec(file=file, spec=spec, host=host, version=version, root=root)
+    cluster = tuple(inline_or_named(member, file, root, profiles) for member in spec.cluster)
+    return LoadedSpec(file=file, spec=spec, host=host, version=version, root=root, cluster=cluster)
 
 
 def load_spec(path: str | Path, profiles: HostProfiles = BUNDLED) -> LoadedSpec:

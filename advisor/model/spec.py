@@ -65,6 +65,9 @@ class Host(Strict):
     prefer_ht: bool = Field(False, description="Host advanced setting Numa.PreferHT = 1.")
     follow_cores_per_socket: bool = Field(False, description="Host advanced setting Numa.FollowCoresPerSocket = 1.")
     gpus: list[HostGpu] = Field(default_factory=list)
+    license: Literal["standard", "enterprise", "enterprise-plus"] | None = Field(
+        None, description="vSphere licence edition; sets the Fault Tolerance vCPU limit (unset: Enterprise Plus)."
+    )
     source: str | None = Field(None, description="Where the profile's figures come from.")
 
     @model_validator(mode="after")
@@ -246,6 +249,14 @@ class Spec(Strict):
         Discriminator(lambda v: "Profile" if isinstance(v, str) else "Inline"),
     ] = Field(description="A profile name from hosts/, a path to a host file, or a host inline.")
     vms: list[VM] = Field(min_length=1)
+    cluster: list[
+        Annotated[
+            Annotated[str, Tag("Profile")] | Annotated[Host, Tag("Inline")],
+            Discriminator(lambda v: "Profile" if isinstance(v, str) else "Inline"),
+        ]
+    ] = Field(default_factory=list, description=(
+        "Other hosts of the cluster the VMs may run on (vMotion, DRS, HA): profile names, host files "
+        "or inline hosts. The VMs first power on on `host`, which fixes their vNUMA layout."))
 
     @model_validator(mode="after")
     def _unique_names(self) -> Spec:

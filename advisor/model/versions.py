@@ -49,18 +49,26 @@ class Limits:
     max_vcpus: int
     max_memory_mib: int
     max_cores_per_socket: int
-    ft_max_vcpus: int | None
-    ft_max_memory_mib: int | None
     source: str
+
+
+@lru_cache(maxsize=4)
+def _doc(name: str = "vsphere") -> Any:
+    from advisor.load.yamlfile import load
+    from advisor.resources import data_path
+
+    return load(data_path("rules") / "limits" / f"{name}.yaml")
+
+
+def _guest_rows() -> list[dict[str, Any]]:
+    return list(_doc("guests")["guests"])
 
 
 @lru_cache(maxsize=1)
 def _table() -> tuple[list[Limits], list[dict[str, Any]], str]:
-    from advisor.load.yamlfile import load
     from advisor.model.units import parse_size_mib
-    from advisor.resources import data_path
 
-    doc = load(data_path("rules") / "limits" / "vsphere.yaml")
+    doc = _doc()
     rows = []
     for row in doc["versions"]:
         rows.append(
@@ -70,8 +78,6 @@ def _table() -> tuple[list[Limits], list[dict[str, Any]], str]:
                 max_vcpus=row["max_vcpus"],
                 max_memory_mib=parse_size_mib(row["max_memory"]),
                 max_cores_per_socket=row["max_cores_per_socket"],
-                ft_max_vcpus=row.get("ft_max_vcpus"),
-                ft_max_memory_mib=parse_size_mib(row["ft_max_memory"]) if row.get("ft_max_memory") else None,
                 source=row["source"],
             )
         )
@@ -110,3 +116,80 @@ def hw_feature(hw: int, feature: str) -> bool:
 
 def hardware_source() -> str:
     return _table()[2]
+
+
+@dataclass(frozen=True, slots=True)
+class HwLimits:
+    """What one virtual hardware version allows, and the first ESXi that runs it."""
+
+    since_hw: int
+    esxi: Version
+    max_vcpus: int
+    max_memory_mib: int
+    max_cores_per_socket: int
+
+
+@lru_cache(maxsize=1)
+def _hw_rows() -> tuple[HwLimits, ...]:
+    from advisor.model.units import parse_size_mib
+
+    _, table, _ = _table()
+    return tuple(HwLimits(row["since_hw"], Version.parse(row["esxi"]), row["max_vcpus"],
+                          parse_size_mib(row["max_memory"]), row["max_cores_per_socket"]) for row in table)
+
+
+def hw_limits(hw: int) -> HwLimits:
+    """The limits of virtual hardware `hw` (the newest row not newer than it)."""
+    rows = _hw_rows()
+    best = rows[0]
+    for row in rows:
+        if hw >= row.since_hw:
+            best = row
+    return best
+
+
+def max_hw_for(esxi: Version) -> int:
+    """The newest virtual hardware version an ESXi release runs."""
+    newest = _hw_rows()[0].since_hw
+    for row in _hw_rows():
+        if row.esxi <= esxi:
+            newest = max(newest, row.since_hw)
+    return newest
+
+
+def ft_limits(version: Version, edition: str) -> tuple[int, int]:
+    """(vCPUs, memory MiB) of one Fault Tolerance VM on `version` with licence `edition`."""
+    from advisor.model.units import parse_size_mib
+
+    rows = _doc()["ft"]
+    best = None
+    for row in rows:
+        if Version.parse(row["version"]) <= version:
+            best = row
+    if best is None:
+        return 0, 0
+    return int(best.get(edition, best["enterprise-plus"])), parse_size_mib(best["max_memory"])
+
+
+def guest_minimum_mib(guest_os: str | None) -> int:
+    """The least memory the guest OS is documented to run with (0: no documented minimum)."""
+    import re
+
+    from advisor.model.units import parse_size_mib
+
+    if not guest_os:
+        return 0
+    for row in _guest_rows():
+        if re.search(row["match"], guest_os, re.IGNORECASE):
+            return parse_size_mib(row["min_memory"])
+    return 0
+
+
+def ft_max_disks() -> int:
+    """Most virtual disks of one Fault Tolerance VM."""
+    return int(_doc()["ft_max_disks"])
+
+
+def max_sockets() -> int:
+    """Most virtual sockets of one VM."""
+    return int(_doc()["max_sockets"])

@@ -68,7 +68,10 @@ def _descriptor(rule_id: str, meta: dict[str, Any]) -> dict[str, Any]:
         "defaultConfiguration": {"level": LEVELS.get(meta.get("severity", "warning"), "warning")},
         "properties": {"tags": _tags(rule_id, meta)},
     }
+    # The rule's own page in the generated rules reference; else its first document.
     urls = [m.group(0) for r in references for m in [_URL.search(r)] if m]
+    if meta.get("help_uri"):
+        urls.insert(0, meta["help_uri"])
     if urls:
         descriptor["helpUri"] = urls[0]
     return descriptor

@@ -202,10 +202,15 @@ def vm_to_vmx(vm: VM, core_mhz: int | None = None) -> dict[str, str]:
         out["guestOS"] = vm.guest_os
     out["vcpu.hotadd"] = vmx_text(vm.cpu_hot_add)
     out["mem.hotadd"] = vmx_text(vm.memory_hot_add)
-    if vm.latency_sensitivity != "normal":
+    # High with Hyperthreading is the API's level "high" plus VirtualHardware.simultaneousThreads 2
+    # (vSphere API 8.0.0.1); VMware documents no .vmx key for the second part, so advisor writes
+    # neither rather than a High the reservation below would not cover.
+    if vm.latency_sensitivity not in ("normal", "high-ht"):
         out["sched.cpu.latencySensitivity"] = vm.latency_sensitivity
     if vm.cpu_reservation == "full" and core_mhz:
-        out["sched.cpu.min"] = str(vm.vcpus * core_mhz)
+        # Full reservation: vCPUs x clock, or vCPUs / 2 x clock with vHT (GUID-2B67DC91).
+        threads = 2 if vm.latency_sensitivity == "high-ht" else 1
+        out["sched.cpu.min"] = str(-(-vm.vcpus // threads) * core_mhz)
     elif isinstance(vm.cpu_reservation, int):
         out["sched.cpu.min"] = str(vm.cpu_reservation)
     if "sched.cpu.min" in out:

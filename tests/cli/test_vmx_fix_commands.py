@@ -8,6 +8,7 @@ import subprocess
 import sys
 
 import hcl2
+import pytest
 from click.testing import CliRunner
 from conftest import REPO
 
@@ -37,6 +38,17 @@ def test_full_vmx_is_a_complete_document():
     for key in ("config.version", "virtualHW.version", "guestOS", "numvcpus", "memsize", "displayName"):
         assert doc.get(key), key
     assert doc.get("numa.vcpu.preferHT") == "TRUE"
+
+
+@pytest.mark.parametrize(("esxi", "hw"), [("6.7", "14"), ("7.0 U3", "19"), ("8.0 U2", "21")])
+def test_full_vmx_uses_the_newest_hardware_the_target_runs(tmp_path, esxi, hw):
+    """Not a fixed 19: ESXi 6.7 cannot run hardware 19, 8.0 U2 runs 21 (KB 1003746)."""
+    spec = tmp_path / "vm.yaml"
+    spec.write_text("host: {name: h, sockets: 2, cores_per_socket: 16, threads_per_core: 2, memory: 256GB, "
+                    f"esxi: '{esxi}'}}\nvms: [{{name: app, vcpus: 8, memory: 32GB}}]\n")
+    result = advisor("vmx", str(spec), "--full")
+    assert result.returncode == 0, result.stderr
+    assert VmxDocument.parse(result.stdout.encode()).get("virtualHW.version") == hw
 
 
 def test_terraform_and_packer_forms_parse():

@@ -99,3 +99,45 @@ def test_shipped_rule_files_pass_full_validation():
         validated = load_rule_file(path, builtin=True, validate=True)
         trusted = load_rule_file(path, builtin=True, validate=False)
         assert [r.d for r in validated] == [r.d for r in trusted], path.name
+
+
+# --- references a reader can follow (issue 17) --------------------------------------------------
+
+@pytest.mark.parametrize("rule", CATALOG.rules, ids=lambda r: r.id)
+def test_every_reference_names_a_document_and_a_followable_url(rule):
+    """Every reference shows a document title and an http(s) address: an external document its
+    own, a seed paper section the published paper or VROOM! post it is (rules/references)."""
+    from advisor.engine.references import FOLLOWABLE
+
+    for ref in rule.d.references:
+        title, url = ref.document()
+        assert title and not title.endswith(".txt"), f"{rule.id}: {ref} has no document title"
+        assert url and FOLLOWABLE.match(url), f"{rule.id}: {title!r} has no followable URL ({url!r})"
+
+
+def test_every_seed_paper_resolves_to_a_published_document():
+    from advisor.engine.references import seed_document
+
+    for seed in SEEDS:
+        found = seed_document(seed, None)
+        assert found and found[1].startswith("https://"), seed
+
+
+def test_a_reference_without_a_followable_url_is_refused():
+    from advisor.engine.catalog import Reference
+
+    with pytest.raises(ValueError, match="followable"):
+        Reference.model_validate({"doc": "Some KB", "url": "kb 12345"})
+
+
+@pytest.mark.parametrize("rule", CATALOG.rules, ids=lambda r: r.id)
+def test_every_rule_has_a_help_page_anchor_in_the_rules_reference(rule):
+    """SARIF helpUri points at the rule's heading in docs/rules.md, which is generated from the catalog."""
+    from conftest import REPO
+
+    from advisor.engine.references import DOCS_URL, anchor
+
+    uri = rule.metadata()["help_uri"]
+    assert uri == f"{DOCS_URL}#{anchor(rule.id, rule.d.name)}"
+    page = (REPO / "docs" / "rules.md").read_text(encoding="utf-8")
+    assert f"## {rule.id} {rule.d.name}\n" in page

@@ -1,0 +1,56 @@
+"""Facts about the host and the vSphere version: capacity, power settings, per-version maxima."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any
+
+from advisor.model.spec import Host
+from advisor.model.versions import Version, ft_limits, limits_for
+
+
+@lru_cache(maxsize=4096)
+def version_facts(version: Version) -> dict[str, Any]:
+    lim = limits_for(version)
+    return {
+        "version.text": str(version),
+        "version.number": version.major + version.minor / 10,
+        "version.max_vcpus": lim.max_vcpus,
+        "version.max_hw": lim.max_hw,
+        "version.max_memory_mib": lim.max_memory_mib,
+        # The Enterprise Plus figures; vm.ft_max_vcpus applies the host's licence edition.
+        "version.ft_max_vcpus": ft_limits(version, "enterprise-plus")[0],
+        "version.ft_max_memory_mib": ft_limits(version, "enterprise-plus")[1],
+        # VMXNET3 interrupt-mode problems on Windows were fixed in ESXi 5.0 / Tools of that era:
+        # the ethernetN.intrMode workaround has no purpose on 5.0 and later.
+        "version.intrmode_fixed": version >= Version(5, 0),
+    }
+
+
+def host_facts(host: Host) -> dict[str, Any]:
+    gpu = host.gpus[0].model if host.gpus else None
+    return {
+        "host.name": host.name,
+        "host.sockets": host.sockets,
+        "host.cores": host.cores,
+        "host.logical_cpus": host.logical_cpus,
+        "host.nodes": host.nodes,
+        "host.cores_per_node": host.cores_per_node,
+        "host.threads_per_node": host.threads_per_node,
+        "host.memory_mib": host.memory,
+        "host.memory_per_node_mib": host.memory_per_node,
+        "host.core_mhz": host.core_mhz,
+        "host.power_policy": host.power_policy,
+        "host.max_freq_pct": host.max_freq_pct if host.max_freq_pct is not None else 100,
+        "host.bios_power": host.bios_power,
+        # With the BIOS in charge ESXi shows only "Not Supported" (or High Performance) and its
+        # policy and Power.* settings cannot act (vSphere Resource Management, "Select a CPU
+        # Power Management Policy"); unset means not stated, taken as OS-controlled.
+        "host.bios_owns_power": host.bios_power not in (None, "os-controlled"),
+        "host.ht": host.threads_per_core > 1,
+        "host.deep_cstates": host.deep_cstates,
+        "host.turbo": host.turbo,
+        "host.gpu_model": gpu,
+        "host.gpus": sum(g.count for g in host.gpus),
+    }
+

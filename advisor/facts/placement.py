@@ -1,0 +1,61 @@
+"""Facts about all VMs of a host together: how their NUMA clients pack onto its nodes."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from advisor.model.spec import VM, Host
+from advisor.numa.topology import Topology
+
+
+def placement_facts(host: Host, items: list[tuple[VM, Topology]]) -> tuple[dict[str, Any], Any]:
+    """Facts about all VMs on the host together, and the Placement they were computed from."""
+    from advisor.numa.placement import place
+
+    placement = place(host, [(vm.name, vm.count, t) for vm, t in items])
+    total = sum(vm.vcpus * vm.count for vm, _ in items)
+    vms = sum(vm.count for vm, _ in items)
+    kinds: dict[str, int] = {}
+    for vm, _ in items:
+        kinds[vm.workload] = kinds.get(vm.workload, 0) + vm.count
+    load = placement.load
+    facts = {
+        "place.vms": vms,
+        "place.total_vcpus": total,
+        "place.vcpu_per_core": total / host.cores,
+        "place.vcpu_per_thread": total / host.logical_cpus,
+        "place.oversubscribed_nodes": len(placement.oversubscribed),
+        "place.ht_reliant_nodes": len(placement.ht_reliant),
+        "place.max_node_load": max(load) if load else 0,
+        "place.min_node_load": min(load) if load else 0,
+        "place.max_clients_per_node": max(placement.clients_per_node) if load else 0,
+        "place.vms_per_node_x100": vms * 100 // host.nodes,
+        "place.vms_of_workload": max(kinds.values()) if kinds else 0,
+        "place.balanced": placement.balanced,
+        "place.node_load_text": ", ".join(str(n) for n in load),
+        "place.suggestion": packing_suggestion(host, items),
+    }
+    return facts, placement
+
+
+def packing_suggestion(host: Host, items: list[tuple[VM, Topology]]) -> str:
+    """VMs sized so every node carries the same load, for about the same total vCPUs.
+
+    The 001 paper's 9 × 8 vCPU case on 10-core nodes: 10-vCPU VMs split a node evenly, and
+    8 of them (two per node) give every node the same 20 vCPUs - "8 × 10" in the paper.
+    """
+    total = sum(vm.vcpus * vm.count for vm, _ in items)
+    largest = max((vm.vcpus for vm, _ in items), default=1)
+    per = host.cores_per_node
+    sizes = {d for d in range(1, per + 1) if per % d == 0} | {per * k for k in range(1, host.nodes + 1)}
+    if host.threads_per_core > 1:
+        sizes.add(host.threads_per_node)
+    size = min((d for d in sizes if d >= largest), default=max(sizes))
+    nodes_per_vm = max(1, math.ceil(size / host.threads_per_node))
+    step = max(1, host.nodes // nodes_per_vm)  # VMs per "round" that covers every node once
+    count = max(step, math.ceil(total / size / step) * step)
+    while count > step and count * size > host.logical_cpus:
+        count -= step
+    return f"{count} × {size} vCPU"
+

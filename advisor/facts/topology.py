@@ -1,0 +1,135 @@
+"""Facts about the VM's predicted NUMA topology on a host, and the what-if layouts beside it.
+
+predict() (advisor.numa.topology) gives the layout; here it is compared with the host's nodes and
+with the layouts preferHT or the default cores per socket would give. These facts depend only on
+the VM's vCPU shape (facts_for caches them per shape); memory-dependent ones are memory_facts.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from advisor.model.spec import VM, Host
+from advisor.model.versions import Version
+from advisor.numa.topology import Topology, predict
+
+# Largest vGPU profile per GPU model (frame buffer per GPU in GB) - NVIDIA GRID profile tables.
+_MAX_PROFILE = {"m60": ("grid_m60-8q", 8), "m10": ("grid_m10-8q", 8), "p40": ("grid_p40-24q", 24),
+                "t4": ("grid_t4-16q", 16), "v100": ("grid_v100-16q", 16), "a100": ("grid_a100-40c", 40),
+                "a40": ("nvidia_a40-48q", 48), "l40": ("nvidia_l40-48q", 48)}
+
+
+def socket_per_vnode(vnodes: tuple[int, ...], vcpus: int) -> int:
+    """Cores per socket that make each virtual socket exactly one vNUMA node.
+
+    VMware's sizing guidance (and Denneman's 6.5+ advice) aligns sockets with vNUMA nodes; when
+    the nodes differ in size no single value does that, and the default of 1 is the safe choice.
+    """
+    size = vnodes[0] if vnodes else 1
+    return size if len(set(vnodes)) == 1 and vcpus % size == 0 else 1
+
+
+def runs(sizes: tuple[int, ...] | list[int]) -> str:
+    from advisor.numa.topology import layout_text
+
+    return layout_text(sizes)
+
+
+def _with_advanced(vm: VM, key: str, value: str | None, **fields: Any) -> VM:
+    """A copy of the VM with one advanced key set (or removed) - for what-if layouts."""
+    adv = {k: v for k, v in vm.advanced.items() if k.lower() != key.lower()}
+    if value is not None:
+        adv[key] = value
+    # Shallow: what-if variants only read the VM; the copy gets its own private dict.
+    variant = vm.model_copy(update={**fields, "advanced": adv})
+    variant.__pydantic_private__.pop("_adv", None)  # type: ignore[union-attr]  # set: VM has private attributes
+    return variant
+
+
+def aligned_vcpus(vcpus: int, host: Host, prefer_ht: bool) -> tuple[int, list[int]]:
+    """The largest count ≤ vcpus that fills whole nodes evenly, and nearby balanced choices."""
+    per = host.threads_per_node if prefer_ht else host.cores_per_node
+    options = sorted({per * n for n in range(1, host.nodes + 1)} |
+                     {n * k for n in range(1, host.nodes + 1) for k in range(2, per + 1, 2)})
+    below = [o for o in options if o <= vcpus and (o <= per or o % 2 == 0)]
+    best = max(below) if below else min(options)
+    near = [o for o in options if abs(o - vcpus) <= max(4, vcpus // 4) and o != vcpus]
+    return best, near[:4]
+
+def topology_facts(host: Host, vm: VM, version: Version, topo: Topology) -> dict[str, Any]:
+    """Facts comparing the VM's predicted topology with the host and with what-if variants."""
+    v = vm.vcpus
+    out: dict[str, Any] = {
+        "topo.layout": runs(topo.vnuma_nodes),
+        "topo.clients_layout": runs(topo.numa_clients),
+        "topo.summary": topo.summary(),
+        "topo.vnuma_nodes": len(topo.vnuma_nodes) if topo.vnuma_exposed else 1,
+        "topo.clients": len(topo.numa_clients),
+        "topo.physical_nodes": topo.physical_nodes_spanned,
+        "topo.smallest_vnode": min(topo.vnuma_nodes),
+        "topo.largest_vnode": max(topo.vnuma_nodes),
+        "topo.memory_remote_mib": topo.memory_remote_mib,
+        "topo.exposed": topo.vnuma_exposed,
+        "topo.wide": topo.wide,
+        "topo.balanced": topo.balanced,
+        "topo.client_imbalance": max(topo.numa_clients) - min(topo.numa_clients) if topo.numa_clients else 0,
+        "topo.uses_hyperthreads": topo.uses_hyperthreads,
+        "topo.numa_managed": topo.numa_managed,
+        "topo.uncertain": bool(topo.uncertain),
+        "topo.fits_node_cores": v <= host.cores_per_node,
+        "topo.fits_node_threads": v <= host.threads_per_node,
+        "topo.memory_fits_node": vm.memory <= host.memory_per_node,
+        "topo.follows_cps": topo.follows_cores_per_socket,
+        "vm.sockets": topo.sockets,
+    }
+    # preferHT what-if: only meaningful when the VM does not already prefer HT and HT exists.
+    alt = None
+    if not topo.prefer_ht and host.threads_per_core > 1:
+        alt = predict(host, _with_advanced(vm, "numa.vcpu.preferHT", "TRUE"), version)
+    out["topo.prefer_ht_layout"] = runs(alt.vnuma_nodes) if alt else out["topo.layout"]
+    out["topo.prefer_ht_balances"] = bool(alt and alt.balanced and not topo.balanced)
+    out["topo.prefer_ht_fewer_nodes"] = bool(alt and alt.physical_nodes_spanned < topo.physical_nodes_spanned)
+    # Cores-per-socket what-if: the same VM with ESXi's default cores per socket.
+    if vm.cores_per_socket and vm.cores_per_socket > 1:
+        default = predict(host, vm.model_copy(update={"cores_per_socket": None}), version)
+        out["topo.cps_layout_default"] = runs(default.vnuma_nodes)
+        out["topo.default_cps_vnuma_nodes"] = len(default.vnuma_nodes)
+        out["topo.aligned_cores_per_socket"] = socket_per_vnode(default.vnuma_nodes, v)
+        out["topo.vnode_below_physical"] = (topo.vnuma_exposed and len(topo.vnuma_nodes) > len(default.vnuma_nodes))
+        out["topo.cps_unbalances"] = (default.balanced and not topo.balanced) or (
+            len(set(default.numa_clients)) < len(set(topo.numa_clients)))
+    else:
+        out["topo.cps_layout_default"] = out["topo.layout"]
+        out["topo.default_cps_vnuma_nodes"] = out["topo.vnuma_nodes"]
+        out["topo.aligned_cores_per_socket"] = socket_per_vnode(topo.vnuma_nodes, v)
+        out["topo.vnode_below_physical"] = False
+        out["topo.cps_unbalances"] = False
+    out["topo.spans_needlessly"] = (
+        topo.numa_managed and topo.physical_nodes_spanned > 1 and v <= host.cores_per_node
+        and vm.memory <= host.memory_per_node
+    )
+    best, near = aligned_vcpus(v, host, topo.prefer_ht)
+    out["vm.aligned_vcpus"] = best
+    out["vm.aligned_vcpus_text"] = ", ".join(str(n) for n in sorted({best, *near}))
+    gpu = host.gpus[0].model.lower() if host.gpus else None
+    if gpu and gpu in _MAX_PROFILE:
+        out["vm.gpu_max_profile"], out["vm.gpu_max_profile_gb"] = _MAX_PROFILE[gpu]
+    else:
+        out["vm.gpu_max_profile"], out["vm.gpu_max_profile_gb"] = None, None
+    return out
+
+
+def shape_key(vm: VM) -> tuple[Any, ...]:
+    """What predict() reads from a VM apart from memory: equal keys give equal layouts."""
+    return (vm.vcpus, vm.cores_per_socket, vm.hardware_version, vm.cpu_hot_add, vm.cpu_affinity,
+            vm.cpu_reservation, vm.sql is not None, tuple(sorted((k, str(v)) for k, v in vm.advanced.items())))
+
+
+def memory_facts(host: Host, vm: VM, topo: Topology) -> dict[str, Any]:
+    return {
+        "topo.memory_remote_mib": topo.memory_remote_mib,
+        "topo.memory_fits_node": vm.memory <= host.memory_per_node,
+        "topo.spans_needlessly": (topo.numa_managed and topo.physical_nodes_spanned > 1
+                                  and vm.vcpus <= host.cores_per_node and vm.memory <= host.memory_per_node),
+    }
+

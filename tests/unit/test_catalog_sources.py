@@ -1,0 +1,136 @@
+"""The catalog's numbers against the documents that state them (issue 17).
+
+Each test names its document; the worked examples are the documents' own or follow directly
+from their tables.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from advisor.facts.facts import facts_for
+from advisor.facts.sql import recommended_maxdop, soft_numa_split, sql_year
+from advisor.load.hosts import load_profile
+from advisor.model.spec import VM, Host
+from advisor.model.versions import Version, ft_limits, guest_minimum_mib, hw_limits, max_hw_for
+
+
+def _vm(**fields) -> VM:
+    return VM.model_validate({"name": "vm", "vcpus": 8, "memory": "32GB", **fields})
+
+
+def _host(**fields) -> Host:
+    base = {"name": "h", "sockets": 2, "cores_per_socket": 20, "threads_per_core": 2, "memory": "512GB",
+            "core_mhz": 2000, "esxi": "8.0"}
+    return Host.model_validate({**base, **fields})
+
+
+# --- Microsoft, "Configure the max degree of parallelism Server Configuration Option" and
+# --- "Soft-NUMA (SQL Server)" --------------------------------------------------------------------
+
+@pytest.mark.parametrize(("cores", "nodes"), [(8, (8,)), (9, (9,)), (10, (5, 5)), (12, (6, 6)), (16, (8, 8)),
+                                              (20, (7, 7, 6)), (24, (8, 8, 8)), (32, (8, 8, 8, 8))])
+def test_soft_numa_nodes_hold_five_to_nine_cores(cores, nodes):
+    """Soft-NUMA: more than eight cores per node -> soft nodes of ideally 8, between 5 and 9."""
+    assert soft_numa_split(cores) == nodes
+    assert all(5 <= n <= 9 for n in nodes) or cores <= 8
+
+
+@pytest.mark.parametrize(("year", "guest_nodes", "maxdop", "table"), [
+    (2019, (16,), 8, "2016+"),        # one 16-vCPU node: 2 soft nodes of 8
+    (2019, (12,), 6, "2016+"),        # one 12-vCPU node: 2 soft nodes of 6 (not 8, not 12)
+    (2017, (12, 12), 6, "2016+"),     # two vNUMA nodes of 12: four soft nodes of 6
+    (2019, (8, 8, 8, 8), 8, "2016+"), # nodes of 8: no soft split, 8 per node
+    (2019, (4,), 4, "2016+"),         # one node of <= 8 logical processors: that number
+    (2014, (16, 16), 8, "2008-2014"), # 2014: hardware nodes; > 8 per node -> 8
+    (2012, (6, 6), 6, "2008-2014"),   # <= 8 per node -> the node's processors
+    (2014, (16,), 8, "2008-2014"),    # single node > 8 -> 8
+])
+def test_microsoft_maxdop_tables(year, guest_nodes, maxdop, table):
+    value, why = recommended_maxdop(year, guest_nodes)
+    assert value == maxdop
+    assert table in why  # the message says which table it used
+
+
+def test_version_text_gives_the_table():
+    assert sql_year("SQL Server 2016 SP2") == 2016 and sql_year("2008 R2") == 2008 and sql_year(None) == 0
+    assert "version not stated" in recommended_maxdop(0, (16,))[1]
+
+
+def test_single_node_vm_at_maxdop_0_gets_microsofts_value():
+    """The 16-vCPU single-node VM at MAXDOP 0 that got no advice before."""
+    host = load_profile("intel-xeon-6348-2s")
+    vm = _vm(vcpus=16, memory="128GB", workload="sql-server", sql={"version": "2019", "maxdop": 0})
+    facts, _ = facts_for(host, vm, host.esxi)
+    assert facts["sql.effective_maxdop"] == 16 and facts["sql.recommended_maxdop"] == 8
+    assert "2 soft-NUMA nodes of 8" in facts["sql.maxdop_basis"]
+
+
+# --- VMware: hardware versions, configuration maximums, Fault Tolerance -----------------------------
+
+@pytest.mark.parametrize(("esxi", "hw"), [("6.5", 13), ("6.7", 14), ("6.7 U2", 15), ("7.0", 17), ("7.0 U1", 18),
+                                          ("7.0 U3", 19), ("8.0", 20), ("8.0 U2", 21), ("8.0 U3", 21)])
+def test_newest_hardware_version_each_esxi_runs(esxi, hw):
+    """Virtual machine hardware versions (KB 1003746, the Automation API's Hardware.Version)."""
+    assert max_hw_for(Version.parse(esxi)) == hw
+
+
+def test_hardware_version_limits():
+    """vSphere 8 VM compatibility table: cores per socket 64 up to hw19, 256 from hw20; memory."""
+    assert hw_limits(19).max_cores_per_socket == 64 and hw_limits(20).max_cores_per_socket == 256
+    assert hw_limits(10).max_memory_mib == 1011 * 1024 and hw_limits(18).max_memory_mib == 24560 * 1024
+
+
+@pytest.mark.parametrize(("version", "edition", "vcpus"), [
+    ("6.0", "standard", 2), ("6.0", "enterprise-plus", 4), ("6.7", "enterprise", 2), ("8.0", "enterprise-plus", 8)])
+def test_fault_tolerance_vcpus_per_version_and_edition(version, edition, vcpus):
+    """Fault Tolerance Requirements, Limits, and Licensing (GUID-57929CF0) per release."""
+    assert ft_limits(Version.parse(version), edition)[0] == vcpus
+
+
+def test_a_hardware_version_newer_than_the_host_is_flagged():
+    host = _host(esxi="7.0 U3")
+    facts, _ = facts_for(host, _vm(hardware_version=21), host.esxi)
+    assert facts["vm.hw_newer_than_host"] and facts["host.max_hw"] == 19
+    facts, _ = facts_for(host, _vm(hardware_version=19), host.esxi)
+    assert not facts["vm.hw_newer_than_host"]
+
+
+# --- vSphere 8 latency sensitivity High with Hyperthreading (GUID-2B67DC91, GUID-F5DAC793) ---------
+
+def test_vht_full_reservation_is_vcpus_over_threads_times_clock():
+    """The document's own example: 20 vCPUs at 2 GHz need 40 GHz with High, 20 GHz with vHT."""
+    host = _host()
+    high, _ = facts_for(host, _vm(vcpus=20, latency_sensitivity="high", hardware_version=20), host.esxi)
+    vht, _ = facts_for(host, _vm(vcpus=20, latency_sensitivity="high-ht", hardware_version=20), host.esxi)
+    assert high["vm.full_cpu_reservation_mhz"] == 40000
+    assert vht["vm.full_cpu_reservation_mhz"] == 20000
+    assert vht["vm.exclusive_cores"] == 10 and high["vm.exclusive_cores"] == 20
+
+
+def test_vht_is_refused_before_vsphere_8_and_hardware_20():
+    host = _host(esxi="7.0 U3")
+    facts, _ = facts_for(host, _vm(latency_sensitivity="high-ht"), host.esxi)
+    assert facts["vm.high_ht_supported"] is False
+    host8 = _host()
+    facts, _ = facts_for(host8, _vm(latency_sensitivity="high-ht", hardware_version=19), host8.esxi)
+    assert facts["vm.high_ht_supported"] is False
+    facts, _ = facts_for(host8, _vm(latency_sensitivity="high-ht", hardware_version=20), host8.esxi)
+    assert facts["vm.high_ht_supported"] is True
+
+
+def test_vht_is_not_written_as_an_undocumented_vmx_value():
+    """The API level is 'high' plus simultaneousThreads; no documented .vmx key carries vHT."""
+    from advisor.vmx.mapping import vm_to_vmx
+
+    out = vm_to_vmx(_vm(vcpus=20, latency_sensitivity="high-ht", cpu_reservation="full"), 2000)
+    assert out.get("sched.cpu.latencySensitivity") != "high-ht"
+    assert out["sched.cpu.min"] == "20000"
+
+
+# --- Microsoft, "Hardware requirements for Windows Server" -----------------------------------------
+
+def test_windows_server_minimum_memory():
+    assert guest_minimum_mib("windows2019srv-64") == 512
+    assert guest_minimum_mib("windows2022srvnext-64") == 512
+    assert guest_minimum_mib("ubuntu-64") == 0  # no documented minimum: no rule
