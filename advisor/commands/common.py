@@ -139,9 +139,9 @@ def emit(run: Run, s: Settings) -> int:
     would overwrite a useful one); input errors still go to stderr.
     """
     from advisor.atomic import write_atomic
-    from advisor.output.terminal import width as terminal_width
     from advisor.load.yamlfile import gc_paused
     from advisor.output import render_pieces
+    from advisor.output.terminal import width as terminal_width
 
     for problem in run.errors:
         click.echo(f"advisor: {printable(str(problem))}", err=True)

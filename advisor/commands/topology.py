@@ -25,7 +25,6 @@ def command(files: tuple[str, ...], only: tuple[str, ...], fmt: str, compare: bo
     from advisor.errors import InputError
     from advisor.facts.facts import placement_facts
     from advisor.load.specfile import load_spec
-    from advisor.numa.placement import place
     from advisor.numa.topology import predict
     from advisor.numa.variants import prefer_ht_variant
 
@@ -67,9 +66,9 @@ def command(files: tuple[str, ...], only: tuple[str, ...], fmt: str, compare: bo
         }
         click.echo(json.dumps(doc, indent=2, ensure_ascii=False))
     elif fmt in ("html", "svg"):
-        from advisor.output import render
+        from advisor.output import render as render_report
 
-        click.echo(render(fmt, _as_run(results, place_facts, compare)), nl=False)
+        click.echo(render_report(fmt, _as_run(results, place_facts, compare)), nl=False)
     else:
         from advisor.output.topology_view import render
 
@@ -84,7 +83,7 @@ def _as_run(results, place_facts: list[dict], compare: bool):
     from advisor.report.findings import Run, VmResult
 
     run = Run()
-    for (loaded, placement, vms), facts in zip(results, place_facts):
+    for (loaded, placement, vms), facts in zip(results, place_facts, strict=True):
         host, version = loaded.host, loaded.version
         run.files.append(loaded.file)
         run.hosts.append(host_result(host, version, facts, placement, loaded.file))

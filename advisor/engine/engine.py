@@ -316,7 +316,8 @@ class Evaluator:
         shown: dict[int, tuple[dict[str, Any], tuple[Layout, ...]]] = {}  # VMs of one shape share a Topology
         for s, facts, topo in computed:
             facts.update(place_facts)
-            topo_dict, layouts = None, ()
+            topo_dict: dict[str, Any] | None = None
+            layouts: tuple[Layout, ...] = ()
             if topo is not None:
                 if id(topo) not in shown:
                     shown[id(topo)] = vm_layouts(topo, host, s.vm, version)

@@ -25,7 +25,8 @@ def prefer_ht_variant(host: Host, vm: VM, version: Version, current: Topology | 
     current = current or predict(host, vm, version)
     variant = vm.model_copy(deep=True)
     variant.advanced = {**vm.advanced, "numa.vcpu.preferHT": "TRUE"}
-    variant.__pydantic_private__.pop("_adv", None)
+    if variant.__pydantic_private__ is not None:
+        variant.__pydantic_private__.pop("_adv", None)
     alt = predict(host, variant, version)
     if alt.vnuma_nodes == current.vnuma_nodes and alt.numa_clients == current.numa_clients:
         return None

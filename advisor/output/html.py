@@ -72,7 +72,8 @@ def _text(value: object) -> str:
 
 def _files(run: Run) -> list[str]:
     seen = dict.fromkeys(run.files)
-    for item in [*run.hosts, *run.vms, *run.findings]:
+    items: list[Any] = [*run.hosts, *run.vms, *run.findings]
+    for item in items:
         if item.file is not None:
             seen.setdefault(item.file)
     return list(seen)
@@ -139,7 +140,8 @@ def _findings(findings: Iterable[Finding]) -> str:
         fix = fix_lines(f.fix)
         refs = "".join(f"<li>{_reference(r)}</li>" for r in f.references)
         items.append(
-            f"<li class=\"finding finding-{escape(f.severity)}\" data-rule=\"{_text(f.rule)}\" data-severity=\"{escape(f.severity)}\">"
+            f"<li class=\"finding finding-{escape(f.severity)}\" data-rule=\"{_text(f.rule)}\""
+            f" data-severity=\"{escape(f.severity)}\">"
             f"<a class=\"rule\" href=\"{escape(_rule_doc(f))}\">{_text(f.rule)}</a> "
             f"<span class=\"sev sev-{escape(f.severity)}\">{escape(f.severity)}</span> "
             f"<span class=\"subject\">{_text(f.subject)}</span> <span class=\"muted\">{_text(where)}</span>"

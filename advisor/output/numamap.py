@@ -243,7 +243,7 @@ def host_map(host: HostResult, vms: list[VmResult]) -> HostMap:
 def layout_map(host: HostResult, vm: VmResult, layout: Layout) -> HostMap:
     """One VM alone on the host, in one of its layouts."""
     residents: list[list[Resident]] = [[] for _ in range(int(host.capacity.get("numa_nodes", 1)))]
-    for size, node in zip(layout.topology.get("numa_clients", []), layout.client_nodes):
+    for size, node in zip(layout.topology.get("numa_clients", []), layout.client_nodes, strict=False):
         if 0 <= node < len(residents):
             residents[node].append(Resident(vm.name, vm.name, size, _share(vm, size, layout.topology)))
     return _map(host, residents)

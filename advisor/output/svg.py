@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from html import escape
 
-from advisor.report.findings import Run
 from advisor.output import numamap
+from advisor.report.findings import Run
 
 GAP = 16
 

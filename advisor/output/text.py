@@ -77,6 +77,9 @@ class _Hang:
     text: Text
     hang: int
 
+    def __rich_console__(self, console: Console, options: Any) -> Any:  # printed whole when not by _emit
+        yield self.text
+
 
 def _hanging(label: str, lines: list[str], style: str, indent: int) -> list[RenderableType]:
     """`label text` per line; when the text wraps it continues under its own first column."""

@@ -8,10 +8,7 @@ import shlex
 import shutil
 import subprocess
 import sys
-<<<<<<< HEAD
-=======
 from pathlib import Path
->>>>>>> 9942419 (HTML and SVG NUMA maps (check, lint, topology); SARIF automation ids per command; documented workflow linted by actionlint)
 
 import pytest
 import yaml

@@ -10,12 +10,12 @@ import subprocess
 import sys
 
 import pytest
+from conftest import REPO
 
 from advisor.engine.catalog import load_catalog
 from advisor.engine.engine import Policy, check_files
 from advisor.output import render
 from advisor.report.findings import Finding, Run
-from conftest import REPO
 
 EXAMPLES = sorted(str(p) for p in (REPO / "examples").glob("*.yaml"))
 LONG_URL = ("https://docs.vmware.com/en/VMware-vSphere/8.0/vsphere-resource-management/GUID-"

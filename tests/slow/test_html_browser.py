@@ -13,7 +13,6 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-
 from conftest import REPO
 
 CHROMIUM = next((shutil.which(name) for name in ("chromium", "chromium-browser", "google-chrome")

@@ -11,7 +11,6 @@ import zipfile
 from pathlib import Path
 
 import pytest
-
 from conftest import REPO
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(importlib.util.find_spec("build") is None,
