@@ -12,11 +12,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from html import escape
-from typing import Any
 
 import advisor
 from advisor.output import numamap
-from advisor.output.describe import fix_lines, topology_summary, totals, visible
+from advisor.output.describe import fix_lines, report_files, topology_summary, totals, visible
 from advisor.report.findings import Finding, HostResult, Run, VmResult
 
 RULE_DOCS = "https://github.com/vsphere-advisor/advisor/blob/v{version}/docs/rules.md#{anchor}"
@@ -51,7 +50,7 @@ def render(run: Run) -> str:
                     + "".join(f"<li class=\"sev-error\">{_text(str(e))}</li>" for e in run.errors) + "</ul></section>")
     shown = [f for f in run.findings if f.suppressed is None]
     placed: set[int] = set()
-    for file in _files(run):
+    for file in report_files(run):
         body.append(_file_section(run, file, shown, placed, palette))
     rest = [f for f in shown if id(f) not in placed]
     if rest:
@@ -68,15 +67,6 @@ def render(run: Run) -> str:
 
 def _text(value: object) -> str:
     return escape(visible(value, keep=""))
-
-
-def _files(run: Run) -> list[str]:
-    seen = dict.fromkeys(run.files)
-    items: list[Any] = [*run.hosts, *run.vms, *run.findings]
-    for item in items:
-        if item.file is not None:
-            seen.setdefault(item.file)
-    return list(seen)
 
 
 def _file_section(run: Run, file: str, shown: list[Finding], placed: set[int], palette: dict[str, str]) -> str:

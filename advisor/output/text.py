@@ -26,7 +26,15 @@ from rich.console import Console, Group, RenderableType
 from rich.padding import Padding
 from rich.text import Text
 
-from advisor.output.describe import first_reference, fix_lines, one_line, topology_summary, totals, visible
+from advisor.output.describe import (
+    first_reference,
+    fix_lines,
+    one_line,
+    report_files,
+    topology_summary,
+    totals,
+    visible,
+)
 from advisor.report.findings import Finding, HostResult, Run, VmResult
 
 WIDTH = 100  # when the caller does not say (files, tests)
@@ -151,16 +159,6 @@ def _host_header(host: HostResult) -> Text:
     return header
 
 
-def _files(run: Run) -> list[str]:
-    """Input files in command-line order, then any file only a result mentions."""
-    seen = dict.fromkeys(run.files)
-    items: list[Any] = [*run.hosts, *run.vms, *run.findings]
-    for item in items:
-        if item.file is not None:
-            seen.setdefault(item.file)
-    return list(seen)
-
-
 def _take(pool: list[Finding], keep: Iterable[Finding]) -> list[Finding]:
     """Remove ``keep`` from ``pool`` (so no finding prints twice) and return it as a list."""
     chosen = list(keep)
@@ -219,7 +217,7 @@ def render(run: Run, *, color: bool = False, quiet: bool = False, width: int | N
     if run.errors:
         console.print()
     hosts, vms, pools = _by_file(run.hosts), _by_file(run.vms), _by_file(shown)
-    for file in _files(run):
+    for file in report_files(run):
         for renderable in _file_section(run, file, hosts.get(file, []), vms.get(file, []), pools.pop(file, [])):
             _emit(console, renderable, width)
         console.print()
