@@ -81,12 +81,15 @@ class Format(StrEnum):
     JUNIT = "junit"
     GITHUB = "github"
     MARKDOWN = "markdown"
+    HTML = "html"
+    SVG = "svg"
 
 
 FORMATS: Final[tuple[str, ...]] = tuple(f.value for f in Format)
 # -o FILE without --format: the suffix picks the format.
 FORMAT_BY_SUFFIX: Final[dict[str, Format]] = {
     ".json": Format.JSON, ".sarif": Format.SARIF, ".xml": Format.JUNIT, ".md": Format.MARKDOWN, ".txt": Format.TEXT,
+    ".html": Format.HTML, ".htm": Format.HTML, ".svg": Format.SVG,
 }
 
 

@@ -52,4 +52,5 @@ def command(
         from advisor.engine.engine import check_files
 
         run = check_files(files, s.catalog, s.policy, s.profiles)
+    run.command = "check"
     sys.exit(emit(run, s))

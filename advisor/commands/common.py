@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -40,7 +39,8 @@ def report_options(func: Callable[..., Any]) -> Callable[..., Any]:
                      help="Extra folder of rule files (organisation policies); repeatable."),
         click.option("--quiet", "-q", is_flag=True, help="Print findings only."),
         click.option("--color/--no-color", default=None,
-                     help="Colour text output (default: on a terminal, unless NO_COLOR is set)."),
+                     help="Colour text output (default: on a terminal; FORCE_COLOR or NO_COLOR, when not empty, "
+                          "decide otherwise)."),
     ]
     for option in reversed(options):
         func = option(func)
@@ -108,8 +108,9 @@ def settings(inputs: list[str], formats: tuple[str, ...], outputs: tuple[str, ..
                               tuple(e.vms), tuple(e.paths)) for e in cfg.exemptions],
     )
     _check_known(catalog, policy.select + policy.ignore + tuple(policy.severity))
-    if color is None:
-        color = sys.stdout.isatty() and "NO_COLOR" not in os.environ and os.environ.get("TERM") != "dumb"
+    from advisor.output.terminal import use_color
+
+    color = use_color(color, sys.stdout)
     return Settings(loaded, catalog, policy, profiles, fail_on or cfg.fail_on or "error", pairs, quiet, color)
 
 
@@ -140,6 +141,7 @@ def emit(run: Run, s: Settings) -> int:
     from advisor.atomic import write_atomic
     from advisor.load.yamlfile import gc_paused
     from advisor.output import render_pieces
+    from advisor.output.terminal import width as terminal_width
 
     for problem in run.errors:
         click.echo(f"advisor: {printable(str(problem))}", err=True)
@@ -151,7 +153,8 @@ def emit(run: Run, s: Settings) -> int:
             continue
         # A report of a large run is hundreds of thousands of small strings and no cycles.
         with gc_paused():
-            blocks = _blocks(render_pieces(fmt, run, color=s.color and target is None, quiet=s.quiet))
+            width = terminal_width(sys.stdout) if target is None else None
+            blocks = _blocks(render_pieces(fmt, run, color=s.color and target is None, quiet=s.quiet, width=width))
             if target is None:
                 last = ""
                 for last in blocks:

@@ -81,6 +81,7 @@ def command(paths, host_ref, vsphere, workload, exclude, baseline, write_baselin
             raise InputError(str(exc), field="--vsphere") from None
 
     run = _run_with_progress(files, job, jobs, show=not quiet and len(files) > 20)
+    run.command = "lint"
     if missing:
         from advisor.report.findings import InputProblem
 

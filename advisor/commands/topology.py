@@ -8,26 +8,11 @@ import sys
 import click
 
 
-def _prefer_ht_variant(host, vm, version):
-    """The same VM with numa.vcpu.preferHT=TRUE, when that changes its layout."""
-    from advisor.numa.topology import predict
-
-    if vm.setting("numa.vcpu.preferHT") is not None or host.prefer_ht or host.threads_per_core < 2:
-        return None
-    variant = vm.model_copy(deep=True)
-    variant.advanced = {**vm.advanced, "numa.vcpu.preferHT": "TRUE"}
-    variant.__pydantic_private__.pop("_adv", None)
-    alt = predict(host, variant, version)
-    current = predict(host, vm, version)
-    if alt.vnuma_nodes == current.vnuma_nodes and alt.numa_clients == current.numa_clients:
-        return None
-    return alt
-
-
 @click.command("topology")
 @click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False))
 @click.option("--vm", "only", multiple=True, help="Only these VMs (repeatable).")
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "html", "svg"]), default="text", show_default=True,
+              help="html: a self-contained page with the NUMA maps; svg: the maps alone.")
 @click.option("--compare/--no-compare", default=True, show_default=True,
               help="Show the numa.vcpu.preferHT layout beside an unbalanced one.")
 def command(files: tuple[str, ...], only: tuple[str, ...], fmt: str, compare: bool) -> None:
@@ -38,11 +23,13 @@ def command(files: tuple[str, ...], only: tuple[str, ...], fmt: str, compare: bo
     VMs of the same spec.
     """
     from advisor.errors import InputError
+    from advisor.facts.facts import placement_facts
     from advisor.load.specfile import load_spec
-    from advisor.numa.placement import place
     from advisor.numa.topology import predict
+    from advisor.numa.variants import prefer_ht_variant
 
     results = []
+    place_facts: list[dict] = []
     failed = False
     for file in files:
         try:
@@ -53,15 +40,11 @@ def command(files: tuple[str, ...], only: tuple[str, ...], fmt: str, compare: bo
             continue
         host, version = loaded.host, loaded.version
         topos = [(vm, predict(host, vm, version)) for vm in loaded.spec.vms]
-        placement = place(host, [(vm.name, vm.count, t) for vm, t in topos])
+        facts, placement = placement_facts(host, topos)
+        place_facts.append(facts)
         chosen = [(vm, t) for vm, t in topos if not only or vm.name in only]
-        results.append(
-            (
-                loaded,
-                placement,
-                [(vm, t, _prefer_ht_variant(host, vm, version) if compare else None) for vm, t in chosen],
-            )
-        )
+        results.append((loaded, placement, [(vm, t, prefer_ht_variant(host, vm, version, t) if compare else None)
+                                            for vm, t in chosen]))
 
     if fmt == "json":
         doc = {
@@ -82,9 +65,29 @@ def command(files: tuple[str, ...], only: tuple[str, ...], fmt: str, compare: bo
             ],
         }
         click.echo(json.dumps(doc, indent=2, ensure_ascii=False))
+    elif fmt in ("html", "svg"):
+        from advisor.output import render as render_report
+
+        click.echo(render_report(fmt, _as_run(results, place_facts, compare)), nl=False)
     else:
         from advisor.output.topology_view import render
 
         render(results)
     if failed:
         sys.exit(2)
+
+
+def _as_run(results, place_facts: list[dict], compare: bool):
+    """The drawn layouts as a report without findings, for the picture formats."""
+    from advisor.engine.engine import host_result, vm_layouts
+    from advisor.report.findings import Run, VmResult
+
+    run = Run()
+    for (loaded, placement, vms), facts in zip(results, place_facts, strict=True):
+        host, version = loaded.host, loaded.version
+        run.files.append(loaded.file)
+        run.hosts.append(host_result(host, version, facts, placement, loaded.file))
+        for vm, topo, _ in vms:
+            topo_dict, layouts = vm_layouts(topo, host, vm, version, alternatives=compare)
+            run.vms.append(VmResult(vm.name, loaded.file, host.name, vm.count, None, topo_dict, layouts=layouts))
+    return run

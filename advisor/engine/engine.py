@@ -27,7 +27,7 @@ from advisor.model.spec import VM, Host
 from advisor.model.versions import Version
 from advisor.numa.placement import Placement
 from advisor.numa.topology import Topology
-from advisor.report.findings import Finding, HostResult, Run, Suppressed, VmResult
+from advisor.report.findings import Finding, HostResult, Layout, Run, Suppressed, VmResult
 
 REMOVE = "REMOVE"
 
@@ -315,15 +315,16 @@ class Evaluator:
         if host is not None and known_topos:
             place_facts, placement = placement_facts(host, known_topos)
 
-        shown: dict[int, dict[str, Any]] = {}  # VMs of one shape share a Topology: one dict each
+        shown: dict[int, tuple[dict[str, Any], tuple[Layout, ...]]] = {}  # VMs of one shape share a Topology
         for s, facts, topo in computed:
             facts.update(place_facts)
-            topo_dict = None
+            topo_dict: dict[str, Any] | None = None
+            layouts: tuple[Layout, ...] = ()
             if topo is not None:
-                topo_dict = shown.get(id(topo))
-                if topo_dict is None:
-                    topo_dict = shown[id(topo)] = topo.as_dict()
-            self._evaluate_vm(s, facts, topo_dict, host, version)
+                if id(topo) not in shown:
+                    shown[id(topo)] = vm_layouts(topo, host, s.vm, version)
+                topo_dict, layouts = shown[id(topo)]
+            self._evaluate_vm(s, facts, topo_dict, host, version, layouts)
 
         if host is not None and version is not None:
             self._evaluate_host(
@@ -389,9 +390,9 @@ class Evaluator:
         return [rule for rule in group.rules if self._holds(rule, activation)]
 
     def _evaluate_vm(self, s: Subject, facts: dict[str, Any], topo: dict[str, Any] | None, host: Host | None,
-                     version: Version | None) -> None:
+                     version: Version | None, layouts: tuple[Layout, ...] = ()) -> None:
         vm = s.vm
-        result = VmResult(vm.name, s.file, host.name if host else None, vm.count, s.line, topo)
+        result = VmResult(vm.name, s.file, host.name if host else None, vm.count, s.line, topo, layouts=layouts)
         _, needed = self._rules_for(vm.workload, version)
         # Only the facts some applicable rule reads go into CEL: building the activation is
         # the largest fixed cost per VM.
@@ -475,18 +476,7 @@ class Evaluator:
                 for key, value in finding.fix.get("host", {}).items():
                     recommended[key] = str(value)
         self.run.evaluated.append((tuple(evaluated), subject, file))
-        self.run.hosts.append(HostResult(
-            name=host.name,
-            file=file,
-            summary=capacity_summary(host, version, place_facts),
-            capacity={"sockets": host.sockets, "cores_per_socket": host.cores_per_socket,
-                      "threads_per_core": host.threads_per_core, "numa_nodes": host.nodes,
-                      "cores_per_node": host.cores_per_node, "memory_per_node_mib": host.memory_per_node,
-                      "vsphere": str(version), "vcpus": place_facts.get("place.total_vcpus", 0),
-                      "vcpu_per_core": round(place_facts.get("place.vcpu_per_core", 0.0), 3)},
-            recommended_host=recommended,
-            node_load=list(placement.load) if placement else [],
-        ))
+        self.run.hosts.append(host_result(host, version, place_facts, placement, file, recommended))
 
     def finish(self) -> Run:
         for ex in self.policy.exemptions:
@@ -494,6 +484,39 @@ class Evaluator:
                 self.run.notes.append(f"{ex.describe()}: expired on {ex.until.isoformat()}")
         self.run.sort()
         return self.run
+
+
+def host_result(host: Host, version: Version, place_facts: dict[str, Any], placement: Any, file: str,
+                recommended: dict[str, str] | None = None) -> HostResult:
+    """A host's capacity and where every VM's NUMA clients are homed (also `advisor topology`'s)."""
+    return HostResult(
+        name=host.name,
+        file=file,
+        summary=capacity_summary(host, version, place_facts),
+        capacity={"sockets": host.sockets, "cores_per_socket": host.cores_per_socket,
+                  "threads_per_core": host.threads_per_core, "numa_nodes": host.nodes,
+                  "cores_per_node": host.cores_per_node, "memory_per_node_mib": host.memory_per_node,
+                  "vsphere": str(version), "vcpus": place_facts.get("place.total_vcpus", 0),
+                  "vcpu_per_core": round(place_facts.get("place.vcpu_per_core", 0.0), 3)},
+        recommended_host=recommended or {},
+        node_load=list(placement.load) if placement else [],
+        residents=[list(node) for node in placement.residents] if placement else [],
+    )
+
+
+def vm_layouts(topo: Topology, host: Host | None, vm: VM, version: Version | None, alternatives: bool = True
+               ) -> tuple[dict[str, Any], tuple[Layout, ...]]:
+    """The topology as a dict, and the layouts the HTML report pictures: the VM's own, then the
+    numa.vcpu.preferHT one when that balances it (computed only for unbalanced VMs)."""
+    from advisor.numa.variants import PREFER_HT_TITLE, better_prefer_ht
+
+    own = topo.as_dict()
+    layouts = [Layout("as specified", own, topo.client_nodes)]
+    if alternatives and host is not None and version is not None and not topo.balanced:
+        alt = better_prefer_ht(host, vm, version, topo)
+        if alt is not None:
+            layouts.append(Layout(PREFER_HT_TITLE, alt.as_dict(), alt.client_nodes))
+    return own, tuple(layouts)
 
 
 def capacity_summary(host: Host, version: Version, place_facts: dict[str, Any]) -> str:

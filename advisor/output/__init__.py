@@ -25,12 +25,13 @@ def formatter_module(fmt: Format) -> str:
     return f"advisor.output.{fmt.value}"
 
 
-def render(fmt: str, run: Run, *, color: bool = False, quiet: bool = False) -> str:
-    """The report of ``run`` in format ``fmt``; only the text format uses color and quiet."""
-    return "".join(render_pieces(fmt, run, color=color, quiet=quiet))
+def render(fmt: str, run: Run, *, color: bool = False, quiet: bool = False, width: int | None = None) -> str:
+    """The report of ``run`` in format ``fmt``; only the text format uses color, quiet and width."""
+    return "".join(render_pieces(fmt, run, color=color, quiet=quiet, width=width))
 
 
-def render_pieces(fmt: str, run: Run, *, color: bool = False, quiet: bool = False) -> Iterator[str]:
+def render_pieces(fmt: str, run: Run, *, color: bool = False, quiet: bool = False,
+                  width: int | None = None) -> Iterator[str]:
     """The report in pieces whose concatenation is render()'s text. A format that can be
     written as it is produced (JSON: one line per item) gives many pieces, so writing a large
     report never holds it whole; the others give one."""
@@ -40,7 +41,7 @@ def render_pieces(fmt: str, run: Run, *, color: bool = False, quiet: bool = Fals
         raise ValueError(f"unknown output format {fmt!r}; choose one of {', '.join(FORMATS)}") from None
     module = importlib.import_module(module_name)
     if fmt == "text":
-        return iter((module.render(run, color=color, quiet=quiet),))
+        return iter((module.render(run, color=color, quiet=quiet, width=width),))
     if hasattr(module, "render_pieces"):
         return module.render_pieces(run)
     return iter((module.render(run),))

@@ -97,3 +97,13 @@ def totals(run: Run) -> str:
 
 def first_reference(finding: Finding) -> str | None:
     return one_line(finding.references[0]) if finding.references else None
+
+
+def report_files(run: Run) -> list[str]:
+    """Input files in command-line order, then any file only a result mentions."""
+    seen = dict.fromkeys(run.files)
+    items: list[Any] = [*run.hosts, *run.vms, *run.findings]
+    for item in items:
+        if item.file is not None:
+            seen.setdefault(item.file)
+    return list(seen)

@@ -158,8 +158,19 @@ def document(run: Run) -> dict[str, Any]:
             "artifacts": [{"location": {"uri": artifact_uri(p)}, "roles": ["analysisTarget"]} for p in run.files],
             "results": [_result(f, index[f.rule]) for f in run.findings],
             "columnKind": "unicodeCodePoints",
+            **_automation(run),
         }],
     }
+
+
+def _automation(run: Run) -> dict[str, Any]:
+    """runAutomationDetails (SARIF 2.1.0 §3.17): `advisor/check/` or `advisor/lint/`. GitHub code
+    scanning takes this id as the analysis category (it overrides upload-sarif's `category`), and
+    refuses an upload holding two runs of one tool in one category, so the check and lint reports
+    of one CI run must differ here. The trailing slash names a category without an instance."""
+    if not run.command:
+        return {}
+    return {"automationDetails": {"id": f"advisor/{run.command}/"}}
 
 
 def render(run: Run) -> str:

@@ -4,38 +4,50 @@ Everything from user input goes into Rich ``Text`` objects (never markup strings
 control characters are made visible, so a VM called ``[bold]x`` or containing an ESC prints
 literally. Line breaks inside user text become spaces, and a line that would still begin with
 `::` (a long name wrapped just before "::error::") has that colon shown as \\x3a: GitHub Actions
-runs any log line starting with `::` as a workflow command. Lines are laid out for 100 columns
-and wrapped by Rich, except in quiet mode, which prints exactly one
-`file:line: RULE severity subject: message` line per finding. Colour is the caller's decision
-(--color, NO_COLOR, a terminal or not), so the environment is not consulted.
+runs any log line starting with `::` as a workflow command. Lines are laid out for the width
+the caller gives (the terminal's: advisor.output.terminal) and broken by Rich's line breaker
+between words only: a word longer than the line, such as a URL or a long path, is printed whole
+so it can still be clicked and copied. Quiet mode prints exactly one
+`file:line: RULE severity subject: message` line per finding, sorted by file and line, with the
+rule and severity padded into columns. Colour and width are the caller's decision
+(advisor.output.terminal), so the environment is not consulted here.
 """
 
 from __future__ import annotations
 
 import io
 import re
-import textwrap
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
+from rich._wrap import divide_line  # Rich's own word breaker (Text.wrap would fold long words)
 from rich.console import Console, Group, RenderableType
 from rich.padding import Padding
 from rich.text import Text
 
-from advisor.output.describe import first_reference, fix_lines, one_line, topology_summary, totals, visible
+from advisor.output.describe import (
+    first_reference,
+    fix_lines,
+    one_line,
+    report_files,
+    topology_summary,
+    totals,
+    visible,
+)
 from advisor.report.findings import Finding, HostResult, Run, VmResult
 
-WIDTH = 100
+WIDTH = 100  # when the caller does not say (files, tests)
 # The end of a line that holds only padding and colour codes.
 _TRAILING = re.compile(r"(?:\s|\x1b\[[0-9;]*m)+$")
 _CODE = re.compile(r"\x1b\[[0-9;]*m")
 STYLES = {"error": "bold red", "warning": "yellow", "info": "blue"}
 
 
-def report_console(color: bool) -> Console:
+def report_console(color: bool, width: int | None = None) -> Console:
     return Console(
         file=io.StringIO(),
-        width=WIDTH,
+        width=width or WIDTH,
         color_system="standard" if color else None,
         force_terminal=color,
         force_jupyter=False,
@@ -66,29 +78,63 @@ def _finding(f: Finding, indent: int) -> RenderableType:
     return Group(*parts)
 
 
-def _hanging(label: str, lines: list[str], style: str, indent: int) -> list[Text]:
-    """`label text`, wrapped under the text's first column. Wrapped here rather than by a Rich
-    table: a report of a thousand findings spent most of its time measuring tables."""
-    width = WIDTH - indent - len(label) - 1
-    out: list[Any] = []
-    for line in lines:
-        pieces = textwrap.wrap(visible(line), width, break_long_words=True, break_on_hyphens=False) or [""]
-        for piece in pieces:
-            text = Text(" " * indent)
-            text.append(label if not out else " " * len(label), style="dim")
-            text.append(" ")
-            text.append(piece, style=style)
-            out.append(text)
+@dataclass(slots=True)
+class _Hang:
+    """A line whose continuation lines start `hang` columns in, under the text after its label."""
+
+    text: Text
+    hang: int
+
+    def __rich_console__(self, console: Console, options: Any) -> Any:  # printed whole when not by _emit
+        yield self.text
+
+
+def _hanging(label: str, lines: list[str], style: str, indent: int) -> list[RenderableType]:
+    """`label text` per line; when the text wraps it continues under its own first column."""
+    out: list[RenderableType] = []
+    for number, line in enumerate(lines):
+        text = Text(label if number == 0 else " " * len(label), style="dim")
+        text.append(" ")
+        text.append(visible(line), style=style)
+        out.append(Padding(_Hang(text, len(label) + 1), (0, 0, 0, indent)))
     return out
 
 
-def _quiet_line(f: Finding) -> Text:
-    """One self-contained line per finding, `file:line: RULE severity subject: message`."""
+def _breaks(plain: str, room: int, hang: int) -> list[int]:
+    """Offsets where the second and later lines start (as Rich's divide_line gives them): the
+    first line has `room` columns, the others `room - hang`."""
+    first = divide_line(plain, room, fold=False)
+    if not hang or not first:
+        return first
+    rest = divide_line(plain[first[0]:], max(room - hang, 10), fold=False)
+    return [first[0], *(first[0] + offset for offset in rest)]
+
+
+def _emit(console: Console, item: RenderableType, width: int, indent: int = 0) -> None:
+    """Print a piece of the report broken into lines of at most `width` columns between words
+    (Rich's line breaker), never inside one: a longer word gets a line of its own, whole."""
+    if isinstance(item, Group):
+        for part in item.renderables:
+            _emit(console, part, width, indent)
+    elif isinstance(item, Padding):
+        _emit(console, item.renderable, width, indent + item.left)
+    elif isinstance(item, (Text, _Hang)):
+        text, hang = (item.text, item.hang) if isinstance(item, _Hang) else (item, 0)
+        for number, line in enumerate(text.divide(_breaks(text.plain, max(width - indent, 10), hang))):
+            line.rstrip()
+            console.print(Text(" " * (indent + (hang if number else 0))) + line, soft_wrap=True)
+    else:  # a table or panel (none in this report today): Rich lays it out itself
+        console.print(item)
+
+
+def _quiet_line(f: Finding, rule_width: int = 0) -> Text:
+    """One self-contained line per finding, `file:line: RULE severity subject: message`, the rule
+    and severity padded so that they line up in columns."""
     where = one_line(f.file or "-") + (f":{f.line}" if f.line else "")
     line = Text(f"{where}: ")
-    line.append(f.rule, style="bold")
+    line.append(f.rule.ljust(rule_width), style="bold")
     line.append(" ")
-    line.append(f.severity, style=STYLES[f.severity])
+    line.append(f.severity.ljust(7), style=STYLES[f.severity])
     line.append(f" {one_line(f.subject)}: {one_line(f.message)}")
     return line
 
@@ -111,16 +157,6 @@ def _host_header(host: HostResult) -> Text:
     header.append("host ", style="bold")
     header.append(one_line(host.summary))
     return header
-
-
-def _files(run: Run) -> list[str]:
-    """Input files in command-line order, then any file only a result mentions."""
-    seen = dict.fromkeys(run.files)
-    items: list[Any] = [*run.hosts, *run.vms, *run.findings]
-    for item in items:
-        if item.file is not None:
-            seen.setdefault(item.file)
-    return list(seen)
 
 
 def _take(pool: list[Finding], keep: Iterable[Finding]) -> list[Finding]:
@@ -162,35 +198,40 @@ def _by_file(items: Iterable[Any]) -> dict[str | None, list[Any]]:
     return groups
 
 
-def render(run: Run, *, color: bool = False, quiet: bool = False) -> str:
-    console = report_console(color)
+def render(run: Run, *, color: bool = False, quiet: bool = False, width: int | None = None) -> str:
+    width = width or WIDTH
+    console = report_console(color, width)
     for problem in run.errors:
-        console.print(Text(one_line(str(problem)), style="red"), soft_wrap=quiet)
+        if quiet:
+            console.print(Text(one_line(str(problem)), style="red"), soft_wrap=True)
+        else:
+            _emit(console, Text(one_line(str(problem)), style="red"), width)
     shown = [f for f in run.findings if f.suppressed is None]
     if quiet:
-        for f in shown:
+        rule_width = max((len(f.rule) for f in shown), default=0)
+        for f in sorted(shown, key=lambda f: (f.file or "", f.line or 0)):
             # Unwrapped on purpose: one line per finding, for grep and for editors that jump
             # to `file:line:`.
-            console.print(_quiet_line(f), soft_wrap=True)
+            console.print(_quiet_line(f, rule_width), soft_wrap=True)
         return _finish(console)
     if run.errors:
         console.print()
     hosts, vms, pools = _by_file(run.hosts), _by_file(run.vms), _by_file(shown)
-    for file in _files(run):
+    for file in report_files(run):
         for renderable in _file_section(run, file, hosts.get(file, []), vms.get(file, []), pools.pop(file, [])):
-            console.print(renderable)
+            _emit(console, renderable, width)
         console.print()
     pool = [f for group in pools.values() for f in group]
     if pool:  # findings without a file: none from the engine today, but never drop one silently
-        console.print(Text("other findings", style="bold underline"))
+        _emit(console, Text("other findings", style="bold underline"), width)
         for f in pool:
-            console.print(_finding(f, 2))
+            _emit(console, _finding(f, 2), width)
         console.print()
     for note in run.notes:
-        console.print(Text("note: " + one_line(note), style="dim"))
+        _emit(console, _Hang(Text("note: " + one_line(note), style="dim"), 6), width)
     counts = run.counts()
     style = "bold red" if counts["error"] or run.errors else ("yellow" if counts["warning"] else "green")
-    console.print(Text(totals(run), style=style))
+    _emit(console, Text(totals(run), style=style), width)
     return _finish(console)
 
 

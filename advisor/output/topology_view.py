@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import os
+import sys
 from typing import Any
 
 from rich.console import Console
@@ -11,16 +11,17 @@ from rich.table import Table
 from rich.text import Text
 
 from advisor.model.units import format_mib
+from advisor.output.terminal import use_color, width
 
 _PALETTE = ["cyan", "magenta", "green", "yellow", "blue", "red", "bright_cyan", "bright_magenta"]
 
 
 def _console() -> Console:
-    no_color = bool(os.environ.get("NO_COLOR"))
-    console = Console(no_color=no_color, highlight=False)
-    if not console.is_terminal:
-        console = Console(no_color=True, width=100, highlight=False)
-    return console
+    """Standard output at the terminal's width (advisor.output.terminal), coloured per
+    FORCE_COLOR / NO_COLOR / a terminal."""
+    color = use_color(None, sys.stdout)
+    return Console(width=width(sys.stdout), color_system="standard" if color else None, force_terminal=color,
+                   no_color=not color, highlight=False)
 
 
 def _guest_map(topo: Any) -> Text:

@@ -70,6 +70,17 @@ class Finding:
         return out
 
 
+@dataclass(frozen=True, slots=True)
+class Layout:
+    """One layout of a VM pictured on its host: a title ("as specified", or the variant's
+    setting), the topology (Topology.as_dict()) and the physical node each NUMA client is homed
+    on when the VM is alone on the host. Not part of the JSON report: the pictures use it."""
+
+    title: str
+    topology: dict[str, Any]
+    client_nodes: tuple[int, ...]
+
+
 @dataclass(slots=True)
 class VmResult:
     name: str
@@ -85,6 +96,8 @@ class VmResult:
     # Rules skipped for unknown values, with why: the tuple of every VM evaluated on the same
     # group of rules, shared rather than copied (a run may hold ten thousand VMs).
     skipped: tuple[str, ...] = ()
+    # The VM's own layout, then the one numa.vcpu.preferHT would give when that balances it.
+    layouts: tuple[Layout, ...] = ()
 
 
 @dataclass(slots=True)
@@ -95,6 +108,9 @@ class HostResult:
     capacity: dict[str, Any] = field(default_factory=dict)
     recommended_host: dict[str, str] = field(default_factory=dict)
     node_load: list[int] = field(default_factory=list)  # vCPUs homed per physical node
+    # Per physical node, the NUMA clients homed there as (VM label, vCPUs); `name#2` is the second
+    # of a VM with a count. Not part of the JSON report: the pictures use it.
+    residents: list[list[tuple[str, int]]] = field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -127,6 +143,8 @@ class Run:
     # Every (rule ids, subject, file) the engine evaluated, failing or passing: JUnit reports
     # passes. One entry per subject, not per rule: a large estate keeps one small tuple per VM.
     evaluated: list[tuple[tuple[str, ...], str, str]] = field(default_factory=list)
+    # The command that produced the run ("check", "lint"): SARIF keeps their analyses apart.
+    command: str = ""
 
     def evaluated_cases(self) -> Iterator[tuple[str, str, str]]:
         """Every (rule id, subject, file) evaluated, in evaluation order."""

@@ -333,7 +333,7 @@ def test_text_color_and_quiet():
     assert "\x1b[" in render("text", run, color=True)
     quiet = render("text", run, quiet=True).splitlines()
     assert quiet[0] == "specs/broken.yaml:3: vms[0].vcpus: must be a whole number, not 'many'"
-    assert quiet[1] == ("specs/db.yaml: HOST001 error host hp-dl580-g7: the host power policy is Balanced; "
+    assert quiet[1] == ("specs/db.yaml: HOST001 error   host hp-dl580-g7: the host power policy is Balanced; "
                         "latency-sensitive VMs need High Performance")  # one line per finding, never wrapped
     assert len(quiet) == 4 and not any(line.startswith(("  ", "note:")) or line == DB for line in quiet)
     assert "suppressed" not in "\n".join(quiet) and "fix:" not in "\n".join(quiet)

@@ -1,0 +1,161 @@
+"""A self-contained HTML page: per host the NUMA map as SVG, per VM its default and recommended
+layouts side by side, then the findings with their fixes and links to the rule docs.
+
+Nothing on the page is fetched (no script, font, stylesheet or image from elsewhere), so it opens
+the same from a CI artifact, an e-mail or a file share. The stylesheet lays the page out for a
+phone (the maps scale down, side-by-side layouts stack) and for print (no backgrounds lost, no map
+split across pages). Every piece of user input is HTML-escaped where it lands, and attributes used
+to find things (`data-host`, `data-vm`, `data-rule`) carry the same escaped text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from html import escape
+
+import advisor
+from advisor.output import numamap
+from advisor.output.describe import fix_lines, report_files, topology_summary, totals, visible
+from advisor.report.findings import Finding, HostResult, Run, VmResult
+
+RULE_DOCS = "https://github.com/vsphere-advisor/advisor/blob/v{version}/docs/rules.md#{anchor}"
+
+_STYLE = """
+:root{color-scheme:light;font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;line-height:1.4}
+body{margin:0 auto;max-width:80rem;padding:1rem;color:#111;background:#fff}
+h1{font-size:1.5rem;margin:.2rem 0}h2{font-size:1.25rem;border-bottom:2px solid #333;margin-top:2rem}
+h3{font-size:1.05rem;margin:1.2rem 0 .4rem}
+.totals{font-weight:bold}.sev-error{color:#b00020}.sev-warning{color:#8a5a00}.sev-info{color:#0b5394}
+.maps{display:flex;flex-wrap:wrap;gap:1rem;align-items:flex-start}
+figure{margin:0;break-inside:avoid;max-width:100%}figcaption{font-size:.9rem;max-width:36rem}
+svg.numa-map{max-width:100%;height:auto;font-family:inherit}
+.legend{list-style:none;display:flex;flex-wrap:wrap;gap:.3rem 1rem;padding:0;margin:.4rem 0}
+.swatch{display:inline-block;width:.9em;height:.9em;margin-right:.3em;vertical-align:-.1em;border:1px solid #555}
+ul.findings{list-style:none;padding:0}
+li.finding{border-left:4px solid #999;padding:.3rem .6rem;margin:.5rem 0;background:#fafafa;break-inside:avoid}
+li.finding-error{border-color:#b00020}li.finding-warning{border-color:#c98a00}li.finding-info{border-color:#0b5394}
+.rule{font-weight:bold;font-family:ui-monospace,monospace}
+pre{white-space:pre-wrap;overflow-wrap:anywhere;background:#f0f0f0;padding:.3rem .5rem;margin:.3rem 0}
+a{overflow-wrap:anywhere}.muted{color:#555;font-size:.9rem}
+@media print{body{max-width:none;padding:0}a{color:inherit}h2{break-after:avoid}
+  *{-webkit-print-color-adjust:exact;print-color-adjust:exact}}
+"""
+
+
+def render(run: Run) -> str:
+    palette = numamap.colours([vm.name for vm in run.vms])
+    body = [f"<header><h1>advisor report</h1><p class=\"totals\">{_text(totals(run))}</p></header>"]
+    if run.errors:
+        body.append("<section class=\"errors\"><h2>Input errors</h2><ul>"
+                    + "".join(f"<li class=\"sev-error\">{_text(str(e))}</li>" for e in run.errors) + "</ul></section>")
+    shown = [f for f in run.findings if f.suppressed is None]
+    placed: set[int] = set()
+    for file in report_files(run):
+        body.append(_file_section(run, file, shown, placed, palette))
+    rest = [f for f in shown if id(f) not in placed]
+    if rest:
+        body.append("<section><h2>Other findings</h2>" + _findings(rest) + "</section>")
+    if run.notes:
+        body.append("<section class=\"notes\"><h2>Notes</h2><ul>"
+                    + "".join(f"<li>{_text(n)}</li>" for n in run.notes) + "</ul></section>")
+    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+            f"<meta name=\"generator\" content=\"advisor {escape(advisor.__version__)}\">"
+            f"<title>advisor report</title><style>{_STYLE}</style></head><body>"
+            + "".join(body) + "</body></html>\n")
+
+
+def _text(value: object) -> str:
+    return escape(visible(value, keep=""))
+
+
+def _file_section(run: Run, file: str, shown: list[Finding], placed: set[int], palette: dict[str, str]) -> str:
+    hosts = [h for h in run.hosts if h.file == file]
+    vms = [v for v in run.vms if v.file == file]
+    mine = [f for f in shown if f.file == file]
+    out = [f"<section class=\"file\" data-file=\"{_text(file)}\"><h2>{_text(file)}</h2>"]
+    for host in hosts:
+        own = [f for f in mine if f.vm is None and f.subject == f"host {host.name}"]
+        placed.update(id(f) for f in own)
+        out.append(_host(host, [v for v in vms if v.host == host.name], own, palette))
+    for vm in vms:
+        own = [f for f in mine if f.vm == vm.name]
+        placed.update(id(f) for f in own)
+        out.append(_vm(vm, hosts, own, palette))
+    rest = [f for f in mine if id(f) not in placed]
+    if rest:
+        placed.update(id(f) for f in rest)
+        out.append("<h3>Other findings</h3>" + _findings(rest))
+    out.append("</section>")
+    return "".join(out)
+
+
+def _host(host: HostResult, vms: list[VmResult], findings: list[Finding], palette: dict[str, str]) -> str:
+    layout = numamap.host_map(host, vms)
+    picture = numamap.svg(layout, f"host {host.name}: every VM as specified", palette)
+    used = {r.vm: palette.get(r.vm, "#999") for node in layout.residents for r in node}
+    return (f"<section class=\"host\" data-host=\"{_text(host.name)}\"><h3>host {_text(host.summary)}</h3>"
+            f"<figure>{picture}<figcaption>{numamap.legend(used)}</figcaption></figure>"
+            + (_findings(findings) if findings else "") + "</section>")
+
+
+def _vm(vm: VmResult, hosts: list[HostResult], findings: list[Finding], palette: dict[str, str]) -> str:
+    count = f" ×{vm.count}" if vm.count > 1 else ""
+    where = f" on {_text(vm.host)}" if vm.host else ""
+    out = [f"<article class=\"vm\" data-vm=\"{_text(vm.name)}\"><h3>vm {_text(vm.name)}{count}{where}</h3>",
+           f"<p class=\"topology\">{_text(topology_summary(vm.topology))}</p>"]
+    host = next((h for h in hosts if h.name == vm.host), None)
+    if host is not None and vm.layouts:
+        out.append("<div class=\"maps\">")
+        for layout in vm.layouts:
+            caption = f"{layout.title}: {layout.topology.get('summary', '')}"
+            out.append(f"<figure class=\"layout\" data-layout=\"{_text(layout.title)}\">"
+                       f"{numamap.svg(numamap.layout_map(host, vm, layout), layout.title, palette)}"
+                       f"<figcaption>{_text(caption)}</figcaption></figure>")
+        out.append("</div>")
+    for reason in (vm.topology or {}).get("reasons", []):
+        out.append(f"<p class=\"muted\">· {_text(reason)}</p>")
+    for note in (vm.topology or {}).get("uncertain", []):
+        out.append(f"<p class=\"muted\">? uncertain: {_text(note)}</p>")
+    if findings:
+        out.append(_findings(findings))
+    out.append("</article>")
+    return "".join(out)
+
+
+def _findings(findings: Iterable[Finding]) -> str:
+    items = []
+    for f in findings:
+        where = (f.file or "") + (f":{f.line}" if f.line else "")
+        fix = fix_lines(f.fix)
+        refs = "".join(f"<li>{_reference(r)}</li>" for r in f.references)
+        items.append(
+            f"<li class=\"finding finding-{escape(f.severity)}\" data-rule=\"{_text(f.rule)}\""
+            f" data-severity=\"{escape(f.severity)}\">"
+            f"<a class=\"rule\" href=\"{escape(_rule_doc(f))}\">{_text(f.rule)}</a> "
+            f"<span class=\"sev sev-{escape(f.severity)}\">{escape(f.severity)}</span> "
+            f"<span class=\"subject\">{_text(f.subject)}</span> <span class=\"muted\">{_text(where)}</span>"
+            f"<p class=\"message\">{_text(f.message)}</p>"
+            + (f"<pre class=\"fix\">{escape(chr(10).join(fix))}</pre>" if fix else "")
+            + (f"<ul class=\"refs muted\">{refs}</ul>" if refs else "")
+            + "</li>")
+    return "<ul class=\"findings\">" + "".join(items) + "</ul>"
+
+
+def _rule_doc(f: Finding) -> str:
+    anchor = "-".join(part for part in (f.rule.lower(), f.name.lower()) if part)
+    return RULE_DOCS.format(version=advisor.__version__, anchor=anchor)
+
+
+def _reference(text: str) -> str:
+    """A reference with any http(s) URL in it made a link (the URL whole, never cut)."""
+    import re
+
+    out, last = [], 0
+    for match in re.finditer(r"https?://[^\s<>\"]+", text):
+        out.append(_text(text[last:match.start()]))
+        url = match.group().rstrip(".,;)")
+        out.append(f"<a href=\"{escape(url)}\">{escape(url)}</a>")
+        last = match.start() + len(url)
+    out.append(_text(text[last:]))
+    return "".join(out)

@@ -1,0 +1,266 @@
+"""The NUMA map as a picture: one SVG per host layout, sockets → NUMA nodes → cores → threads.
+
+Each hardware thread is a cell coloured by the VM whose vCPU is homed on its node, and each node
+has a memory bar split the same way. Which thread a vCPU runs on at a given moment is the
+scheduler's choice at run time; the map only shows where each NUMA client is homed, drawing a
+node's vCPUs on its cores first and on the second hyper-threads after, so a node that needs
+hyper-threads shows it. The SVG is plain text with no script, font or image fetched, so a page
+that embeds it is self-contained.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from html import escape
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from advisor.report.findings import HostResult, Layout, VmResult
+
+# Colour-blind-safe categorical palette (Okabe & Ito), then a few more distinct hues.
+PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000",
+           "#7F3C8D", "#11A579", "#3969AC", "#F2B701", "#E73F74", "#80BA5A", "#E68310", "#008695")
+FREE = "#eeeeee"
+OVER = "#c00000"
+
+CELL = 13  # one hardware thread
+GAP = 3
+PAD = 8
+NODE_HEAD = 16
+MEM_BAR = 8
+SOCKET_HEAD = 16
+
+
+@dataclass(slots=True)
+class Resident:
+    """One NUMA client homed on a node: the VM it belongs to, its vCPUs and memory."""
+
+    vm: str  # the VM's name (colour key)
+    label: str  # as shown: the VM, or `name#3` for the third of a counted VM
+    vcpus: int
+    memory_mib: int
+
+
+@dataclass(slots=True)
+class HostMap:
+    """Everything the picture shows about one host layout."""
+
+    host: str
+    sockets: int
+    nodes: int
+    cores_per_node: int
+    threads_per_core: int
+    memory_per_node_mib: int
+    residents: list[list[Resident]] = field(default_factory=list)  # per physical node
+
+    @property
+    def nodes_per_socket(self) -> int:
+        return max(1, self.nodes // max(1, self.sockets))
+
+
+def colours(names: list[str]) -> dict[str, str]:
+    """A stable colour per VM name, in first-seen order."""
+    out: dict[str, str] = {}
+    for name in names:
+        out.setdefault(name, PALETTE[len(out) % len(PALETTE)])
+    return out
+
+
+def _grid(cores: int) -> tuple[int, int]:
+    """Columns and rows of a node's core grid: about twice as wide as tall."""
+    cols = max(1, min(cores, math.ceil(math.sqrt(cores * 2))))
+    return cols, math.ceil(cores / cols)
+
+
+def _threads(node: list[Resident], cores: int, threads_per_core: int) -> tuple[list[Resident | None], int]:
+    """The resident drawn on each thread (cores' first threads, then their second...), and how
+    many vCPUs did not fit the node's threads at all."""
+    order: list[Resident | None] = [None] * (cores * threads_per_core)
+    slot = 0
+    over = 0
+    for resident in node:
+        for _ in range(resident.vcpus):
+            if slot >= len(order):
+                over += 1
+                continue
+            thread, core = divmod(slot, cores)
+            order[core * threads_per_core + thread] = resident
+            slot += 1
+    return order, over
+
+
+def _mib(mib: int) -> str:
+    if mib >= 1024 * 1024 and mib % (1024 * 1024) == 0:
+        return f"{mib // (1024 * 1024)} TB"
+    if mib >= 1024:
+        gb = mib / 1024
+        return f"{gb:.0f} GB" if gb == int(gb) else f"{gb:.1f} GB"
+    return f"{mib} MB"
+
+
+@dataclass(frozen=True, slots=True)
+class _Box:
+    """Sizes of one map, in SVG user units."""
+
+    cols: int
+    core_w: int
+    node_w: int
+    node_h: int
+    socket_w: int
+    socket_h: int
+    socket_cols: int
+    width: int
+    height: int
+
+
+TITLE_H = 22
+
+
+def _box(layout: HostMap, caption: str) -> _Box:
+    cols, rows = _grid(layout.cores_per_node)
+    core_w = CELL * layout.threads_per_core + (layout.threads_per_core - 1)
+    node_w = PAD * 2 + cols * core_w + (cols - 1) * GAP
+    node_h = NODE_HEAD + rows * CELL + (rows - 1) * GAP + GAP * 2 + MEM_BAR + PAD
+    per_socket = layout.nodes_per_socket
+    socket_w = PAD * 2 + node_w
+    socket_h = SOCKET_HEAD + per_socket * node_h + (per_socket - 1) * PAD + PAD
+    socket_cols = max(1, min(layout.sockets, 2))
+    socket_rows = math.ceil(layout.sockets / socket_cols)
+    # Wide enough for the caption too (about 7 units per character at font-size 12).
+    width = max(socket_cols * socket_w + (socket_cols - 1) * PAD + 2, math.ceil(len(caption) * 7.2) + 2)
+    height = TITLE_H + socket_rows * socket_h + (socket_rows - 1) * PAD + 2
+    return _Box(cols, core_w, node_w, node_h, socket_w, socket_h, socket_cols, width, height)
+
+
+def size(layout: HostMap, caption: str) -> tuple[int, int]:
+    """Width and height of the map of `layout` under `caption`."""
+    box = _box(layout, caption)
+    return box.width, box.height
+
+
+def svg(layout: HostMap, caption: str, palette: dict[str, str], *, x: int | None = None, y: int | None = None) -> str:
+    """The map of one host layout as an `<svg>` element; `x`/`y` place it inside another SVG."""
+    box = _box(layout, caption)
+    per_socket = layout.nodes_per_socket
+    width, height, socket_w, socket_h, socket_cols = box.width, box.height, box.socket_w, box.socket_h, box.socket_cols
+    node_w, node_h, cols, core_w = box.node_w, box.node_h, box.cols, box.core_w
+    title_h = TITLE_H
+    place = f' x="{x}" y="{y}"' if x is not None and y is not None else ""
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="numa-map" role="img" viewBox="0 0 {width} {height}" '
+        f'width="{width}" height="{height}"{place} data-host="{escape(layout.host)}">',
+        f"<title>{escape(caption)}</title>",
+        f'<text x="1" y="15" class="cap" font-size="12" font-weight="bold">{escape(caption)}</text>',
+    ]
+    for socket in range(layout.sockets):
+        sx = 1 + (socket % socket_cols) * (socket_w + PAD)
+        sy = title_h + (socket // socket_cols) * (socket_h + PAD)
+        parts.append(f'<g class="socket" data-socket="{socket}">')
+        parts.append(f'<rect x="{sx}" y="{sy}" width="{socket_w}" height="{socket_h}" rx="6" fill="none" '
+                     'stroke="#555" stroke-width="1.5"/>')
+        parts.append(f'<text x="{sx + PAD}" y="{sy + 12}" font-size="11" font-weight="bold">socket {socket}</text>')
+        for local in range(per_socket):
+            node = socket * per_socket + local
+            if node >= layout.nodes:
+                break
+            nx = sx + PAD
+            ny = sy + SOCKET_HEAD + local * (node_h + PAD)
+            parts.append(_node(layout, node, nx, ny, node_w, node_h, cols, core_w, palette))
+        parts.append("</g>")
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def _node(layout: HostMap, node: int, x: int, y: int, w: int, h: int, cols: int, core_w: int,
+          palette: dict[str, str]) -> str:
+    residents = layout.residents[node] if node < len(layout.residents) else []
+    load = sum(r.vcpus for r in residents)
+    threads = layout.cores_per_node * layout.threads_per_core
+    order, over = _threads(residents, layout.cores_per_node, layout.threads_per_core)
+    stroke = OVER if over else ("#b07000" if load > layout.cores_per_node else "#777")
+    head = f"node {node} · {load}/{threads}"
+    parts = [
+        f'<g class="node" data-node="{node}" data-load="{load}" data-threads="{threads}">'
+        f"<title>node {node}: {load} vCPUs homed on {threads} hardware threads</title>",
+        f'<rect x="{x}" y="{y}" width="{w}" height="{h}" rx="4" fill="#fff" stroke="{stroke}"/>',
+        f'<text x="{x + PAD}" y="{y + 12}" font-size="10">{escape(head)}'
+        + (f' <tspan fill="{OVER}" font-weight="bold">+{over} over</tspan>' if over else "") + "</text>",
+    ]
+    for core in range(layout.cores_per_node):
+        cx = x + PAD + (core % cols) * (core_w + GAP)
+        cy = y + NODE_HEAD + (core // cols) * (CELL + GAP)
+        parts.append(f'<rect class="core" x="{cx - 0.5}" y="{cy - 0.5}" width="{core_w + 1}" height="{CELL + 1}" '
+                     'fill="none" stroke="#444" stroke-width="0.6"/>')
+        for thread in range(layout.threads_per_core):
+            resident = order[core * layout.threads_per_core + thread]
+            fill = palette.get(resident.vm, "#999") if resident else FREE
+            tx = cx + thread * (CELL + 1)
+            tip = f"core {core} thread {thread}: " + (resident.label if resident else "free")
+            parts.append(f'<rect class="thread" x="{tx}" y="{cy}" width="{CELL}" height="{CELL}" fill="{fill}"'
+                         + (f' data-vm="{escape(resident.vm)}"' if resident else "")
+                         + f'><title>{escape(tip)}</title></rect>')
+    parts.append(_memory_bar(layout, residents, x + PAD, y + h - PAD - MEM_BAR, w - 2 * PAD, palette))
+    parts.append("</g>")
+    return "".join(parts)
+
+
+def _memory_bar(layout: HostMap, residents: list[Resident], x: int, y: int, w: int, palette: dict[str, str]) -> str:
+    capacity = max(1, layout.memory_per_node_mib)
+    used = sum(r.memory_mib for r in residents)
+    parts = [f'<rect class="memory" x="{x}" y="{y}" width="{w}" height="{MEM_BAR}" fill="{FREE}" stroke="#999" '
+             f'stroke-width="0.5"><title>memory {escape(_mib(used))} of {escape(_mib(capacity))}</title></rect>']
+    offset = 0.0
+    for resident in residents:
+        share = w * resident.memory_mib / max(capacity, used)
+        parts.append(f'<rect class="memory-use" x="{x + offset:.1f}" y="{y}" width="{share:.1f}" height="{MEM_BAR}" '
+                     f'fill="{palette.get(resident.vm, "#999")}" data-vm="{escape(resident.vm)}">'
+                     f"<title>{escape(resident.label)}: {escape(_mib(resident.memory_mib))}</title></rect>")
+        offset += share
+    if used > capacity:
+        parts.append(f'<rect x="{x}" y="{y}" width="{w}" height="{MEM_BAR}" fill="none" stroke="{OVER}" '
+                     'stroke-width="1.5"/>')
+    return "".join(parts)
+
+
+def legend(palette: dict[str, str]) -> str:
+    """Colour keys and how to read a node, as HTML (outside the SVG, so it wraps on a phone)."""
+    items = "".join(f'<li data-vm="{escape(name)}"><span class="swatch" style="background:{colour}"></span>'
+                    f"{escape(name)}</li>" for name, colour in palette.items())
+    return (f'<ul class="legend">{items}<li><span class="swatch" style="background:{FREE}"></span>free</li>'
+            "<li>node n · v/t: v vCPUs homed on its t hardware threads (cores first, then hyper-threads); "
+            "bar: the node's memory</li></ul>")
+
+
+def host_map(host: HostResult, vms: list[VmResult]) -> HostMap:
+    """Every VM of the host where the placement homed its NUMA clients."""
+    by_name = {v.name: v for v in vms}
+    residents = [[Resident(label.split("#")[0], label, size, _share(by_name.get(label.split("#")[0]), size))
+                  for label, size in node] for node in host.residents]
+    return _map(host, residents)
+
+
+def layout_map(host: HostResult, vm: VmResult, layout: Layout) -> HostMap:
+    """One VM alone on the host, in one of its layouts."""
+    residents: list[list[Resident]] = [[] for _ in range(int(host.capacity.get("numa_nodes", 1)))]
+    for size, node in zip(layout.topology.get("numa_clients", []), layout.client_nodes, strict=False):
+        if 0 <= node < len(residents):
+            residents[node].append(Resident(vm.name, vm.name, size, _share(vm, size, layout.topology)))
+    return _map(host, residents)
+
+
+def _map(host: HostResult, residents: list[list[Resident]]) -> HostMap:
+    cap = host.capacity
+    return HostMap(host.name, int(cap.get("sockets", 1)), int(cap.get("numa_nodes", 1)),
+                   int(cap.get("cores_per_node", 1)), int(cap.get("threads_per_core", 1)),
+                   int(cap.get("memory_per_node_mib", 0)), residents)
+
+
+def _share(vm: VmResult | None, vcpus: int, topology: dict | None = None) -> int:
+    """A NUMA client's memory: the VM's memory in proportion to the client's vCPUs (ESXi homes a
+    client's memory on its node; how it splits a VM's memory between clients is not documented
+    beyond that, so the picture assumes in proportion)."""
+    topo = topology or ((vm.topology or {}) if vm else {})
+    total = int(topo.get("vcpus", 0))
+    memory = int(topo.get("memory_local_mib", 0)) + int(topo.get("memory_remote_mib", 0))
+    return memory * vcpus // total if total else 0

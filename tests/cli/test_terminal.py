@@ -1,0 +1,121 @@
+"""Terminal conventions: the text report fits the terminal's width without breaking a word or a
+URL, colour follows --color, FORCE_COLOR and NO_COLOR (empty values ignored), and -q prints one
+line per finding sorted by file and line with the rule and severity in columns."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+from conftest import REPO
+
+from advisor.engine.catalog import load_catalog
+from advisor.engine.engine import Policy, check_files
+from advisor.output import render
+from advisor.report.findings import Finding, Run
+
+EXAMPLES = sorted(str(p) for p in (REPO / "examples").glob("*.yaml"))
+LONG_URL = ("https://docs.vmware.com/en/VMware-vSphere/8.0/vsphere-resource-management/GUID-"
+            "BD4A462D-5CDC-4483-968B-1DCF103C4208.html?hWord=N4IghgNiBcIMYFMB2ATArgSwC4A9UCdMA")
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+@pytest.fixture(scope="module")
+def run() -> Run:
+    run = check_files(EXAMPLES, load_catalog(), Policy())
+    run.findings.append(Finding("NET004", "passthrough-for-lowest-latency", "info", "vm x", "a finding whose "
+                                "reference is one long URL", vm=None, file="x.yaml", line=3,
+                                fix={"text": "see the guide"}, references=[f"VMware guide, {LONG_URL}"]))
+    return run
+
+
+def _words(run: Run) -> set[str]:
+    """Every word the report must show whole: messages, fix lines and references."""
+    from advisor.output.describe import fix_lines
+
+    words: set[str] = set()
+    for f in run.findings:
+        if f.suppressed is None:
+            for text in (f.message, *fix_lines(f.fix), f.references[0] if f.references else ""):
+                words.update(text.split())
+    return words
+
+
+@pytest.mark.parametrize("width", [60, 100, 200])
+def test_text_fits_the_width_and_breaks_no_word_or_url(run, width):
+    text = render("text", run, width=width)
+    lines = text.splitlines()
+    # A line may pass the width only when it is one word that is longer than the line.
+    too_long = [line for line in lines if len(line) > width and " " in line.strip()]
+    assert not too_long, too_long[:3]
+    tokens = set(text.split())
+    missing = sorted(w for w in _words(run) if w not in tokens)
+    assert not missing, missing[:10]
+    assert LONG_URL in tokens
+    if width == 200:  # a wide terminal is used: some line is longer than the old fixed 100
+        assert max(len(line) for line in lines) > 100
+    # What passes the width is a whole word (a URL, a registry path) on a line of its own.
+    assert all(line.strip() in _words(run) for line in lines if len(line) > width)
+
+
+def test_default_width_follows_columns_and_non_terminals_get_100():
+    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "NO_COLOR", "FORCE_COLOR")}
+    sample = str(REPO / "examples" / "sql-server-64vcpu.yaml")
+    out = {}
+    for columns in (None, "60", "200"):
+        extra = {"COLUMNS": columns} if columns else {}
+        result = subprocess.run([sys.executable, "-m", "advisor", "check", sample], capture_output=True, text=True,
+                                env={**env, **extra})
+        out[columns] = max(len(line) for line in result.stdout.splitlines() if " " in line.strip())
+    assert out["60"] <= 60 < out[None] <= 100 < out["200"] <= 200
+
+
+@pytest.mark.parametrize("env,flag,colored", [
+    ({}, None, False),                              # not a terminal
+    ({"NO_COLOR": ""}, None, False),
+    ({"FORCE_COLOR": "1"}, None, True),
+    ({"FORCE_COLOR": ""}, None, False),             # empty: not set
+    ({"FORCE_COLOR": "1", "NO_COLOR": "1"}, None, True),
+    ({"FORCE_COLOR": "1"}, "--no-color", False),    # the flag as typed wins
+    ({"NO_COLOR": "1"}, "--color", True),
+])
+def test_colour_follows_flags_force_color_and_no_color(env, flag, colored):
+    base = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR", "TERM")}
+    argv = [sys.executable, "-m", "advisor", "check", str(REPO / "examples" / "sql-server-64vcpu.yaml")]
+    result = subprocess.run(argv + ([flag] if flag else []), capture_output=True, text=True, env={**base, **env})
+    assert bool(ANSI.search(result.stdout)) is colored
+
+
+def test_empty_no_color_does_not_disable_colour_on_a_terminal():
+    from advisor.output.terminal import use_color
+
+    class Tty:
+        def isatty(self) -> bool:
+            return True
+
+    saved = {k: os.environ.pop(k) for k in ("NO_COLOR", "FORCE_COLOR", "TERM") if k in os.environ}
+    try:
+        os.environ["NO_COLOR"] = ""
+        assert use_color(None, Tty()) is True
+        os.environ["NO_COLOR"] = "1"
+        assert use_color(None, Tty()) is False
+    finally:
+        os.environ.pop("NO_COLOR", None)
+        os.environ.update(saved)
+
+
+def test_quiet_lines_are_sorted_by_file_and_line_in_columns():
+    run = Run(findings=[
+        Finding("NUMA001", "n", "warning", "vm b", "second", vm="b", file="b.yaml", line=9),
+        Finding("NET001", "n", "info", "vm a", "third", vm="a", file="b.yaml", line=12),
+        Finding("HOST002", "n", "error", "host h", "first", file="a.yaml", line=30),
+    ])
+    lines = render("text", run, quiet=True).splitlines()
+    assert lines == [
+        "a.yaml:30: HOST002 error   host h: first",
+        "b.yaml:9: NUMA001 warning vm b: second",
+        "b.yaml:12: NET001  info    vm a: third",
+    ]
