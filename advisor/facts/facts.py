@@ -169,6 +169,7 @@ _declare(BOOL,
     ("vm.large_pages", "the application uses large pages"),
     ("vm.gpu_vgpu", "a vGPU profile is attached"),
     ("vm.hpc_memory_bound", "HPC job bound by memory bandwidth/latency"),
+    ("vm.memory_bound", "the user marked the workload memory- or cache-bound (memory_bound, or hpc.memory_bound)"),
     ("vm.containers_latency_critical", "containers need the lowest network latency"),
     ("vm.prefer_ht", "numa.vcpu.preferHT set on the VM (or host Numa.PreferHT)"),
     ("vm.sriov_or_passthrough_nic", "an SR-IOV or passthrough NIC is attached"),
@@ -183,6 +184,9 @@ _declare(BOOL,
     ("topo.exposed", "vNUMA is exposed to the guest"),
     ("topo.wide", "more than one NUMA client"),
     ("topo.balanced", "every virtual node and client the same size"),
+    ("topo.vnuma_balanced", "every virtual node the guest sees has the same number of vCPUs (certain even where the 6.5+ remainder spread is not)"),
+    ("topo.prefer_ht_memory_fits", "with numa.vcpu.preferHT=TRUE the VM's memory fits the nodes its clients land on"),
+    ("topo.persisted_layout_differs", "numa.autosize.vcpu.maxPerVirtualNode, recorded at an earlier power-on, keeps a layout other than the one this host builds"),
     ("topo.uses_hyperthreads", "NUMA clients count hyper-threads"),
     ("topo.numa_managed", "ESXi's NUMA scheduler manages the VM"),
     ("topo.uncertain", "the prediction depends on behaviour VMware has not documented"),
@@ -245,6 +249,18 @@ def _with_advanced(vm: VM, key: str, value: str | None, **fields: Any) -> VM:
     variant = vm.model_copy(update={**fields, "advanced": adv})
     variant.__pydantic_private__.pop("_adv", None)  # type: ignore[union-attr]  # set: VM has private attributes
     return variant
+
+
+_AUTOSIZE = ("numa.autosize.vcpu.maxPerVirtualNode", "numa.autosize.cookie")
+
+
+def _without_autosize(vm: VM) -> VM:
+    """The VM without the layout ESXi recorded at an earlier power-on (the VM itself if none)."""
+    if all(vm.setting(key) is None for key in _AUTOSIZE):
+        return vm
+    for key in _AUTOSIZE:
+        vm = _with_advanced(vm, key, None)
+    return vm
 
 
 def aligned_vcpus(vcpus: int, host: Host, prefer_ht: bool) -> tuple[int, list[int]]:
@@ -395,6 +411,7 @@ def vm_facts(vm: VM, unknown: frozenset[str] = frozenset()) -> dict[str, Any]:
         or bool(vm.sql and vm.sql.lock_pages_in_memory),
         "vm.gpu_vgpu": bool(profile),
         "vm.hpc_memory_bound": bool(vm.hpc and vm.hpc.memory_bound),
+        "vm.memory_bound": bool(vm.memory_bound) or bool(vm.hpc and vm.hpc.memory_bound),
         "vm.containers_latency_critical": bool(vm.containers and vm.containers.latency_critical),
         "vm.prefer_ht": bool(read_bool(prefer)),
         "vm.sriov_or_passthrough_nic": any(n.adapter in ("sriov", "passthrough") for n in vm.nics),
@@ -472,6 +489,7 @@ def topology_facts(host: Host, vm: VM, version: Version, topo: Topology) -> dict
         "topo.exposed": topo.vnuma_exposed,
         "topo.wide": topo.wide,
         "topo.balanced": topo.balanced,
+        "topo.vnuma_balanced": topo.vnuma_balanced,
         "topo.uses_hyperthreads": topo.uses_hyperthreads,
         "topo.numa_managed": topo.numa_managed,
         "topo.uncertain": bool(topo.uncertain),
@@ -482,12 +500,19 @@ def topology_facts(host: Host, vm: VM, version: Version, topo: Topology) -> dict
         "vm.sockets": topo.sockets,
     }
     # preferHT what-if: only meaningful when the VM does not already prefer HT and HT exists.
+    # A VM that powered on before keeps its recorded layout: the what-ifs drop that record, as
+    # the fixes that change the layout do (NUMA001, NUMA012).
+    fresh = _without_autosize(vm)
     alt = None
     if not topo.prefer_ht and host.threads_per_core > 1:
-        alt = predict(host, _with_advanced(vm, "numa.vcpu.preferHT", "TRUE"), version)
+        alt = predict(host, _with_advanced(fresh, "numa.vcpu.preferHT", "TRUE"), version)
     out["topo.prefer_ht_layout"] = runs(alt.vnuma_nodes) if alt else out["topo.layout"]
     out["topo.prefer_ht_balances"] = bool(alt and alt.balanced and not topo.balanced)
     out["topo.prefer_ht_fewer_nodes"] = bool(alt and alt.physical_nodes_spanned < topo.physical_nodes_spanned)
+    out["topo.prefer_ht_memory_fits"] = bool(alt and alt.memory_remote_mib == 0)
+    out["topo.persisted_layout_differs"] = fresh is not vm and any(
+        "numa.autosize.vcpu.maxPerVirtualNode" in r for r in topo.reasons) and (
+        predict(host, fresh, version).vnuma_nodes != topo.vnuma_nodes)
     # Cores-per-socket what-if: the same VM with ESXi's default cores per socket.
     if vm.cores_per_socket and vm.cores_per_socket > 1:
         default = predict(host, vm.model_copy(update={"cores_per_socket": None}), version)
@@ -583,8 +608,10 @@ def packing_suggestion(host: Host, items: list[tuple[VM, Topology]]) -> str:
 
 def _shape_key(vm: VM) -> tuple[Any, ...]:
     """What predict() reads from a VM apart from memory: equal keys give equal layouts."""
+    # numa.consolidate = FALSE lays the VM out by its memory too (advisor.numa.layout).
     return (vm.vcpus, vm.cores_per_socket, vm.hardware_version, vm.cpu_hot_add, vm.cpu_affinity,
-            vm.cpu_reservation, vm.sql is not None, tuple(sorted((k, str(v)) for k, v in vm.advanced.items())))
+            vm.cpu_reservation, vm.sql is not None, tuple(sorted((k, str(v)) for k, v in vm.advanced.items())),
+            vm.memory if vm.setting("numa.consolidate") is not None else None)
 
 
 def _memory_facts(host: Host, vm: VM, topo: Topology) -> dict[str, Any]:

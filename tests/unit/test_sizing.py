@@ -10,6 +10,8 @@ import pytest
 from click.testing import CliRunner
 
 from advisor.cli import group
+from advisor.engine.engine import Evaluator
+from advisor.engine.specs import evaluate_spec
 from advisor.engine.catalog import builtin_catalog
 from advisor.engine.engine import Evaluator, evaluate_spec
 from advisor.errors import InputError
