@@ -77,7 +77,7 @@ class Fix(_Strict):
                                   "e.g. 'the workload is memory- or cache-bound'")
 
     @model_validator(mode="after")
-    def _conditional(self) -> "Fix":
+    def _conditional(self) -> Fix:
         if self.kind == "suggest" and not self.condition:
             raise ValueError("a fix of kind 'suggest' needs its 'condition'")
         if self.kind == "apply" and self.condition:

@@ -16,8 +16,9 @@ fixes is built by advisor.engine.recommend, the one place that decides what is w
 from __future__ import annotations
 
 import gc
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable
+from typing import Any
 
 from advisor.engine.catalog import Catalog, Rule
 from advisor.engine.policy import Exemption, Policy
@@ -255,7 +256,7 @@ class Evaluator:
             except RuntimeError:
                 results = None
             if isinstance(results, list) and len(results) == len(group.known) and all(r is True or r is False for r in results):
-                return [rule for rule, holds in zip(group.known, results) if holds]
+                return [rule for rule, holds in zip(group.known, results, strict=True) if holds]
         # A condition that fails at run time fails the combined list: each rule on its own
         # reports which one and why.
         return [rule for rule in group.known if self._holds(rule, activation)]

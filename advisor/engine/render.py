@@ -80,7 +80,7 @@ class FindingShape:
     references: tuple[str, ...]
 
     @classmethod
-    def of(cls, rule: Rule) -> "FindingShape":
+    def of(cls, rule: Rule) -> FindingShape:
         names = sorted(rule.facts | {n for n in rule.template_facts() if not n.startswith("each.")})
         return cls(" ".join(rule.d.message.split()), tuple(names), tuple(r.text() for r in rule.d.references))
 

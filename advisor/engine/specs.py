@@ -3,7 +3,8 @@ the whole check of a list of spec files."""
 
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 from advisor.engine.catalog import Catalog, Rule
 from advisor.engine.engine import Evaluator, Subject
@@ -11,7 +12,6 @@ from advisor.engine.policy import Exemption, Policy
 from advisor.load.hosts import BUNDLED, HostProfiles
 from advisor.load.yamlfile import gc_paused
 from advisor.report.findings import Run
-
 
 # -- specs ---------------------------------------------------------------------------------
 
@@ -58,8 +58,8 @@ def evaluate_spec(loaded: Any, evaluator: Evaluator) -> None:
 def check_files(files: Iterable[str], catalog: Catalog, policy: Policy, profiles: HostProfiles = BUNDLED) -> Run:
     """Load and evaluate spec files; a bad file is an input error and the others still run."""
     from advisor.errors import InputError
-    from advisor.report.findings import InputProblem
     from advisor.load.specfile import load_spec
+    from advisor.report.findings import InputProblem
 
     evaluator = Evaluator(catalog, policy)
     for file in files:

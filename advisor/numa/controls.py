@@ -136,8 +136,8 @@ def read_controls(host: Host, vm: VM, version: Version) -> NumaControls:
                                  "nodes is not documented")
 
     cpu = (host.cpu or "").lower()
-    epyc_sizer = "epyc" in cpu and (version >= EPYC_SIZER[1] or (version.major, version.minor) == (6, 5)
-                                    and version >= EPYC_SIZER[0])
+    epyc_sizer = "epyc" in cpu and (version >= EPYC_SIZER[1] or ((version.major, version.minor) == (6, 5)
+                                    and version >= EPYC_SIZER[0]))
     return NumaControls(
         prefer_ht=prefer_ht,
         prefer_ht_from_host=vm_pref is None,

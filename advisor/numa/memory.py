@@ -51,7 +51,7 @@ def memory_split(
         local = memory // spanned
         return local, memory - local
     per_node: dict[int, int] = {}
-    for size, node in zip(clients, nodes):
+    for size, node in zip(clients, nodes, strict=True):
         per_node[node] = per_node.get(node, 0) + memory * size // v
     remote = sum(max(0, amount - host.memory_per_node) for amount in per_node.values())
     return memory - remote, remote

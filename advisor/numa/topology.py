@@ -24,11 +24,20 @@ from advisor.model.spec import VM, Host
 from advisor.model.versions import Version
 from advisor.numa.controls import DEFAULT_VCPU_MIN, V8, V65, NumaControls, read_controls
 from advisor.numa.layout import Layout, layout_text, split_even, split_fill, virtual_layout
-from advisor.numa.memory import (MEMORY_REASON, affinity_nodes, memory_reason, memory_split,
-                                 place_clients)
+from advisor.numa.memory import MEMORY_REASON, affinity_nodes, memory_reason, memory_split, place_clients
 
-__all__ = ["DEFAULT_VCPU_MIN", "V65", "V8", "Topology", "layout_text", "place_clients", "predict",
-           "split_even", "split_fill", "with_memory"]
+__all__ = [
+    "DEFAULT_VCPU_MIN",
+    "V8",
+    "V65",
+    "Topology",
+    "layout_text",
+    "place_clients",
+    "predict",
+    "split_even",
+    "split_fill",
+    "with_memory",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,7 +165,7 @@ def predict(host: Host, vm: VM, version: Version) -> Topology:
                            + ", ".join(map(str, c.node_affinity)))
         spanned = len(set(client_nodes))
         load = [0] * host.nodes
-        for size, node in zip(clients, client_nodes):
+        for size, node in zip(clients, client_nodes, strict=True):
             load[node] += size
         uses_ht = max(load) > host.cores_per_node
 

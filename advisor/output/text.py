@@ -22,8 +22,15 @@ from rich.console import Console, Group, RenderableType
 from rich.padding import Padding
 from rich.text import Text
 
-from advisor.output.describe import (first_reference, fix_lines, one_line, suggestion_line, topology_summary,
-                                     totals, visible)
+from advisor.output.describe import (
+    first_reference,
+    fix_lines,
+    one_line,
+    suggestion_line,
+    topology_summary,
+    totals,
+    visible,
+)
 from advisor.report.findings import Finding, HostResult, Run, VmResult
 
 WIDTH = 100

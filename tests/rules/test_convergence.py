@@ -13,12 +13,12 @@ from __future__ import annotations
 import json
 
 import pytest
+from convergence import apply_fix, apply_vmx, evaluate
 
 from advisor.engine.catalog import builtin_catalog
 from advisor.load.hosts import BUNDLED
 from advisor.model.spec import WORKLOADS
 from advisor.vocab import SEVERITY_RANK
-from convergence import apply_fix, apply_vmx, evaluate
 
 CATALOG = builtin_catalog()
 # Rules whose fix does not converge today, each with why. Strict: the test fails as soon as one
@@ -83,8 +83,8 @@ def _apply_recommendation(root: dict, run) -> dict:
     vm = root["vms"][0]
     result = run.vms[0]
     base = dict(result.recommended_vmx)
-    from advisor.vmx.mapping import vm_to_vmx
     from advisor.model.spec import VM
+    from advisor.vmx.mapping import vm_to_vmx
 
     current = vm_to_vmx(VM.model_validate(vm), None)
     changed = {k: v for k, v in base.items() if current.get(k) != v}
