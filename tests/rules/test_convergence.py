@@ -17,7 +17,7 @@ from convergence import apply_fix, apply_vmx, evaluate
 
 from advisor.engine.catalog import builtin_catalog
 from advisor.load.hosts import BUNDLED
-from advisor.model.spec import WORKLOADS
+from advisor.model.base import WORKLOADS
 from advisor.vocab import SEVERITY_RANK
 
 CATALOG = builtin_catalog()
