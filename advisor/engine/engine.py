@@ -45,11 +45,32 @@ class Subject:
     exemptions: list[Exemption] = field(default_factory=list)
     unknown: frozenset[str] = frozenset()
     notes: list[str] = field(default_factory=list)
+    column: Callable[[str], int | None] | None = None  # spec field path -> column, where known
 
 
 
 def _activation(facts: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in facts.items() if v is not None}
+    return {k: v for k, v in facts.items() if cel_value_fits(v)}
+
+
+# Bounds on what a fact may carry into CEL (docs/hardening.md): CEL's int is 64-bit (a larger
+# value fails inside the evaluator), and a rule condition may copy a string or list several
+# times, so a value beyond these is treated as unknown and the rules reading it are skipped.
+MAX_CEL_STRING = 4096
+MAX_CEL_LIST = 4096
+_INT64 = (-(1 << 63), (1 << 63) - 1)
+
+
+def cel_value_fits(value: Any) -> bool:
+    if value is None:
+        return False
+    if isinstance(value, int) and not isinstance(value, bool):
+        return _INT64[0] <= value <= _INT64[1]
+    if isinstance(value, str):
+        return len(value) <= MAX_CEL_STRING
+    if isinstance(value, (list, tuple)):
+        return len(value) <= MAX_CEL_LIST and all(cel_value_fits(v) for v in value)
+    return True
 
 
 # VMs of one group before its rules are combined into one CEL program: compiling costs about
@@ -268,7 +289,7 @@ class Evaluator:
         _, needed = self._rules_for(vm.workload, version)
         # Only the facts some applicable rule reads go into CEL: building the activation is
         # the largest fixed cost per VM.
-        known = {n: facts[n] for n in needed if facts.get(n) is not None}
+        known = {n: facts[n] for n in needed if cel_value_fits(facts.get(n))}
         unknown = frozenset(needed).difference(known) if len(known) < len(needed) else frozenset()
         group = self._group(vm.workload, version, unknown)
         subject = f"vm {vm.name}"

@@ -37,7 +37,8 @@ _SCSI_INDEX = "{each.legacy_scsi}"
 
 def _device_indexes(vm: VM, marker: str) -> list[int]:
     if marker == _NIC_INDEX:
-        return [i for i, n in enumerate(vm.nics) if n.adapter in ("e1000", "e1000e", "vlance", "vmxnet")]
+        slots = vm._nic_slots or range(len(vm.nics))  # a template's ethernetN numbers
+        return [slots[i] for i, n in enumerate(vm.nics) if n.adapter in ("e1000", "e1000e", "vlance", "vmxnet")]
     # A controller that also carries the boot disk is left alone: switching it to PVSCSI can
     # leave a guest without the driver unbootable. Its data disks need moving instead (fix text).
     boot = {d.bus for d in vm.disks if d.role == "os" and d.controller in ("lsilogic", "lsisas", "buslogic")}
