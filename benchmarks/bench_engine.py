@@ -25,7 +25,8 @@ def measure(spec: Path, profile: Path | None = None) -> dict:
     """Phase times (s) of one run over `spec`, and the run's size (VMs, findings)."""
     start = time.perf_counter()
     from advisor.engine.catalog import load_catalog
-    from advisor.engine.engine import Evaluator, Policy, evaluate_spec
+    from advisor.engine.engine import Evaluator, Policy
+    from advisor.engine.specs import evaluate_spec
     from advisor.load.specfile import load_spec
 
     catalog = load_catalog([])

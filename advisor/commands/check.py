@@ -49,7 +49,7 @@ def command(
 
         run = check_vcenter(VcenterArgs(server=vcenter, **vcenter_args), s.catalog, s.policy)
     else:
-        from advisor.engine.engine import check_files
+        from advisor.engine.specs import check_files
 
         run = check_files(files, s.catalog, s.policy, s.profiles)
     run.command = "check"

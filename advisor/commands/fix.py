@@ -23,9 +23,11 @@ from advisor.model.base import WORKLOADS
 def command(file, host_ref, vsphere, workload, write, select, ignore_, config_file, rule_dirs) -> None:
     """Apply advisor's .vmx fixes to FILE.vmx.
 
-    Only the keys a finding asks for change; new keys go at the end; every other byte, comment,
-    order and the file's encoding stay as they were. Without --write a unified diff is printed
-    (exit 0 with no changes, 1 with changes). With --write the file is replaced atomically and
+    Only the keys a finding's fix writes change (fixes of warnings and errors that hold for
+    the VM as described); a suggestion, which depends on what advisor cannot see, is written
+    only when its rule is named in --select (e.g. --select NUMA004). New keys go at the end;
+    every other byte, comment, order and the file's encoding stay as they were. Without --write a
+    unified diff is printed (exit 0 with no changes, 1 with changes). With --write the file is replaced atomically and
     the content before the run kept as FILE.vmx.bak (one generation: the next run replaces it).
     Runs on the same file take turns (a lock on its folder), so none loses another's change. A
     second run changes nothing. A VM that is running (a
@@ -35,7 +37,7 @@ def command(file, host_ref, vsphere, workload, write, select, ignore_, config_fi
 
     from advisor.atomic import locked, write_atomic
     from advisor.commands.common import settings
-    from advisor.engine.engine import REMOVE, Evaluator
+    from advisor.engine.engine import Evaluator
     from advisor.engine.lint import LintJob, host_and_version, template_subject
     from advisor.errors import InputError
     from advisor.load.yamlfile import read_bytes
@@ -57,16 +59,19 @@ def command(file, host_ref, vsphere, workload, write, select, ignore_, config_fi
         s = settings([file], (), (), None, select, ignore_, config_file, rule_dirs, True, False)
         job = LintJob([], s.policy, host_ref, vsphere, workload, profiles=s.profiles)
         host, version = host_and_version(job)
-        evaluator = Evaluator(s.catalog, s.policy)
+        evaluator = Evaluator(s.catalog, s.policy, full_vmx=False)
         evaluator.evaluate([template_subject(templates[0], workload)], host, version, file)
         run = evaluator.finish()
-        desired: dict[str, str | None] = {}
-        reasons: dict[str, str] = {}
-        for finding in run.findings:
-            if finding.suppressed is None:
-                for key, value in finding.fix.get("vmx", {}).items():
-                    desired[key] = None if value == REMOVE else value
-                    reasons[key.lower()] = finding.rule
+        # The one recommendation check and vmx show: only what is right for this VM as described,
+        # plus the suggestions of rules named one by one in --select.
+        rec = evaluator.recommendations[id(run.vms[0])]
+        reasons = {key.lower(): rule for key, (rule, _) in rec.reasons.items()}
+        reasons.update({key.lower(): "removed" for key, value in rec.changes.items() if value is None})
+        for suggestion in rec.suggestions:
+            keys = ", ".join(f"{k} = {v}" for k, v in suggestion.vmx.items()) or suggestion.text
+            click.echo(f"# not written: {suggestion.rule} suggests {keys} if {suggestion.condition}; "
+                       f"to write it: --select {suggestion.rule}", err=True)
+        desired = dict(rec.changes)
         before = doc.to_bytes()
         changes = apply(doc, desired)
         after = doc.to_bytes()

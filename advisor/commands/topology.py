@@ -79,7 +79,7 @@ def command(files: tuple[str, ...], only: tuple[str, ...], fmt: str, compare: bo
 
 def _as_run(results, place_facts: list[dict], compare: bool):
     """The drawn layouts as a report without findings, for the picture formats."""
-    from advisor.engine.engine import host_result, vm_layouts
+    from advisor.engine.hostresult import host_result, vm_layouts
     from advisor.report.findings import Run, VmResult
 
     run = Run()

@@ -24,7 +24,7 @@ def command(file: str, only: tuple[str, ...], form: str, full: bool, config_file
     """
     from advisor.commands.common import settings
     from advisor.emit import render
-    from advisor.engine.engine import check_files
+    from advisor.engine.specs import check_files
 
     if full and form != "vmx":
         raise click.UsageError("--full only applies to --as vmx")

@@ -83,6 +83,25 @@ class Fix(_Strict):
     host: dict[str, str | int | bool] = Field(default_factory=dict, description="ESXi host or BIOS settings")
     resize: dict[str, str | int] = Field(default_factory=dict, description="spec fields to change")
     text: str = Field(min_length=5, description="one-line instruction")
+    kind: Literal["apply", "suggest"] = Field(
+        "apply", description="apply: right for the VM as described, written by vmx/fix and the emitters; "
+        "suggest: depends on what advisor cannot see (a workload trait, a measurement), shown with "
+        "its condition and written only when the rule is selected explicitly")
+    condition: str | None = Field(None, min_length=5, description="for a suggestion: when it helps, "
+                                  "e.g. 'the workload is memory- or cache-bound'")
+
+    @model_validator(mode="after")
+    def _conditional(self) -> Fix:
+        if self.kind == "suggest" and not self.condition:
+            raise ValueError("a fix of kind 'suggest' needs its 'condition'")
+        if self.kind == "apply" and self.condition:
+            raise ValueError("only a fix of kind 'suggest' has a 'condition'")
+        return self
+
+    @property
+    def writes(self) -> bool:
+        """Whether the fix changes anything advisor can write (settings, not only advice)."""
+        return bool(self.vmx or self.resize or self.guest or self.host)
 
 
 class Examples(_Strict):

@@ -1,90 +1,40 @@
 """The rules engine: facts in, findings out.
 
 For each host: every VM's facts (advisor.facts.facts), the host's placement facts, then every rule
-that applies (workload, vSphere version, policy) and whose facts are all known. A rule whose
-facts are unknown is skipped and the VM result says why; nothing is guessed.
+that applies (workload, vSphere version, policy). Conditions are evaluated with CEL's
+three-valued logic: a fact that is not known (no host given, a template variable) is left out
+of the activation, and CEL's `&&` and `||` still decide a condition that the known facts settle
+(`false && unknown` is false, `true || unknown` is true; cel-spec, langdef.md "Logical
+Operators"). A rule that the known facts cannot settle is not guessed: the VM result lists it
+with the facts it needs.
 
 Findings carry the rule's message and fix with the observed values filled in, the source line
-of the offending value, and any suppression that covers them. `recommended_vmx` is the VM as
-specified plus every unsuppressed fix's .vmx keys, in VMware's spelling.
+of the offending value, and any suppression that covers them. What advisor recommends from the
+fixes is built by advisor.engine.recommend, the one place that decides what is written.
 """
 
 from __future__ import annotations
 
-import datetime as _dt
-import fnmatch
 import gc
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from advisor.engine.catalog import PLACEHOLDER, Catalog, Rule
+from advisor.engine.catalog import Catalog, Rule
+from advisor.engine.hostresult import capacity_summary, host_result, vm_layouts
+from advisor.engine.policy import Exemption, Policy
+from advisor.engine.recommend import Fixed, Recommendation, recommend
+from advisor.engine.render import REMOVE, FindingShape, fill, render_fix
+from advisor.engine.undecided import is_missing_fact, needs_text
 from advisor.facts.facts import facts_for, host_facts, placement_facts, version_facts
-from advisor.load.hosts import BUNDLED, HostProfiles
-from advisor.load.specfile import LoadedSpec
-from advisor.load.yamlfile import gc_paused
 from advisor.model.spec import VM, Host
 from advisor.model.versions import Version
 from advisor.numa.placement import Placement
 from advisor.numa.topology import Topology
-from advisor.report.findings import Finding, HostResult, Layout, Run, Suppressed, VmResult
+from advisor.report.findings import Finding, Layout, Run, Suppressed, VmResult
 
-REMOVE = "REMOVE"
-
-
-@dataclass(slots=True)
-class Exemption:
-    """A suppression: from a spec's `ignore:`, an inline comment, or the configuration."""
-
-    rule: str  # id or id prefix ("NUMA001", "NUMA", "*")
-    reason: str
-    kind: str  # "spec" | "inline" | "config"
-    until: _dt.date | None = None
-    file: str | None = None
-    line: int | None = None
-    vms: tuple[str, ...] = ()  # config exemptions: VM name globs (empty = all)
-    paths: tuple[str, ...] = ()  # config exemptions: file globs (empty = all)
-    used: bool = False
-
-    def covers(self, rule: str, vm: str | None, file: str | None) -> bool:
-        if not (self.rule == "*" or rule == self.rule or (not self.rule[-1:].isdigit() and rule.startswith(self.rule))):
-            return False
-        if self.vms and not any(fnmatch.fnmatchcase(vm or "", g) for g in self.vms):
-            return False
-        return not self.paths or any(
-            fnmatch.fnmatch(file or "", g) or fnmatch.fnmatch(file or "", "*/" + g) for g in self.paths
-        )
-
-    def describe(self) -> str:
-        where = f"{self.file}:{self.line}" if self.file and self.line else (self.file or "configuration")
-        return f"{where}: ignore {self.rule}"
-
-
-@dataclass(slots=True)
-class Policy:
-    """Which rules run and at what severity: configuration plus --select/--ignore."""
-
-    select: tuple[str, ...] = ()  # id prefixes; empty = every rule
-    ignore: tuple[str, ...] = ()
-    severity: dict[str, str] = field(default_factory=dict)  # id or prefix -> severity
-    exemptions: list[Exemption] = field(default_factory=list)
-    today: _dt.date = field(default_factory=_dt.date.today)
-
-    def enabled(self, rule_id: str) -> bool:
-        def match(prefixes: tuple[str, ...]) -> int:
-            return max((len(p) for p in prefixes if p == "ALL" or rule_id.startswith(p)), default=-1)
-
-        chosen = match(self.select) if self.select else 0
-        dropped = match(self.ignore)
-        # The more specific of select/ignore wins, as in ruff (--select NUMA --ignore NUMA003).
-        return chosen >= 0 and chosen >= dropped if dropped >= 0 else chosen >= 0
-
-    def severity_of(self, rule: Rule) -> str:
-        best = None
-        for key, value in self.severity.items():
-            if rule.id.startswith(key) and (best is None or len(key) > len(best[0])):
-                best = (key, value)
-        return best[1] if best else rule.d.severity
+__all__ = ["REMOVE", "Evaluator", "Exemption", "Policy", "Subject", "capacity_summary", "fill", "host_result",
+           "vm_layouts"]
 
 
 @dataclass(slots=True)
@@ -100,71 +50,6 @@ class Subject:
     notes: list[str] = field(default_factory=list)
     column: Callable[[str], int | None] | None = None  # spec field path -> column, where known
 
-
-def _text(value: Any) -> str:
-    if value is None:
-        return "unknown"
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, float):
-        return f"{value:.2f}".rstrip("0").rstrip(".")
-    if isinstance(value, (list, tuple)):
-        return ", ".join(map(str, value)) or "none"
-    return str(value)
-
-
-def fill(template: str, facts: dict[str, Any]) -> str:
-    return PLACEHOLDER.sub(lambda m: _text(facts.get(m.group(1))), template)
-
-
-_NIC_INDEX = "{each.legacy_nic}"
-_SCSI_INDEX = "{each.legacy_scsi}"
-
-
-def _device_indexes(vm: VM, marker: str) -> list[int]:
-    if marker == _NIC_INDEX:
-        slots = vm._nic_slots or range(len(vm.nics))  # a template's ethernetN numbers
-        return [slots[i] for i, n in enumerate(vm.nics) if n.adapter in ("e1000", "e1000e", "vlance", "vmxnet")]
-    # A controller that also carries the boot disk is left alone: switching it to PVSCSI can
-    # leave a guest without the driver unbootable. Its data disks need moving instead (fix text).
-    boot = {d.bus for d in vm.disks if d.role == "os" and d.controller in ("lsilogic", "lsisas", "buslogic")}
-    return sorted({d.bus for d in vm.disks
-                   if d.controller in ("lsilogic", "lsisas", "buslogic") and d.role != "os" and d.bus not in boot})
-
-
-def render_fix(rule: Rule, facts: dict[str, Any], vm: VM | None) -> dict[str, Any]:
-    fix: dict[str, Any] = {}
-    vmx: dict[str, str] = {}
-    for key, value in rule.d.fix.vmx.items():
-        markers = [m for m in (_NIC_INDEX, _SCSI_INDEX) if m in key]
-        if markers and vm is not None:
-            for index in _device_indexes(vm, markers[0]):
-                vmx[key.replace(markers[0], str(index))] = fill(str(value), facts)
-        elif not markers:
-            vmx[fill(key, facts)] = fill(str(value), facts)
-    if vmx:
-        fix["vmx"] = vmx
-    for part in ("guest", "host", "resize"):
-        values = getattr(rule.d.fix, part)
-        if values:
-            fix[part] = {k: (fill(v, facts) if isinstance(v, str) else v) for k, v in values.items()}
-    fix["text"] = fill(rule.d.fix.text, facts)
-    return fix
-
-
-@dataclass(frozen=True, slots=True)
-class _FindingShape:
-    """What every finding of a rule shares, worked out once per rule rather than per finding:
-    the message template on one line, the facts shown as evidence, the references' text."""
-
-    message: str
-    evidence: tuple[str, ...]
-    references: tuple[str, ...]
-
-    @classmethod
-    def of(cls, rule: Rule) -> _FindingShape:
-        names = sorted(rule.facts | {n for n in rule.template_facts() if not n.startswith("each.")})
-        return cls(" ".join(rule.d.message.split()), tuple(names), tuple(r.text() for r in rule.d.references))
 
 
 def _activation(facts: dict[str, Any]) -> dict[str, Any]:
@@ -200,11 +85,17 @@ _BATCH_AFTER = 8
 class _Group:
     """The rules evaluated on VMs that share a workload, a version and a set of unknown facts."""
 
-    rules: list[Rule]
+    rules: list[Rule]  # every rule that applies
     ids: tuple[str, ...]
-    skipped: tuple[str, ...]  # "ID: why" for the rules whose facts are unknown
+    unknown: frozenset[str]  # the facts its VMs do not know
+    known: list[Rule]  # the rules that read no unknown fact: evaluated as usual (batched)
+    partial: list[Rule]  # the rules that read one: decided if the known facts settle them
+    hosted: bool = False  # a host was given: an unknown host fact is not for want of one
     seen: int = 0
     batch: Any = None  # the combined program once compiled; False when it cannot be
+    # The "not evaluated" lines of its VMs, one shared tuple per distinct set of undecided rules
+    # (a run may hold ten thousand VMs of a few shapes).
+    undecided: dict[tuple[str, ...], tuple[str, ...]] = field(default_factory=dict)
 
 
 def _combined_program(env: Any, rules: list[Rule]) -> Any:
@@ -229,23 +120,36 @@ class Evaluator:
         self.full_vmx = full_vmx
         self._applicable: dict[tuple[str, Version | None], tuple[list[Rule], tuple[str, ...]]] = {}
         self._groups: dict[tuple[str, Version | None, frozenset[str], bool], _Group] = {}
-        self._shapes: dict[str, _FindingShape] = {}
+        self._shapes: dict[str, FindingShape] = {}
         self.catalog = catalog
         self.policy = policy or Policy()
         self.env = cel_env()
         self.vm_rules = [r for r in catalog.rules if r.d.scope == "vm" and self.policy.enabled(r.id)]
         self.host_rules = [r for r in catalog.rules if r.d.scope == "host" and self.policy.enabled(r.id)]
         self.run = Run()
+        # Rules named one by one in --select: their suggestions are written too (advisor fix).
+        self.explicit = frozenset(s for s in self.policy.select if s in catalog.ids())
+        # id(VmResult) -> the VM's Recommendation (advisor fix reads the changes it makes).
+        self.recommendations: dict[int, Recommendation] = {}
         for r in self.vm_rules + self.host_rules:
             self.run.rules[r.id] = r.metadata() | {"severity": self.policy.severity_of(r)}
 
     # -- one rule -----------------------------------------------------------------------
     def _holds(self, rule: Rule, activation: Any) -> bool:
+        value = self._decide(rule, activation, frozenset())
+        assert value is not None  # every fact the rule reads is known
+        return value
+
+    def _decide(self, rule: Rule, activation: Any, unknown: frozenset[str]) -> bool | None:
+        """True or False when the known facts settle the condition; None when it reads an
+        unknown fact that decides it."""
         try:
             result = rule.compiled().eval(activation)
         except RuntimeError as exc:  # e.g. CEL's comprehension iteration budget
             result = " ".join(str(exc).split())
         value = result.plain_value() if hasattr(result, "plain_value") else result
+        if not isinstance(value, bool) and unknown and is_missing_fact(value):
+            return None
         if not isinstance(value, bool):
             if rule.builtin:
                 raise TypeError(f"{rule.id}: condition gave {value!r}, not true/false")
@@ -260,7 +164,7 @@ class Evaluator:
                  line: int | None) -> Finding:
         shape = self._shapes.get(rule.id)
         if shape is None:
-            shape = self._shapes[rule.id] = _FindingShape.of(rule)
+            shape = self._shapes[rule.id] = FindingShape.of(rule)
         return Finding(
             rule=rule.id,
             name=rule.d.name,
@@ -353,27 +257,39 @@ class Evaluator:
         group = self._groups.get(key)
         if group is None:
             rules, _ = self._rules_for(workload, version)
-            runnable, skipped = [], []
-            for rule in rules:
-                if unknown and not unknown.isdisjoint(rule.facts):
-                    missing = sorted(unknown & rule.facts)
-                    why = (
-                        "no host given"
-                        if not hosted and all(n.split(".")[0] in ("host", "topo", "place", "version") for n in missing)
-                        else "unknown " + ", ".join(missing)
-                    )
-                    skipped.append(f"{rule.id}: {why}")
-                else:
-                    runnable.append(rule)
-            group = self._groups[key] = _Group(runnable, tuple(r.id for r in runnable), tuple(skipped))
+            known = [r for r in rules if unknown.isdisjoint(r.facts)]
+            partial = [r for r in rules if not unknown.isdisjoint(r.facts)]
+            group = self._groups[key] = _Group(rules, tuple(r.id for r in rules), unknown, known, partial, hosted)
         return group
 
-    def _fired(self, group: _Group, activation: Any) -> list[Rule]:
-        """The group's rules whose condition holds: one CEL call for all of them once the group
-        is common enough to repay compiling the combined program, one call per rule otherwise."""
+    def _fired(self, group: _Group, activation: Any) -> tuple[list[Rule], tuple[str, ...]]:
+        """The group's rules whose condition holds, and the "not evaluated" lines of those the
+        known facts cannot settle."""
+        fired = self._fired_known(group, activation)
+        if not group.partial:
+            return fired, ()
+        undecided = []
+        for rule in group.partial:
+            holds = self._decide(rule, activation, group.unknown)
+            if holds is None:
+                undecided.append(rule)
+            elif holds:
+                fired.append(rule)
+        ids = tuple(r.id for r in undecided)
+        lines = group.undecided.get(ids)
+        if lines is None:
+            lines = group.undecided[ids] = tuple(
+                needs_text(r.id, r.facts & group.unknown, group.hosted) for r in undecided
+            )
+        return fired, lines
+
+    def _fired_known(self, group: _Group, activation: Any) -> list[Rule]:
+        """The rules that hold when every fact is known: one CEL call for all of them once the
+        group is common enough to repay compiling the combined program, one call per rule
+        otherwise."""
         group.seen += 1
-        if group.batch is None and group.seen >= _BATCH_AFTER and group.rules:
-            group.batch = _combined_program(self.env, group.rules)
+        if group.batch is None and group.seen >= _BATCH_AFTER and group.known:
+            group.batch = _combined_program(self.env, group.known)
         if group.batch:
             try:
                 results = group.batch.eval(activation).plain_value()
@@ -381,13 +297,13 @@ class Evaluator:
                 results = None
             if (
                 isinstance(results, list)
-                and len(results) == len(group.rules)
+                and len(results) == len(group.known)
                 and all(r is True or r is False for r in results)
             ):
-                return [rule for rule, holds in zip(group.rules, results, strict=False) if holds]
+                return [rule for rule, holds in zip(group.known, results, strict=True) if holds]
         # A condition that fails at run time fails the combined list: each rule on its own
         # reports which one and why.
-        return [rule for rule in group.rules if self._holds(rule, activation)]
+        return [rule for rule in group.known if self._holds(rule, activation)]
 
     def _evaluate_vm(self, s: Subject, facts: dict[str, Any], topo: dict[str, Any] | None, host: Host | None,
                      version: Version | None, layouts: tuple[Layout, ...] = ()) -> None:
@@ -399,11 +315,11 @@ class Evaluator:
         known = {n: facts[n] for n in needed if cel_value_fits(facts.get(n))}
         unknown = frozenset(needed).difference(known) if len(known) < len(needed) else frozenset()
         group = self._group(vm.workload, version, unknown, host is not None)
-        result.skipped = group.skipped
         subject = f"vm {vm.name}"
         self.run.evaluated.append((group.ids, subject, s.file))
-        fixes: list[tuple[Rule, dict[str, Any]]] = []
-        for rule in self._fired(group, self.env.Activation(known)):
+        fixes: list[Fixed] = []
+        fired, result.skipped = self._fired(group, self.env.Activation(known))
+        for rule in fired:
             finding = self._finding(
                 rule, facts, subject, vm, s.file, s.locate(rule.d.locate) if rule.d.locate else s.line
             )
@@ -412,36 +328,22 @@ class Evaluator:
             self._suppress(finding, [*s.exemptions, *self.policy.exemptions])
             self.run.findings.append(finding)
             if finding.suppressed is None:
-                fixes.append((rule, finding.fix))
-        self._recommend(result, vm, host, fixes)
+                fixes.append(Fixed(rule.id, finding.severity, rule.d.summary, finding.fix))
+        self.recommendations[id(result)] = self._recommend(result, vm, host, fixes)
         self.run.vms.append(result)
         for ex in s.exemptions:
             self._note_exemption(ex, vm.name)
 
-    def _recommend(self, result: VmResult, vm: VM, host: Host | None, fixes: list[tuple[Rule, dict[str, Any]]]) -> None:
-        from advisor.vmx.document import canonical_key
+    def _recommend(self, result: VmResult, vm: VM, host: Host | None, fixes: list[Fixed]) -> Recommendation:
         from advisor.vmx.mapping import vm_to_vmx
 
-        settings = vm_to_vmx(vm, host.core_mhz if host else None) if self.full_vmx else {}
-        spelled = {k.lower(): k for k in settings}
-        # Most severe fix last, so it wins when two rules set the same key.
-        for rule, fix in sorted(fixes, key=lambda rf: {"info": 0, "warning": 1, "error": 2}[rf[0].d.severity]):
-            for key, value in fix.get("vmx", {}).items():
-                key = spelled.get(key.lower(), canonical_key(key))
-                if value == REMOVE:
-                    settings.pop(key, None)
-                    result.vmx_reasons.pop(key, None)
-                    continue
-                settings[key] = value
-                spelled[key.lower()] = key
-                result.vmx_reasons[key] = (rule.id, fill(rule.d.summary, {}))
-            cps = fix.get("resize", {}).get("cores_per_socket")
-            if cps is not None:
-                settings["cpuid.coresPerSocket"] = str(cps)
-                result.vmx_reasons["cpuid.coresPerSocket"] = (rule.id, rule.d.summary)
-            for key, value in fix.get("guest", {}).items():
-                result.recommended_guest[key] = value
-        result.recommended_vmx = settings
+        base = vm_to_vmx(vm, host.core_mhz if host else None) if self.full_vmx else None
+        rec = recommend(fixes, base, self.explicit, vm, host.core_mhz if host else None)
+        result.recommended_vmx = rec.settings
+        result.vmx_reasons = rec.reasons
+        result.recommended_guest = rec.guest
+        result.suggested_vmx = [s.as_dict() for s in rec.suggestions]
+        return rec
 
     def _note_exemption(self, ex: Exemption, vm_name: str | None) -> None:
         if ex.until and ex.until < self.policy.today:
@@ -484,119 +386,3 @@ class Evaluator:
                 self.run.notes.append(f"{ex.describe()}: expired on {ex.until.isoformat()}")
         self.run.sort()
         return self.run
-
-
-def host_result(host: Host, version: Version, place_facts: dict[str, Any], placement: Any, file: str,
-                recommended: dict[str, str] | None = None) -> HostResult:
-    """A host's capacity and where every VM's NUMA clients are homed (also `advisor topology`'s)."""
-    return HostResult(
-        name=host.name,
-        file=file,
-        summary=capacity_summary(host, version, place_facts),
-        capacity={"sockets": host.sockets, "cores_per_socket": host.cores_per_socket,
-                  "threads_per_core": host.threads_per_core, "numa_nodes": host.nodes,
-                  "cores_per_node": host.cores_per_node, "memory_per_node_mib": host.memory_per_node,
-                  "vsphere": str(version), "vcpus": place_facts.get("place.total_vcpus", 0),
-                  "vcpu_per_core": round(place_facts.get("place.vcpu_per_core", 0.0), 3)},
-        recommended_host=recommended or {},
-        node_load=list(placement.load) if placement else [],
-        residents=[list(node) for node in placement.residents] if placement else [],
-    )
-
-
-def vm_layouts(topo: Topology, host: Host | None, vm: VM, version: Version | None, alternatives: bool = True
-               ) -> tuple[dict[str, Any], tuple[Layout, ...]]:
-    """The topology as a dict, and the layouts the HTML report pictures: the VM's own, then the
-    numa.vcpu.preferHT one when that balances it (computed only for unbalanced VMs)."""
-    from advisor.numa.variants import PREFER_HT_TITLE, better_prefer_ht
-
-    own = topo.as_dict()
-    layouts = [Layout("as specified", own, topo.client_nodes)]
-    if alternatives and host is not None and version is not None and not topo.balanced:
-        alt = better_prefer_ht(host, vm, version, topo)
-        if alt is not None:
-            layouts.append(Layout(PREFER_HT_TITLE, alt.as_dict(), alt.client_nodes))
-    return own, tuple(layouts)
-
-
-def capacity_summary(host: Host, version: Version, place_facts: dict[str, Any]) -> str:
-    from advisor.model.units import format_mib
-
-    ht = f" × {host.threads_per_core} threads" if host.threads_per_core > 1 else " (no HT)"
-    text = (f"{host.name}: {host.sockets} × {host.cores_per_socket} cores{ht}, {host.nodes} NUMA nodes of "
-            f"{host.cores_per_node} cores / {format_mib(host.memory_per_node)}, vSphere {version}")
-    if place_facts:
-        text += (f"; {place_facts['place.total_vcpus']} vCPUs on {host.cores} cores "
-                 f"({place_facts['place.vcpu_per_core']:.2f}:1), node load [{place_facts['place.node_load_text']}]")
-    return text
-
-
-# -- specs ---------------------------------------------------------------------------------
-
-def spec_subjects(loaded: LoadedSpec) -> list[Subject]:
-    """Subjects for every VM of a loaded spec (advisor.load.specfile.LoadedSpec)."""
-    out = []
-    vm_lines = getattr(loaded.root.get("vms") if isinstance(loaded.root, dict) else None, "lines", None)
-    for index, vm in enumerate(loaded.spec.vms):
-        exemptions = [
-            Exemption(s.rule, s.reason, "spec", s.until, loaded.file, loaded.line("vms", index, "ignore", i))
-            for i, s in enumerate(vm.ignore)
-        ] if vm.ignore else []
-        line = vm_lines[index] if vm_lines is not None else loaded.vm_line(index)
-        out.append(Subject(vm, loaded.file, line, _spec_locator(loaded, index), exemptions))
-    return out
-
-
-def _spec_locator(loaded: LoadedSpec, index: int) -> Callable[[str], int | None]:
-    def locate(path: str) -> int | None:
-        if path.startswith("advanced."):
-            return loaded.vm_field_line(index, path[len("advanced."):])
-        if path.startswith("host."):
-            return loaded.line("host", path[5:]) or loaded.line("host") or loaded.vm_line(index)
-        parts = path.split(".")
-        line = loaded.line("vms", index, *parts)
-        if line is None and len(parts) > 1:
-            line = loaded.line("vms", index, parts[0])
-        return line or loaded.vm_field_line(index, parts[0])
-    return locate
-
-
-def evaluate_spec(loaded: LoadedSpec, evaluator: Evaluator) -> None:
-    def host_line(path: str) -> int | None:
-        if path.startswith("host."):
-            return loaded.line("host", path[5:]) or loaded.line("host")
-        return loaded.line("host")
-
-    evaluator.run.files.append(loaded.file)
-    with gc_paused():  # thousands of small objects that live as long as the run
-        subjects = spec_subjects(loaded)
-    evaluator.evaluate(subjects, loaded.host, loaded.version, loaded.file, host_line, loaded.cluster)
-
-
-def check_files(files: Iterable[str], catalog: Catalog, policy: Policy, profiles: HostProfiles = BUNDLED) -> Run:
-    """Load and evaluate spec files; a bad file is an input error and the others still run."""
-    from advisor.errors import InputError
-    from advisor.load.specfile import load_spec
-    from advisor.report.findings import InputProblem
-
-    evaluator = Evaluator(catalog, policy)
-    for file in files:
-        try:
-            loaded = load_spec(file, profiles)
-        except InputError as exc:
-            evaluator.run.errors.append(InputProblem(exc.file or file, exc.line, exc.field, exc.message))
-            evaluator.run.files.append(file)
-            continue
-        evaluate_spec(loaded, evaluator)
-    return evaluator.finish()
-
-
-
-def run_example(catalog: Catalog, rule: Rule, example: dict[str, Any], label: str) -> Run:
-    """Evaluate one of a rule's examples with only that rule enabled (tests, `advisor explain`)."""
-    from advisor.load.specfile import spec_from_root
-
-    loaded = spec_from_root(example, label, lenient_shape=True)
-    evaluator = Evaluator(catalog, Policy(select=(rule.id,)))
-    evaluate_spec(loaded, evaluator)
-    return evaluator.finish()

@@ -14,7 +14,22 @@ HEADER = """# Rules reference
 
 Generated from `rules/*.yaml` by `advisor rules --format markdown > docs/rules.md`; a test fails
 when this page is stale. Severities are defaults; change them with `severity:` in `.advisor.yaml`.
-Conditions are [CEL](https://cel.dev) over the facts listed at the end of this page.
+Conditions are [CEL](https://cel.dev) over the facts listed at the end of this page. A fact that
+is not known (no host given, a template variable) is left out: a condition the known facts settle
+still fires or passes (CEL's `false && x` is false, `true || x` is true), and one they cannot
+settle is listed per VM as "not evaluated: RULE needs <facts>".
+
+## What advisor writes
+
+A finding's fix is either **applied** or **suggested**. `recommended_vmx`, `advisor vmx`, every
+emitter and `advisor fix` write only applied fixes: the fixes of warnings and errors (by the
+severity your configuration gives them) whose rule declares `fix.kind: apply`, the default. A rule
+declares `fix.kind: suggest` with a `fix.condition` when the fix is right only under something
+advisor cannot see — a workload trait, a measurement, a licence or a cluster-wide fact — and the
+fix of an info finding is optional. Suggestions are shown with their condition in the text report,
+in JSON (`suggested_vmx`) and in SARIF (`properties.written`, `properties.condition`), and
+`advisor fix` writes one only when its rule is selected by id (`--select NUMA004`). When two
+applied fixes set the same key, the more severe finding wins.
 """
 
 
@@ -30,13 +45,25 @@ def _plain(value: Any) -> Any:
     return value
 
 
+def written(rule: Rule) -> str:
+    """Whether advisor writes the rule's fix (advisor.engine.recommend), in one phrase."""
+    fix = rule.d.fix
+    if not fix.writes:
+        return "nothing to write (advice only)"
+    if fix.kind == "suggest":
+        return f"a suggestion, written only with --select {rule.id}: if {fix.condition}"
+    if rule.d.severity == "info":
+        return f"optional (info): written only with --select {rule.id} or a configured severity of warning"
+    return "yes, by vmx, fix and every emitter"
+
+
 def rule_markdown(rule: Rule) -> str:
     d = rule.d
     lines = [f"## {d.id} {d.name}", "", f"**{d.severity}** · scope: {d.scope}"
              + (f" · workloads: {', '.join(d.workloads)}" if d.workloads else "")
              + (f" · vSphere {d.vsphere.min or ''}–{d.vsphere.max or ''}" if d.vsphere.min or d.vsphere.max else ""),
              "", d.summary + ".", "", " ".join(d.rationale.split()), "",
-             f"Condition: `{d.when}`", "", f"Fix: {d.fix.text}"]
+             f"Condition: `{d.when}`", "", f"Fix: {d.fix.text}", "", f"Written: {written(rule)}"]
     for part in ("vmx", "guest", "host", "resize"):
         values = getattr(d.fix, part)
         if values:
@@ -79,6 +106,7 @@ def explain_text(rule: Rule) -> str:
         ),
         "",
         f"Fix: {d.fix.text}",
+        f"Written: {written(rule)}",
     ]
     for part in ("vmx", "guest", "host", "resize"):
         for key, value in getattr(d.fix, part).items():

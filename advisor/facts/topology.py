@@ -56,6 +56,19 @@ def aligned_vcpus(vcpus: int, host: Host, prefer_ht: bool) -> tuple[int, list[in
     near = [o for o in options if abs(o - vcpus) <= max(4, vcpus // 4) and o != vcpus]
     return best, near[:4]
 
+
+_AUTOSIZE = ("numa.autosize.vcpu.maxPerVirtualNode", "numa.autosize.cookie")
+
+
+def _without_autosize(vm: VM) -> VM:
+    """The VM without the layout ESXi recorded at an earlier power-on (the VM itself if none)."""
+    if all(vm.setting(key) is None for key in _AUTOSIZE):
+        return vm
+    for key in _AUTOSIZE:
+        vm = _with_advanced(vm, key, None)
+    return vm
+
+
 def topology_facts(host: Host, vm: VM, version: Version, topo: Topology) -> dict[str, Any]:
     """Facts comparing the VM's predicted topology with the host and with what-if variants."""
     v = vm.vcpus
@@ -72,6 +85,7 @@ def topology_facts(host: Host, vm: VM, version: Version, topo: Topology) -> dict
         "topo.exposed": topo.vnuma_exposed,
         "topo.wide": topo.wide,
         "topo.balanced": topo.balanced,
+        "topo.vnuma_balanced": topo.vnuma_balanced,
         "topo.client_imbalance": max(topo.numa_clients) - min(topo.numa_clients) if topo.numa_clients else 0,
         "topo.uses_hyperthreads": topo.uses_hyperthreads,
         "topo.numa_managed": topo.numa_managed,
@@ -83,12 +97,19 @@ def topology_facts(host: Host, vm: VM, version: Version, topo: Topology) -> dict
         "vm.sockets": topo.sockets,
     }
     # preferHT what-if: only meaningful when the VM does not already prefer HT and HT exists.
+    # A VM that powered on before keeps its recorded layout: the what-ifs drop that record, as
+    # the fixes that change the layout do (NUMA001, NUMA012).
+    fresh = _without_autosize(vm)
     alt = None
     if not topo.prefer_ht and host.threads_per_core > 1:
-        alt = predict(host, _with_advanced(vm, "numa.vcpu.preferHT", "TRUE"), version)
+        alt = predict(host, _with_advanced(fresh, "numa.vcpu.preferHT", "TRUE"), version)
     out["topo.prefer_ht_layout"] = runs(alt.vnuma_nodes) if alt else out["topo.layout"]
     out["topo.prefer_ht_balances"] = bool(alt and alt.balanced and not topo.balanced)
     out["topo.prefer_ht_fewer_nodes"] = bool(alt and alt.physical_nodes_spanned < topo.physical_nodes_spanned)
+    out["topo.prefer_ht_memory_fits"] = bool(alt and alt.memory_remote_mib == 0)
+    out["topo.persisted_layout_differs"] = fresh is not vm and any(
+        "numa.autosize.vcpu.maxPerVirtualNode" in r for r in topo.reasons) and (
+        predict(host, fresh, version).vnuma_nodes != topo.vnuma_nodes)
     # Cores-per-socket what-if: the same VM with ESXi's default cores per socket.
     if vm.cores_per_socket and vm.cores_per_socket > 1:
         default = predict(host, vm.model_copy(update={"cores_per_socket": None}), version)
@@ -121,8 +142,10 @@ def topology_facts(host: Host, vm: VM, version: Version, topo: Topology) -> dict
 
 def shape_key(vm: VM) -> tuple[Any, ...]:
     """What predict() reads from a VM apart from memory: equal keys give equal layouts."""
+    # numa.consolidate = FALSE lays the VM out by its memory too (advisor.numa.layout).
     return (vm.vcpus, vm.cores_per_socket, vm.hardware_version, vm.cpu_hot_add, vm.cpu_affinity,
-            vm.cpu_reservation, vm.sql is not None, tuple(sorted((k, str(v)) for k, v in vm.advanced.items())))
+            vm.cpu_reservation, vm.sql is not None, tuple(sorted((k, str(v)) for k, v in vm.advanced.items())),
+            vm.memory if vm.setting("numa.consolidate") is not None else None)
 
 
 def memory_facts(host: Host, vm: VM, topo: Topology) -> dict[str, Any]:

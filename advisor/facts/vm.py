@@ -99,6 +99,7 @@ def vm_facts(vm: VM, unknown: frozenset[str] = frozenset()) -> dict[str, Any]:
         or bool(vm.sql and vm.sql.lock_pages_in_memory),
         "vm.gpu_vgpu": bool(profile),
         "vm.hpc_memory_bound": bool(vm.hpc and vm.hpc.memory_bound),
+        "vm.memory_bound": bool(vm.memory_bound) or bool(vm.hpc and vm.hpc.memory_bound),
         "vm.containers_latency_critical": bool(vm.containers and vm.containers.latency_critical),
         "vm.prefer_ht": bool(read_bool(prefer)),
         "vm.sriov_or_passthrough_nic": any(n.adapter in ("sriov", "passthrough") for n in vm.nics),

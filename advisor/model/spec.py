@@ -195,6 +195,9 @@ class VM(Strict):
     guest: Guest = Field(default_factory=Guest)  # type: ignore[arg-type]
     java: Java | None = None
     hpc: Hpc | None = None
+    memory_bound: bool = Field(
+        False, description="The workload is bound by memory bandwidth, latency or cache rather than CPU (measured): "
+        "advisor then suggests numa.vcpu.preferHT where that keeps the VM on one node.")
     containers: Containers | None = None
     ignore: list[Suppression] = Field(default_factory=list)
 

@@ -40,7 +40,8 @@ def vmx_line(key: str, value: object) -> str:
 
 
 def fix_lines(fix: dict[str, Any]) -> list[str]:
-    """A finding's fix as short lines: .vmx keys, guest/host settings, resizes, then the advice."""
+    """A finding's fix as short lines: .vmx keys, guest/host settings, resizes, then the advice.
+    A suggestion's settings follow the condition they depend on."""
     template = fix.get("template")
     if template:  # a template's fix in its own language (Terraform, Packer, OVF)
         lines = [f"remove {one_line(k)}" if v == REMOVE else f"{one_line(k)} = {one_line(v)}"
@@ -50,9 +51,20 @@ def fix_lines(fix: dict[str, Any]) -> list[str]:
     for part in ("guest", "host", "resize"):
         for key, value in (fix.get(part) or {}).items():
             lines.append(f"{part}: {one_line(key)} = {one_line(value)}")
+    if lines and fix.get("kind") == "suggest" and fix.get("condition"):
+        lines = [f"if {one_line(fix['condition'])}: {'; '.join(lines)}"]
     if fix.get("text"):
         lines.append(one_line(fix["text"]))
     return lines
+
+
+def suggestion_line(suggestion: dict[str, Any]) -> str:
+    """`NUMA004, if the workload is memory-bound: numa.vcpu.preferHT = "TRUE"` (not written)."""
+    parts = [vmx_line(k, v) for k, v in (suggestion.get("vmx") or {}).items()]
+    for part in ("guest", "resize"):
+        parts.extend(f"{part}: {one_line(k)} = {one_line(v)}" for k, v in (suggestion.get(part) or {}).items())
+    what = "; ".join(parts) or one_line(suggestion.get("text", ""))
+    return f"{one_line(suggestion['rule'])}, if {one_line(suggestion['condition'])}: {what}"
 
 
 def runs(sizes: Iterable[int]) -> str:

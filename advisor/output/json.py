@@ -66,6 +66,7 @@ def _vm(v: VmResult) -> dict[str, Any]:
         "topology": v.topology,
         "recommended_vmx": v.recommended_vmx,
         "recommended_guest": v.recommended_guest,
+        "suggested_vmx": v.suggested_vmx,
         "skipped": list(v.skipped),
     }
 

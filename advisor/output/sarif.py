@@ -18,6 +18,7 @@ from urllib.parse import quote
 
 import advisor
 from advisor.report.findings import Finding, Run
+from advisor.vocab import BLOCKING
 
 SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 INFORMATION_URI = "https://github.com/vsphere-advisor/advisor"
@@ -118,7 +119,12 @@ def _result(f: Finding, index: int) -> dict[str, Any]:
             "status": "accepted",
             "justification": f.suppressed.reason,
         }]
-    result["properties"] = {"subject": f.subject, "fix": f.fix, "references": list(f.references)}
+    result["properties"] = {"subject": f.subject, "fix": f.fix, "references": list(f.references),
+                            # Whether advisor writes this fix (vmx, fix, emitters) or only shows it
+                            # as a suggestion with its condition (advisor.engine.recommend).
+                            "written": f.fix.get("kind", "apply") == "apply" and f.severity in BLOCKING}
+    if f.fix.get("kind") == "suggest":
+        result["properties"]["condition"] = f.fix.get("condition")
     return result
 
 
@@ -140,7 +146,12 @@ def document(run: Run) -> dict[str, Any]:
             "locations": [_location(e.file, e.line)],
         }
         for e in run.errors
-    ] + [{"level": "note", "message": {"text": note}} for note in run.notes]
+    ] + [{"level": "note", "message": {"text": note}} for note in run.notes] + [
+        # Rules the known facts could not settle, per VM (advisor.engine.undecided).
+        {"level": "note", "message": {"text": f"vm {vm.name}: not evaluated: {line}"},
+         "locations": [_location(vm.file, vm.line)]}
+        for vm in run.vms for line in vm.skipped
+    ]
     invocation: dict[str, Any] = {"executionSuccessful": not run.errors}
     if notifications:
         invocation["toolExecutionNotifications"] = notifications

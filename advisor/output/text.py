@@ -31,6 +31,7 @@ from advisor.output.describe import (
     fix_lines,
     one_line,
     report_files,
+    suggestion_line,
     topology_summary,
     totals,
     visible,
@@ -181,6 +182,10 @@ def _file_section(run: Run, file: str, hosts: list[HostResult], vms: list[VmResu
         out.append(Padding(_vm_header(vm), (0, 0, 0, 2)))
         for f in _take(pool, [f for f in pool if f.vm == vm.name]):
             out.append(_finding(f, 4))
+        if vm.suggested_vmx:
+            out.extend(_hanging("suggested, not written:", [suggestion_line(s) for s in vm.suggested_vmx], "", 4))
+        if vm.skipped:
+            out.extend(_hanging("not evaluated:", list(vm.skipped), "dim", 4))
     if len(out) == 1 and any(e.file == file for e in run.errors):
         out.append(Padding(Text("not evaluated: see the input error above", style="dim"), (0, 0, 0, 2)))
     if pool:

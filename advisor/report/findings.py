@@ -93,8 +93,10 @@ class VmResult:
     recommended_guest: dict[str, Any] = field(default_factory=dict)
     # .vmx key -> (rule id, one-line reason) for each recommended key that a rule asked for.
     vmx_reasons: dict[str, tuple[str, str]] = field(default_factory=dict)
-    # Rules skipped for unknown values, with why: the tuple of every VM evaluated on the same
-    # group of rules, shared rather than copied (a run may hold ten thousand VMs).
+    # Fixes advisor shows but does not write (advisor.engine.recommend.Suggestion.as_dict()).
+    suggested_vmx: list[dict[str, Any]] = field(default_factory=list)
+    # Rules the known facts cannot settle, each "RULE needs <facts>": one tuple shared by the
+    # VMs with the same undecided rules, not copied (a run may hold ten thousand VMs).
     skipped: tuple[str, ...] = ()
     # The VM's own layout, then the one numa.vcpu.preferHT would give when that balances it.
     layouts: tuple[Layout, ...] = ()

@@ -318,7 +318,8 @@ class Sizer:
         return ref if ref is not None and not changes else data
 
     def _evaluate(self, vm: dict[str, Any], host_data: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
-        from advisor.engine.engine import Evaluator, evaluate_spec
+        from advisor.engine.engine import Evaluator
+        from advisor.engine.specs import evaluate_spec
         from advisor.facts.facts import facts_for
         from advisor.load.specfile import spec_from_root
 

@@ -14,7 +14,8 @@ __all__ = ["SCALAR_KEYS", "check_texts", "format_mib", "read_bool"]
 
 def check_texts(texts: list[tuple[str, str]], notes: list[str], catalog: Any, policy: Any) -> Any:
     """Evaluate spec texts (label, YAML) as `advisor check` evaluates files; returns the Run."""
-    from advisor.engine.engine import Evaluator, evaluate_spec
+    from advisor.engine.engine import Evaluator
+    from advisor.engine.specs import evaluate_spec
     from advisor.errors import InputError
     from advisor.load.specfile import parse_spec
     from advisor.report.findings import InputProblem

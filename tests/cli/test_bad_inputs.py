@@ -48,7 +48,7 @@ AS_ROOT = hasattr(os, "geteuid") and os.geteuid() == 0
 def test_in_process_runner_keeps_the_no_traceback_contract(cli, monkeypatch, tmp_path: Path) -> None:
     """The helper goes through main(): an unexpected exception is one line and exit 3,
     exactly what a user sees; an InputError is one line and exit 2."""
-    import advisor.engine.engine
+    import advisor.engine.specs
 
     spec = tmp_path / "vm.yaml"
     spec.write_text(GOOD_SPEC)
@@ -56,7 +56,7 @@ def test_in_process_runner_keeps_the_no_traceback_contract(cli, monkeypatch, tmp
     def boom(*args: object, **kwargs: object) -> None:
         raise RuntimeError("simulated bug")
 
-    monkeypatch.setattr(advisor.engine.engine, "check_files", boom)
+    monkeypatch.setattr(advisor.engine.specs, "check_files", boom)
     result = cli("check", spec)
     assert result.code == 3
     assert result.err.strip().splitlines() == [

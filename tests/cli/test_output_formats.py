@@ -44,7 +44,8 @@ def sample_run() -> Run:
                             recommended_vmx={"numvcpus": "64", "numa.vcpu.preferHT": "TRUE"}))
     run.vms.append(VmResult("web", WEB, "hp-dl580-g7", 3, 2, web_topology,
                             recommended_vmx={"numvcpus": "8", "ethernet0.virtualDev": "vmxnet3"},
-                            recommended_guest={"rss": "enabled"}, skipped=("DISK001: unknown vm.disks",)))
+                            recommended_guest={"rss": "enabled"},
+                            skipped=("DISK001 needs the VM's virtual disks (vm.disks)",)))
     run.findings += [
         Finding("NUMA001", "unbalanced-vnuma-prefer-ht", "warning", "vm sql01",
                 "64 vCPUs become vNUMA nodes [10×6, 4] on 10-core nodes; with numa.vcpu.preferHT they would "

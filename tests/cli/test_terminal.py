@@ -13,7 +13,8 @@ import pytest
 from conftest import REPO
 
 from advisor.engine.catalog import load_catalog
-from advisor.engine.engine import Policy, check_files
+from advisor.engine.engine import Policy
+from advisor.engine.specs import check_files
 from advisor.output import render
 from advisor.report.findings import Finding, Run
 

@@ -158,3 +158,33 @@ def test_fix_on_every_corpus_file_touches_only_recommended_keys(shared_dir, tmp_
         result = advisor("fix", str(copy), "--host", "hp-dl580-g7")
         assert result.returncode in (0, 1), (path.name, result.stderr)
         assert "Traceback" not in result.stderr
+
+
+BALANCED = '.encoding = "UTF-8"\ndisplayName = "app"\nnumvcpus = "56"\nmemsize = "131072"\nvirtualHW.version = "19"\n'
+TWO_BY_28 = "name: two-by-28\nsockets: 2\ncores_per_socket: 28\nthreads_per_core: 2\nmemory: 1TB\nesxi: '7.0'\n"
+
+
+def test_fix_write_on_a_balanced_wide_vm_writes_no_prefer_ht(tmp_path):
+    # Issue 16: 56 vCPUs on 2 x 28 cores split 28 + 28 over cores; preferHT would fold the VM onto
+    # one socket's threads (KB 415687, seed 001's 59%). Nothing NUMA-related is written.
+    vmx, host = tmp_path / "app.vmx", tmp_path / "host.yaml"
+    vmx.write_text(BALANCED)
+    host.write_text(TWO_BY_28)
+    result = advisor("fix", str(vmx), "--host", str(host), "--write")
+    assert result.returncode == 0, result.stderr
+    assert "preferHT" not in vmx.read_text()
+
+
+def test_fix_writes_an_info_fix_only_when_its_rule_is_selected(tmp_path):
+    # NUMA005 (info: an odd vCPU count on a wide VM) resizes nothing in a .vmx; NET002 (info)
+    # removes ethernetN.intrMode keys: optional, so written only with --select NET002.
+    vmx = tmp_path / "app.vmx"
+    text = 'displayName = "app"\nnumvcpus = "4"\nmemsize = "8192"\nethernet0.present = "TRUE"\n' \
+           'ethernet0.virtualDev = "vmxnet3"\nethernet0.intrMode = "1"\n'
+    vmx.write_text(text)
+    plain = advisor("fix", str(vmx), "--host", "dell-r720-e5-2697v2", "--write")
+    assert plain.returncode == 0, plain.stderr
+    assert "intrMode" in vmx.read_text() and "--select NET002" in plain.stderr
+    chosen = advisor("fix", str(vmx), "--host", "dell-r720-e5-2697v2", "--select", "NET002", "--write")
+    assert chosen.returncode == 0, chosen.stderr
+    assert "intrMode" not in vmx.read_text()

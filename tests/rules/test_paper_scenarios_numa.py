@@ -11,7 +11,8 @@ from __future__ import annotations
 import pytest
 
 from advisor.engine.catalog import builtin_catalog
-from advisor.engine.engine import Evaluator, Policy, evaluate_spec
+from advisor.engine.engine import Evaluator, Policy
+from advisor.engine.specs import evaluate_spec
 from advisor.load.specfile import parse_spec
 
 AREAS = ("NUMA", "HOST", "SCHED")

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from advisor.engine.catalog import SEEDS, builtin_catalog
-from advisor.engine.engine import run_example
+from advisor.engine.specs import run_example
 
 CATALOG = builtin_catalog()
 CASES = [

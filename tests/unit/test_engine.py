@@ -12,7 +12,8 @@ from conftest import org_rule
 
 from advisor.engine import engine
 from advisor.engine.catalog import load_catalog
-from advisor.engine.engine import Policy, check_files
+from advisor.engine.engine import Policy
+from advisor.engine.specs import check_files, evaluate_spec
 from advisor.errors import InputError
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -61,7 +62,7 @@ def test_groups_are_batched_after_the_threshold(tmp_path: Path) -> None:
     evaluator = engine.Evaluator(load_catalog([]), Policy())
     from advisor.load.specfile import load_spec
 
-    engine.evaluate_spec(load_spec(_many_vms(tmp_path)), evaluator)
+    evaluate_spec(load_spec(_many_vms(tmp_path)), evaluator)
     seen = {key[0]: group for key, group in evaluator._groups.items()}
     assert seen["sql-server"].seen >= engine._BATCH_AFTER and seen["sql-server"].batch  # compiled and used
     assert seen["java"].seen < engine._BATCH_AFTER and seen["java"].batch is None
@@ -93,7 +94,7 @@ def test_a_condition_with_a_line_comment_combines(tmp_path: Path, monkeypatch: p
     evaluator = engine.Evaluator(catalog, Policy())
     from advisor.load.specfile import load_spec
 
-    engine.evaluate_spec(load_spec(_many_vms(tmp_path)), evaluator)
+    evaluate_spec(load_spec(_many_vms(tmp_path)), evaluator)
     run = evaluator.finish()
     assert all(group.batch for group in evaluator._groups.values())
     wide = sorted(f.vm for f in run.findings if f.rule == "ORG001")

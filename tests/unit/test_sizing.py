@@ -11,7 +11,8 @@ from click.testing import CliRunner
 
 from advisor.cli import group
 from advisor.engine.catalog import builtin_catalog
-from advisor.engine.engine import Evaluator, evaluate_spec
+from advisor.engine.engine import Evaluator
+from advisor.engine.specs import evaluate_spec
 from advisor.errors import InputError
 from advisor.load.hosts import load_profile, profile_names
 from advisor.load.specfile import parse_spec

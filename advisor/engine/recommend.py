@@ -1,0 +1,159 @@
+"""The one recommendation for a VM, built the same way for check, vmx, fix and size.
+
+A recommendation has two parts (docs/rules.md, "What advisor writes"):
+
+- **settings** advisor writes: the fixes of unsuppressed findings whose *configured* severity
+  is warning or error and whose rule declares its fix ``kind: apply`` (right for the VM as
+  described). `recommended_vmx`, `advisor vmx`, every emitter and `advisor fix` write these.
+- **suggestions**: every other fix that changes something — a rule of ``kind: suggest`` (it
+  depends on what advisor cannot see: a workload trait, a measurement; shown with its
+  condition), or the fix of an info finding (optional by severity). They are reported, and
+  written only for rules the user selected explicitly by id (``advisor fix --select NUMA004``).
+
+When two written fixes set the same key the more severe finding wins, by the severity the
+configuration gave it, not the catalog's default.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from advisor.engine.render import REMOVE
+from advisor.vocab import BLOCKING, SEVERITY_RANK
+
+
+@dataclass(frozen=True, slots=True)
+class Fixed:
+    """One unsuppressed finding's fix, as the recommendation needs it."""
+
+    rule: str
+    severity: str  # as configured
+    summary: str  # the rule's one-line summary: why a key is recommended
+    fix: dict[str, Any]  # the rendered fix (vmx, resize, guest, host, text, kind, condition)
+
+    @property
+    def kind(self) -> str:
+        return str(self.fix.get("kind", "apply"))
+
+    def writes_by_default(self) -> bool:
+        return self.kind == "apply" and self.severity in BLOCKING
+
+    def changes_anything(self) -> bool:
+        return any(self.fix.get(part) for part in ("vmx", "resize", "guest", "host"))
+
+
+@dataclass(frozen=True, slots=True)
+class Suggestion:
+    """A fix advisor shows but does not write unless asked: when it helps, and what it sets."""
+
+    rule: str
+    severity: str
+    condition: str  # "the workload is memory- or cache-bound", or why it is optional
+    vmx: dict[str, str]  # .vmx keys; the value REMOVE deletes the key
+    resize: dict[str, Any]
+    guest: dict[str, Any]
+    text: str
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"rule": self.rule, "severity": self.severity, "condition": self.condition,
+                "vmx": dict(self.vmx), "resize": dict(self.resize), "guest": dict(self.guest),
+                "text": self.text}
+
+
+def condition_of(item: Fixed) -> str:
+    """The condition a suggestion is shown with."""
+    if item.kind == "suggest":
+        return str(item.fix.get("condition") or "")
+    return f"optional ({item.severity}): advisor reports it but does not write it"
+
+
+@dataclass(slots=True)
+class Recommendation:
+    """What advisor recommends for one VM: the settings it writes and the suggestions it shows."""
+
+    # Every .vmx key advisor writes, in VMware's spelling: the VM's own keys (when built in
+    # full) plus the written fixes' keys.
+    settings: dict[str, str] = field(default_factory=dict)
+    # Only the keys the written fixes change; None deletes the key (for `advisor fix`).
+    changes: dict[str, str | None] = field(default_factory=dict)
+    # key -> (rule id, one-line reason) for each key a written fix set.
+    reasons: dict[str, tuple[str, str]] = field(default_factory=dict)
+    guest: dict[str, Any] = field(default_factory=dict)
+    host: dict[str, str] = field(default_factory=dict)
+    suggestions: list[Suggestion] = field(default_factory=list)
+
+
+def _resized_keys(vm: Any, core_mhz: int | None, resize: dict[str, Any]) -> dict[str, str]:
+    """The .vmx keys a resize of the VM's own fields changes (cores per socket, reservations,
+    vCPUs): the VM resized, written as .vmx, compared with the VM as it is."""
+    from pydantic import ValidationError
+
+    from advisor.vmx.mapping import vm_to_vmx
+
+    fields = {k: v for k, v in resize.items() if "." not in k and k in type(vm).model_fields}
+    if not fields:
+        return {}
+    try:
+        resized = type(vm).model_validate({**vm.model_dump(exclude_unset=True), **fields})
+    except ValidationError:
+        return {}  # a resize the model refuses (a template's unknown) is shown, not written
+    before, after = vm_to_vmx(vm, core_mhz), vm_to_vmx(resized, core_mhz)
+    keys = {k: v for k, v in after.items() if before.get(k) != v}
+    keys.update({k: REMOVE for k in before if k not in after})
+    return keys
+
+
+def _fix_keys(fix: dict[str, Any], vm: Any, core_mhz: int | None) -> dict[str, str]:
+    """The .vmx keys a fix sets: its resize as the keys it becomes, then its own keys."""
+    keys: dict[str, str] = {}
+    resize = fix.get("resize") or {}
+    if vm is not None and resize:
+        keys.update(_resized_keys(vm, core_mhz, resize))
+    elif resize.get("cores_per_socket") is not None:
+        keys["cpuid.coresPerSocket"] = str(resize["cores_per_socket"])
+    keys.update({str(k): str(v) for k, v in (fix.get("vmx") or {}).items()})
+    return keys
+
+
+def recommend(fixes: Iterable[Fixed], base: dict[str, str] | None = None,
+              explicit: frozenset[str] = frozenset(), vm: Any = None, core_mhz: int | None = None) -> Recommendation:
+    """Build the recommendation from a VM's unsuppressed fixes.
+
+    base: the VM's own .vmx keys (check and vmx recommend the whole VM; lint and fix only what
+    changes). explicit: rule ids the user named one by one; their suggestions are written too.
+    vm, core_mhz: the VM as specified, so a written resize becomes the .vmx keys it changes.
+    """
+    from advisor.vmx.document import canonical_key
+
+    out = Recommendation(settings=dict(base or {}))
+    spelled = {k.lower(): k for k in out.settings}
+    written: list[Fixed] = []
+    for item in fixes:
+        if not item.changes_anything():
+            continue
+        if item.writes_by_default() or item.rule in explicit:
+            written.append(item)
+            continue
+        fix = item.fix
+        out.suggestions.append(Suggestion(
+            item.rule, item.severity, condition_of(item), {str(k): str(v) for k, v in (fix.get("vmx") or {}).items()},
+            dict(fix.get("resize") or {}), dict(fix.get("guest") or {}), str(fix.get("text", ""))))
+    # Least severe first, so the most severe fix is applied last and wins a shared key.
+    for item in sorted(written, key=lambda f: SEVERITY_RANK[f.severity]):
+        for key, value in _fix_keys(item.fix, vm, core_mhz).items():
+            key = spelled.get(key.lower(), canonical_key(key))
+            spelled[key.lower()] = key
+            if value == REMOVE:
+                out.settings.pop(key, None)
+                out.reasons.pop(key, None)
+                out.changes[key] = None
+                continue
+            out.settings[key] = value
+            out.changes[key] = value
+            out.reasons[key] = (item.rule, item.summary)
+        out.guest.update(item.fix.get("guest") or {})
+        out.host.update({k: str(v) for k, v in (item.fix.get("host") or {}).items()})
+    out.suggestions.sort(key=lambda s: (-SEVERITY_RANK[s.severity], s.rule))
+    return out

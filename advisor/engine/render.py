@@ -1,0 +1,87 @@
+"""A finding's text and fix with the observed values filled in.
+
+A rule's message and fix are templates over fact names (`{vm.vcpus}`); device keys may name
+every legacy NIC or SCSI controller of the VM (`ethernet{each.legacy_nic}.virtualDev`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from advisor.engine.catalog import PLACEHOLDER, Rule
+from advisor.model.spec import VM
+
+REMOVE = "REMOVE"  # a fix's .vmx value that deletes the key
+
+
+def _text(value: Any) -> str:
+    if value is None:
+        return "unknown"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return f"{value:.2f}".rstrip("0").rstrip(".")
+    if isinstance(value, (list, tuple)):
+        return ", ".join(map(str, value)) or "none"
+    return str(value)
+
+
+def fill(template: str, facts: dict[str, Any]) -> str:
+    return PLACEHOLDER.sub(lambda m: _text(facts.get(m.group(1))), template)
+
+
+_NIC_INDEX = "{each.legacy_nic}"
+_SCSI_INDEX = "{each.legacy_scsi}"
+
+
+def _device_indexes(vm: VM, marker: str) -> list[int]:
+    if marker == _NIC_INDEX:
+        slots = vm._nic_slots or range(len(vm.nics))  # a template's ethernetN numbers
+        return [slots[i] for i, n in enumerate(vm.nics) if n.adapter in ("e1000", "e1000e", "vlance", "vmxnet")]
+    # A controller that also carries the boot disk is left alone: switching it to PVSCSI can
+    # leave a guest without the driver unbootable. Its data disks need moving instead (fix text).
+    boot = {d.bus for d in vm.disks if d.role == "os" and d.controller in ("lsilogic", "lsisas", "buslogic")}
+    return sorted({d.bus for d in vm.disks
+                   if d.controller in ("lsilogic", "lsisas", "buslogic") and d.role != "os" and d.bus not in boot})
+
+
+def render_fix(rule: Rule, facts: dict[str, Any], vm: VM | None) -> dict[str, Any]:
+    fix: dict[str, Any] = {}
+    vmx: dict[str, str] = {}
+    for key, value in rule.d.fix.vmx.items():
+        markers = [m for m in (_NIC_INDEX, _SCSI_INDEX) if m in key]
+        if markers and vm is not None:
+            for index in _device_indexes(vm, markers[0]):
+                vmx[key.replace(markers[0], str(index))] = fill(str(value), facts)
+        elif not markers:
+            if value == REMOVE and vm is not None and vm.setting(fill(key, facts)) is None:
+                continue  # nothing to remove: the VM does not set the key
+            vmx[fill(key, facts)] = fill(str(value), facts)
+    if vmx:
+        fix["vmx"] = vmx
+    for part in ("guest", "host", "resize"):
+        values = getattr(rule.d.fix, part)
+        if values:
+            fix[part] = {k: (fill(v, facts) if isinstance(v, str) else v) for k, v in values.items()}
+    fix["text"] = fill(rule.d.fix.text, facts)
+    fix["kind"] = rule.d.fix.kind
+    if rule.d.fix.condition:
+        fix["condition"] = fill(rule.d.fix.condition, facts)
+    return fix
+
+
+@dataclass(frozen=True, slots=True)
+class FindingShape:
+    """What every finding of a rule shares, worked out once per rule rather than per finding:
+    the message template on one line, the facts shown as evidence, the references' text."""
+
+    message: str
+    evidence: tuple[str, ...]
+    references: tuple[str, ...]
+
+    @classmethod
+    def of(cls, rule: Rule) -> FindingShape:
+        names = sorted(rule.facts | {n for n in rule.template_facts() if not n.startswith("each.")})
+        return cls(" ".join(rule.d.message.split()), tuple(names), tuple(r.text() for r in rule.d.references))
+

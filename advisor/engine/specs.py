@@ -1,0 +1,85 @@
+"""Specs into the engine: a Subject per VM of a loaded spec, with the line of each field, and
+the whole check of a list of spec files."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from advisor.engine.catalog import Catalog, Rule
+from advisor.engine.engine import Evaluator, Subject
+from advisor.engine.policy import Exemption, Policy
+from advisor.load.hosts import BUNDLED, HostProfiles
+from advisor.load.specfile import LoadedSpec
+from advisor.load.yamlfile import gc_paused
+from advisor.report.findings import Run
+
+# -- specs ---------------------------------------------------------------------------------
+
+def spec_subjects(loaded: LoadedSpec) -> list[Subject]:
+    """Subjects for every VM of a loaded spec (advisor.load.specfile.LoadedSpec)."""
+    out = []
+    vm_lines = getattr(loaded.root.get("vms") if isinstance(loaded.root, dict) else None, "lines", None)
+    for index, vm in enumerate(loaded.spec.vms):
+        exemptions = [
+            Exemption(s.rule, s.reason, "spec", s.until, loaded.file, loaded.line("vms", index, "ignore", i))
+            for i, s in enumerate(vm.ignore)
+        ] if vm.ignore else []
+        line = vm_lines[index] if vm_lines is not None else loaded.vm_line(index)
+        out.append(Subject(vm, loaded.file, line, _spec_locator(loaded, index), exemptions))
+    return out
+
+
+def _spec_locator(loaded: LoadedSpec, index: int) -> Callable[[str], int | None]:
+    def locate(path: str) -> int | None:
+        if path.startswith("advanced."):
+            return loaded.vm_field_line(index, path[len("advanced."):])
+        if path.startswith("host."):
+            return loaded.line("host", path[5:]) or loaded.line("host") or loaded.vm_line(index)
+        parts = path.split(".")
+        line = loaded.line("vms", index, *parts)
+        if line is None and len(parts) > 1:
+            line = loaded.line("vms", index, parts[0])
+        return line or loaded.vm_field_line(index, parts[0])
+    return locate
+
+
+def evaluate_spec(loaded: LoadedSpec, evaluator: Evaluator) -> None:
+    def host_line(path: str) -> int | None:
+        if path.startswith("host."):
+            return loaded.line("host", path[5:]) or loaded.line("host")
+        return loaded.line("host")
+
+    evaluator.run.files.append(loaded.file)
+    with gc_paused():  # thousands of small objects that live as long as the run
+        subjects = spec_subjects(loaded)
+    evaluator.evaluate(subjects, loaded.host, loaded.version, loaded.file, host_line, loaded.cluster)
+
+
+def check_files(files: Iterable[str], catalog: Catalog, policy: Policy, profiles: HostProfiles = BUNDLED) -> Run:
+    """Load and evaluate spec files; a bad file is an input error and the others still run."""
+    from advisor.errors import InputError
+    from advisor.load.specfile import load_spec
+    from advisor.report.findings import InputProblem
+
+    evaluator = Evaluator(catalog, policy)
+    for file in files:
+        try:
+            loaded = load_spec(file, profiles)
+        except InputError as exc:
+            evaluator.run.errors.append(InputProblem(exc.file or file, exc.line, exc.field, exc.message))
+            evaluator.run.files.append(file)
+            continue
+        evaluate_spec(loaded, evaluator)
+    return evaluator.finish()
+
+
+
+def run_example(catalog: Catalog, rule: Rule, example: dict[str, Any], label: str) -> Run:
+    """Evaluate one of a rule's examples with only that rule enabled (tests, `advisor explain`)."""
+    from advisor.load.specfile import spec_from_root
+
+    loaded = spec_from_root(example, label, lenient_shape=True)
+    evaluator = Evaluator(catalog, Policy(select=(rule.id,)))
+    evaluate_spec(loaded, evaluator)
+    return evaluator.finish()

@@ -1,0 +1,49 @@
+"""Rules the known facts cannot settle: how CEL reports them and how advisor says so.
+
+cel-expr-python (the repo's CEL binding) evaluates a declared variable missing from the
+activation to an error value, `UNKNOWN: No value with name "host.core_mhz" found in Activation`,
+and its `&&`, `||` and `?:` ignore that error where the other operand decides (measured on
+0.1.3; cel-spec langdef.md, "Logical Operators"). An error of that kind left at the top means
+the condition depends on an unknown fact: the rule is "not evaluated", with the facts it needs.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import Any
+
+_MISSING = "No value with name"
+# Facts computed from another fact: unknown exactly when that one is, which is what the user
+# can supply (advisor.facts.facts.topology_facts derives these from the host's clock).
+DERIVED_FROM = {
+    "vm.full_cpu_reservation": "host.core_mhz",
+    "vm.full_cpu_reservation_mhz": "host.core_mhz",
+}
+# Fact families that only a host (or its vSphere version) can give.
+_HOST_FAMILIES = ("host", "topo", "place", "version")
+
+
+def is_missing_fact(value: Any) -> bool:
+    """Whether a CEL result is the error of a fact left out of the activation."""
+    return isinstance(value, str) and _MISSING in value
+
+
+def _noun(name: str) -> str:
+    from advisor.facts.facts import FACTS
+
+    definition = FACTS.get(name)
+    # "nominal core clock (MHz)" -> "nominal core clock": the fact's name follows in brackets.
+    doc = re.sub(r"\s*\([^)]*\)$", "", definition.doc) if definition else name
+    owner = {"host": "the host's ", "vm": "the VM's ", "topo": "the predicted topology: ",
+             "place": "the host's placement: ", "version": "the vSphere version's "}.get(name.split(".")[0], "")
+    return f"{owner}{doc} ({name})"
+
+
+def needs_text(rule: str, names: Iterable[str], hosted: bool = False) -> str:
+    """`SCHED004 needs the host's nominal core clock (MHz) (host.core_mhz)`; `hosted`: a host was
+    given, so a missing host fact is not for want of one."""
+    names = sorted({DERIVED_FROM.get(n, n) for n in names})
+    if not hosted and len(names) > 3 and all(n.split(".")[0] in _HOST_FAMILIES for n in names):
+        return f"{rule} needs a host: no host given ({', '.join(names[:3])}, …)"
+    return f"{rule} needs " + ", ".join(_noun(n) for n in names)
