@@ -37,7 +37,7 @@ class Resident:
     """One NUMA client homed on a node: the VM it belongs to, its vCPUs and memory."""
 
     vm: str  # the VM's name (colour key)
-    label: str  # as shown: the VM, or `name#3` for the third of a counted VM
+    label: str  # as shown: the VM, or `name×4` for four instances of a counted VM's client
     vcpus: int
     memory_mib: int
 
@@ -235,8 +235,11 @@ def legend(palette: dict[str, str]) -> str:
 def host_map(host: HostResult, vms: list[VmResult]) -> HostMap:
     """Every VM of the host where the placement homed its NUMA clients."""
     by_name = {v.name: v for v in vms}
-    residents = [[Resident(label.split("#")[0], label, size, _share(by_name.get(label.split("#")[0]), size))
-                  for label, size in node] for node in host.residents]
+    # The placement keeps identical instances of a counted VM together: (name, client vCPUs,
+    # instances), so a node shows `name×N` with N times the client's vCPUs and memory.
+    residents = [[Resident(name, f"{name}×{count}" if count > 1 else name, size * count,
+                           _share(by_name.get(name), size) * count)
+                  for name, size, count in node] for node in host.residents]
     return _map(host, residents)
 
 

@@ -112,7 +112,7 @@ class HostResult:
     node_load: list[int] = field(default_factory=list)  # vCPUs homed per physical node
     # Per physical node, the NUMA clients homed there as (VM label, vCPUs); `name#2` is the second
     # of a VM with a count. Not part of the JSON report: the pictures use it.
-    residents: list[list[tuple[str, int]]] = field(default_factory=list)
+    residents: list[list[tuple[str, int, int]]] = field(default_factory=list)  # (VM, client vCPUs, instances)
 
 
 @dataclass(slots=True)

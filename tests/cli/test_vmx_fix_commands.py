@@ -127,6 +127,7 @@ def test_interrupted_write_leaves_the_original(tmp_path, monkeypatch):
     assert sorted(p.name for p in tmp_path.iterdir() if p.name != "db.vmx.bak") == ["db.vmx"]
 
 
+@pytest.mark.slow  # a sweep over the whole corpus: the slow pass runs it
 def test_fix_on_every_corpus_file_touches_only_recommended_keys(shared_dir, tmp_path):
     from advisor.engine.catalog import builtin_catalog
     from advisor.engine.engine import Evaluator, Policy
