@@ -34,14 +34,18 @@ def run() -> Run:
 
 
 def _words(run: Run) -> set[str]:
-    """Every word the report must show whole: messages, fix lines and references."""
-    from advisor.output.describe import fix_lines
+    """Every word the report must show whole: messages, fix lines, references and the
+    suggestions it does not write."""
+    from advisor.output.describe import fix_lines, suggestion_line
 
     words: set[str] = set()
     for f in run.findings:
         if f.suppressed is None:
             for text in (f.message, *fix_lines(f.fix), f.references[0] if f.references else ""):
                 words.update(text.split())
+    for vm in run.vms:
+        for suggestion in vm.suggested_vmx:
+            words.update(suggestion_line(suggestion).split())
     return words
 
 
