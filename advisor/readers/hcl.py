@@ -13,8 +13,10 @@ keeps its source text.
 
 from __future__ import annotations
 
+import gc
 import re
 import textwrap
+from collections.abc import Iterator
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -36,6 +38,14 @@ def _parser() -> Any:
     return tree_sitter.Parser(tree_sitter.Language(tree_sitter_hcl.language()))
 
 
+@lru_cache(maxsize=1)
+def _window_parser() -> Any:
+    import tree_sitter
+    import tree_sitter_hcl
+
+    return tree_sitter.Parser(tree_sitter.Language(tree_sitter_hcl.language()))
+
+
 # Parsed files of this run: a folder's files are read as templates and as their siblings'
 # variable definitions, and each must be parsed once (the blocks are never modified after).
 _PARSED: dict[tuple[str, str], Block] = {}
@@ -48,7 +58,15 @@ def parse_hcl(text: str, path: Path) -> Block:
     key = (str(path), text)
     hit = _PARSED.get(key)
     if hit is None:
-        hit = _parse(text, path)
+        # The tree holds no reference cycles, yet building a large one set off a full collection
+        # again and again (over half the reading time of a 5 MB file): collection waits until done.
+        paused = gc.isenabled()
+        gc.disable()
+        try:
+            hit = _parse(text, path)
+        finally:
+            if paused:
+                gc.enable()
         if len(text) <= _MAX_CACHED_CHARS:  # bounded memory: a huge file is simply parsed again
             if len(_PARSED) >= _MAX_PARSED:
                 _PARSED.clear()
@@ -58,6 +76,15 @@ def parse_hcl(text: str, path: Path) -> Block:
 
 def _parse(text: str, path: Path) -> Block:
     source = text.encode("utf-8")
+    block = Block(type="", labels=[], line=1, end_line=text.count("\n") + 1, column=1)
+    if len(source) > _WINDOW:
+        try:
+            reader = _Reader(source, path)
+            for items in _windows(source):
+                reader.fill_items(block, items, 0)
+            return block
+        except _Unsplit:
+            block = Block(type="", labels=[], line=1, end_line=text.count("\n") + 1, column=1)
     root = _parser().parse(source).root_node
     inserted: list[int] = []
     if root.has_error:
@@ -67,11 +94,60 @@ def _parse(text: str, path: Path) -> Block:
     reader = _Reader(source, path, inserted)
     if root.has_error:
         raise reader.syntax_error(root)
-    block = Block(type="", labels=[], line=1, end_line=text.count("\n") + 1, column=1)
     body = next((c for c in root.children if c.type == "body"), None)
     if body is not None:
         reader.fill(block, body, 0)
     return block
+
+
+# A large file is parsed a window of top-level items at a time: one tree for 14 MB of HCL took a
+# gigabyte in tree-sitter and as much again in Python node objects, all alive at once.
+_WINDOW = 1 << 18
+
+
+class _Unsplit(Exception):
+    """A window held a syntax error: the whole file is parsed at once, for the exact same report."""
+
+
+def _windows(source: bytes) -> Iterator[list[Any]]:
+    """The top-level items of `source` in order, in batches parsed from windows of the file.
+
+    Each window is parsed with an included range, so every node keeps its position in the whole
+    file. Only complete, error-free items that are followed by another item are taken (the cut
+    can fall inside the last one); the next window starts after them. A window with no such item
+    is doubled, so a file is parsed at most about twice over.
+    """
+    import tree_sitter
+
+    parser = _window_parser()
+    start, row, size = 0, 0, _WINDOW
+    while start < len(source):
+        cut = source.find(b"\n", start + size) + 1
+        end = cut if 0 < cut < len(source) else len(source)
+        parser.included_ranges = [tree_sitter.Range(
+            (row, start - source.rfind(b"\n", 0, start) - 1),
+            (row + source.count(b"\n", start, end), end - source.rfind(b"\n", 0, end) - 1), start, end)]
+        root = parser.parse(source).root_node
+        body = next((c for c in root.children if c.type == "body"), None)
+        items = body.children if body is not None else []
+        if end == len(source):
+            if root.has_error:
+                raise _Unsplit
+            yield items
+            return
+        taken = 0
+        while taken < len(items) - 1 and not items[taken].has_error:
+            taken += 1
+        if taken < len(items) - 1 or any(c.has_error and c.start_byte < items[taken - 1].end_byte
+                                         for c in root.children if c is not body and taken):
+            raise _Unsplit  # an error before the cut: a real one
+        if taken == 0:
+            size *= 2
+            continue
+        yield items[:taken]
+        row += source.count(b"\n", start, items[taken - 1].end_byte)
+        start, size = items[taken - 1].end_byte, _WINDOW
+    parser.included_ranges = []
 
 
 def _with_fractions(root: Any, source: bytes) -> tuple[bytes, list[int]]:
@@ -133,7 +209,10 @@ class _Reader:
     def fill(self, block: Block, body: Any, depth: int) -> None:
         if depth > MAX_DEPTH:
             raise self.error("HCL is nested too deeply to read", body)
-        for child in body.children:
+        self.fill_items(block, body.children, depth)
+
+    def fill_items(self, block: Block, items: list[Any], depth: int) -> None:
+        for child in items:
             if child.type == "attribute":
                 name_node = child.children[0]
                 name = self.text(name_node)
