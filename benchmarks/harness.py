@@ -1,5 +1,11 @@
-"""A small measuring harness: run a command several times, keep the median wall time and the
-peak resident memory of each run.
+"""A small measuring harness: run a command and its baseline in turns, keep every run's wall
+time, the ratio of each pair and the peak resident memory of each command.
+
+A shared machine's load changes from one second to the next, so a case measured now and its
+baseline measured a minute later can disagree by a third. Every case is therefore paired with
+its baseline and the two run interleaved (base, case, case, base, ...: the order alternates so
+that a drift in load hits both alike); the figure reported is the median of the per-pair ratios,
+with their spread (lowest and highest, and the interquartile range).
 
 Wall time is taken around the child with time.perf_counter(). Peak memory is the child's
 ru_maxrss from wait4 (the largest resident set of the child or of any of its own children, such
@@ -8,8 +14,9 @@ at exec, so a child started from this (larger) Python process would never look s
 the warm-up run therefore goes through GNU time (/usr/bin/time -f %M), a small C parent, and is
 the memory sample. Without GNU time, wait4's figure is used and is an upper bound.
 
-One warm-up run first (it fills the OS file cache, writes .pyc files and measures memory), then
-up to `repeats` timed runs, fewer when a run is slow so that one case stays within its budget.
+One warm-up run of each first (it fills the OS file cache, writes .pyc files and measures
+memory), then up to `repeats` timed pairs, fewer when a pair is slow so that one case stays
+within its budget.
 """
 
 from __future__ import annotations
@@ -140,6 +147,76 @@ def measure(name: str, command: Sequence[str], *, repeats: int, budget_s: float 
     m.rss_source = "gnu-time" if USE_GNU_TIME else "wait4 (upper bound)"
     m.stdout = samples[-1].stdout
     return m
+
+
+@dataclass
+class Pair:
+    """A case and its baseline, run in turns: their runs and the ratio of each pair."""
+
+    case: Measurement
+    base: Measurement
+    ratios: list[float] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return self.case.ok and self.base.ok and bool(self.ratios)
+
+    @property
+    def ratio(self) -> float | None:
+        return statistics.median(self.ratios) if self.ratios else None
+
+    def spread(self) -> tuple[float, float, float, float] | None:
+        """Lowest, first quartile, third quartile and highest ratio."""
+        if not self.ratios:
+            return None
+        if len(self.ratios) < 4:
+            return min(self.ratios), min(self.ratios), max(self.ratios), max(self.ratios)
+        q1, _, q3 = statistics.quantiles(self.ratios, n=4)
+        return min(self.ratios), q1, q3, max(self.ratios)
+
+    def text(self, unit: str = "x") -> str:
+        """'1.07x (1.02-1.12)': the median ratio and the range of the pairs'."""
+        spread = self.spread()
+        if self.ratio is None or spread is None:
+            return "-"
+        return f"{self.ratio:.2f}{unit} ({spread[0]:.2f}-{spread[3]:.2f})"
+
+    def as_dict(self) -> dict:
+        spread = self.spread()
+        return {"case": self.case.name, "base": self.base.name, "ratios": self.ratios, "median_ratio": self.ratio,
+                "min": spread[0] if spread else None, "q1": spread[1] if spread else None,
+                "q3": spread[2] if spread else None, "max": spread[3] if spread else None}
+
+
+def measure_pair(name: str, command: Sequence[str], base_name: str, base_command: Sequence[str], *,
+                 repeats: int, budget_s: float = 60.0, ok_codes: tuple[int, ...] = (0, 1),
+                 base_ok_codes: tuple[int, ...] = (0, 1), env: dict[str, str] | None = None,
+                 cwd: Path | None = None, capture_stdout: bool = False, log=lambda s: None) -> Pair:
+    """Warm each command up once, then time up to `repeats` interleaved pairs within `budget_s`."""
+    case, base = Measurement(name, [str(c) for c in command]), Measurement(base_name, [str(c) for c in base_command])
+    pair = Pair(case, base)
+    log(f"  {name} / {base_name} ...")
+    warm = 0.0
+    for m, codes in ((base, base_ok_codes), (case, ok_codes)):
+        first = run_once(m.command, env, cwd, capture_stdout, memory=True)
+        if first.returncode not in codes:
+            m.error = _failure(first)
+            return pair
+        m.peak_rss_bytes = first.peak_rss_bytes
+        m.rss_source = "gnu-time" if USE_GNU_TIME else "wait4 (upper bound)"
+        warm += first.wall_s
+    runs = max(1, min(repeats, int(budget_s / max(warm, 1e-3))))
+    for index in range(runs):
+        order = [(base, base_ok_codes), (case, ok_codes)]
+        for m, codes in (order if index % 2 == 0 else order[::-1]):
+            sample = run_once(m.command, env, cwd, capture_stdout)
+            if sample.returncode not in codes:
+                m.error = _failure(sample)
+                return pair
+            m.runs_s.append(sample.wall_s)
+            m.stdout = sample.stdout
+        pair.ratios.append(case.runs_s[-1] / base.runs_s[-1])
+    return pair
 
 
 def _failure(sample: Sample) -> str:

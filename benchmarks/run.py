@@ -11,10 +11,13 @@ benchmarks/.data/, then measures, each case as the median of several runs after 
 2. per-file CI cost: `advisor check` and `yamllint` over the same N spec files;
 3. template linting at scale: `advisor lint` over 10,000 .vmx files and a Terraform folder,
    beside a plain-Python read-and-split floor and `checkov -d` on the same folder;
-4. engine throughput: the whole catalog over one spec of 10,000 and 100,000 VMs.
+4. engine throughput: the whole catalog over one spec of 10,000 and 100,000 VMs;
+5. the text report at scale: `advisor check` on one large spec as text and as JSON.
 
-Only ratios within one run mean anything on a shared machine; the JSON keeps every run's time
-and the machine facts. `--profile` adds a cProfile summary of the slowest advisor case.
+Every case runs in turns with its baseline (harness.measure_pair) and is reported as the median
+of the per-pair ratios with their spread: only ratios within one run mean anything on a shared
+machine. Every advisor process uses a cache folder private to this run. The JSON keeps every
+run's time, every pair's ratios and the machine facts. `--profile` adds a cProfile summary of the slowest advisor case.
 """
 
 from __future__ import annotations
@@ -24,8 +27,10 @@ import datetime as dt
 import json
 import os
 import platform
+import shutil
 import subprocess
 import sys
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -34,7 +39,7 @@ sys.path.insert(0, str(HERE))
 
 import generate  # noqa: E402 - benchmarks/ is not a package
 import setup_env  # noqa: E402
-from harness import Measurement, measure  # noqa: E402
+from harness import Measurement, Pair, measure_pair  # noqa: E402
 
 OUT = HERE / "out"
 
@@ -80,24 +85,24 @@ class Report:
     targets: list[Target] = field(default_factory=list)
     derived: dict[str, object] = field(default_factory=dict)
     measurements: dict[str, Measurement] = field(default_factory=dict)
+    pairs: dict[str, Pair] = field(default_factory=dict)
 
 
-# What `advisor check` cannot start faster than: its libraries imported and used the way check
-# uses them, one pydantic model validated (which loads pydantic's schema builder and its plugin
-# lookup), Rich's console and the CEL runtime.
-_LIBRARIES_FLOOR = (
+# What `advisor check` cannot start faster than: the libraries it is built on, imported and used
+# the way check uses them (Rich's console, the CEL runtime, click, PyYAML), and advisor's spec
+# models built and one spec validated (pydantic builds a model's validator, and looks its plugins
+# up, at first use). Everything `advisor check` does beyond this is advisor's own start-up.
+_STACK_FLOOR = (
     "import click, yaml, rich.console, cel_expr_python.cel\n"
-    "from pydantic import BaseModel\n"
-    "class M(BaseModel):\n"
-    "    x: int\n"
-    "M(x=1)\n"
+    "from advisor.model.spec import Spec\n"
+    "Spec.model_validate({'host': 'floor', 'vms': [{'name': 'a', 'vcpus': 2, 'memory': '4GB'}]})\n"
 )
 
 
 class Bench:
-    """Runs the cases and keeps what they measured."""
+    """Runs the cases, each paired with its baseline, and keeps what they measured."""
 
-    def __init__(self, bins: dict[str, Path], data: generate.DataSet, sizes: Sizes, log) -> None:
+    def __init__(self, bins: dict[str, Path], data: generate.DataSet, sizes: Sizes, log, cache_dir: Path) -> None:
         self.bins = bins
         self.data = data
         self.sizes = sizes
@@ -110,58 +115,79 @@ class Bench:
         self.checkov = str(bins["checkov"] / "checkov") if "checkov" in bins else None
         # Nothing from the caller's environment may change how the measured tools start or write.
         dropped = ("PYTHONPATH", "PYTHONSTARTUP", "PYTHONPROFILEIMPORTTIME", "PYTHONUNBUFFERED", "PYTHONDEVMODE",
-                   "PYTHONWARNINGS", "PYTHONTRACEMALLOC", "PYTHONDONTWRITEBYTECODE")
+                   "PYTHONWARNINGS", "PYTHONTRACEMALLOC", "PYTHONDONTWRITEBYTECODE", "ADVISOR_NO_CACHE")
         env = {k: v for k, v in os.environ.items() if k not in dropped}
-        env.update(NO_COLOR="1", COLUMNS="100")
+        # A cache folder of this run's own: another advisor installation sharing the user's
+        # folder would evict this one's entries (and the reverse) between runs.
+        env.update(NO_COLOR="1", COLUMNS="100", ADVISOR_CACHE_DIR=str(cache_dir))
         self.env = env
 
     # -- helpers --------------------------------------------------------------------------
-    def run(self, key: str, command: list[str], repeats: int, ok_codes: tuple[int, ...] = (0, 1),
-            capture_stdout: bool = False) -> Measurement:
-        m = measure(key, command, repeats=repeats, budget_s=self.sizes.budget_s, ok_codes=ok_codes,
-                    env=self.env, cwd=generate.REPO, capture_stdout=capture_stdout, log=self.log)
-        if m.error:
-            self.log(f"    FAILED: {m.error}")
-        self.report.measurements[key] = m
-        return m
+    def pair(self, key: str, command: list[str], base_key: str, base_command: list[str], repeats: int,
+             ok_codes: tuple[int, ...] = (0, 1), base_ok_codes: tuple[int, ...] = (0, 1),
+             capture_stdout: bool = False) -> Pair:
+        p = measure_pair(key, command, base_key, base_command, repeats=repeats, budget_s=self.sizes.budget_s,
+                         ok_codes=ok_codes, base_ok_codes=base_ok_codes, env=self.env, cwd=generate.REPO,
+                         capture_stdout=capture_stdout, log=self.log)
+        for m in (p.base, p.case):
+            if m.error:
+                self.log(f"    FAILED: {m.name}: {m.error}")
+        self.report.measurements[key] = p.case
+        self.report.measurements[f"{key}@{base_key}"] = p.base
+        self.report.pairs[key] = p
+        return p
 
     def add(self, section: str, label: str, m: Measurement | None, derived: str = "") -> None:
         self.report.rows.append(Row(section, label, m, derived))
 
+    def add_pair(self, section: str, label: str, p: Pair, base_label: str, extra: str = "") -> None:
+        """The case's row: its ratio to the baseline measured in turns with it, and the spread."""
+        m = p.base if p.base.error else p.case
+        note = f"{p.text()} {base_label}, base {_seconds(p.base.median_s)}" if p.ok else ""
+        self.add(section, label, m, note + (f"; {extra}" if extra else ""))
+
     def target(self, name: str, goal: str, value: float | None, limit: float, higher_is_better: bool = False,
-               fmt: str = "{:.2f}") -> None:
+               fmt: str = "{:.2f}", spread: str = "") -> None:
         if value is None:
             self.report.targets.append(Target(name, goal, "n/a", None))
             return
         passed = value >= limit if higher_is_better else value <= limit
-        self.report.targets.append(Target(name, goal, fmt.format(value), passed))
+        self.report.targets.append(Target(name, goal, fmt.format(value) + (f" {spread}" if spread else ""), passed))
+
+    @staticmethod
+    def _range(p: Pair) -> str:
+        spread = p.spread()
+        return f"({spread[0]:.2f}-{spread[3]:.2f})" if spread else ""
 
     # -- 1. start-up ----------------------------------------------------------------------
     def startup(self) -> None:
         r = self.sizes.startup_repeats
         spec = str(self.data.specs[0])
         vmx = str(generate.vmx_path(self.data.vmx_dir, 0))
-        base = self.run("startup.python", [self.python, "-c", "pass"], r)
+        python = [self.python, "-c", "pass"]
+        floor = [self.python, "-c", _STACK_FLOOR]
         cases = [
             ("startup.version", "advisor --version", [self.advisor, "--version"]),
             ("startup.check", "advisor check (10-VM spec)", [self.advisor, "check", spec]),
             ("startup.lint", "advisor lint (one .vmx)", [self.advisor, "lint", vmx]),
             ("startup.yamllint", "yamllint (same spec)", [self.yamllint, spec]),
-            # The floor under `advisor check`: the libraries it is built on, loaded as check uses
-            # them (a pydantic model validated, Rich's console, CEL), with none of advisor's work.
-            ("startup.libraries", "floor: advisor's libraries only", [self.python, "-c", _LIBRARIES_FLOOR]),
+            ("startup.floor", "floor: libraries + spec models", floor),
         ]
-        self.add("start-up", "python -c pass", base, "1.0x (baseline)")
         ratios: dict[str, float | None] = {}
         for key, label, command in cases:
-            m = self.run(key, command, r)
-            ratio = m.median_s / base.median_s if m.ok and base.ok else None
-            ratios[key] = ratio
-            self.add("start-up", label, m, f"{ratio:.1f}x python" if ratio else "")
+            p = self.pair(key, command, "python", python, r, base_ok_codes=(0,))
+            ratios[key] = p.ratio
+            self.add_pair("start-up", label, p, "python -c pass")
+        # The start-up target: advisor check against the floor of what it is built on, in turns.
+        on_floor = self.pair("startup.check_vs_floor", [self.advisor, "check", spec], "floor", floor, r,
+                             base_ok_codes=(0,))
+        self.add_pair("start-up", "advisor check (10-VM spec)", on_floor, "floor")
         self.report.derived["startup_ratio_to_python"] = ratios
-        self.target("advisor --version start-up", "<= 6x python -c pass", ratios["startup.version"], 6, fmt="{:.1f}x")
-        self.target("advisor check (10 VMs) start-up", "<= 14x python -c pass", ratios["startup.check"], 14,
-                    fmt="{:.1f}x")
+        self.report.derived["startup_check_to_floor"] = on_floor.as_dict()
+        self.target("advisor --version start-up", "<= 6x python -c pass", ratios["startup.version"], 6, fmt="{:.1f}x",
+                    spread=self._range(self.report.pairs["startup.version"]))
+        self.target("advisor check (10 VMs) start-up", "<= 1.1x libraries + spec models", on_floor.ratio, 1.1,
+                    fmt="{:.2f}x", spread=self._range(on_floor))
 
     # -- 2. per-file CI cost --------------------------------------------------------------
     def per_file(self) -> None:
@@ -171,18 +197,18 @@ class Bench:
             if len(files) < n:
                 continue
             repeats = self.sizes.repeats if n < 1000 else self.sizes.big_repeats
-            a = self.run(f"per_file.check.{n}", [self.advisor, "check", *files], repeats)
-            y = self.run(f"per_file.yamllint.{n}", [self.yamllint, *files], repeats)
-            a_ms = a.median_s * 1000 / n if a.ok else None
-            y_ms = y.median_s * 1000 / n if y.ok else None
-            ratio = a_ms / y_ms if a_ms and y_ms else None
-            out[n] = {"advisor_ms_per_file": a_ms, "yamllint_ms_per_file": y_ms, "ratio": ratio}
-            self.add("per-file", f"advisor check, N={n}", a, f"{a_ms:.1f} ms/file" if a_ms else "")
-            self.add("per-file", f"yamllint, N={n}", y,
-                     (f"{y_ms:.1f} ms/file" if y_ms else "") + (f"; advisor/yamllint {ratio:.2f}" if ratio else ""))
+            p = self.pair(f"per_file.check.{n}", [self.advisor, "check", *files], f"yamllint.{n}",
+                          [self.yamllint, *files], repeats)
+            a_ms = p.case.median_s * 1000 / n if p.case.ok else None
+            y_ms = p.base.median_s * 1000 / n if p.base.ok else None
+            out[n] = {"advisor_ms_per_file": a_ms, "yamllint_ms_per_file": y_ms, "ratio": p.ratio,
+                      "pair": p.as_dict()}
+            self.add_pair("per-file", f"advisor check, N={n}", p, "yamllint",
+                          f"{a_ms:.1f} vs {y_ms:.1f} ms/file" if a_ms and y_ms else "")
         self.report.derived["per_file"] = out
-        at100 = out.get(100, {}).get("ratio")
-        self.target("advisor check per file at N=100", "<= yamllint's per-file cost (ratio <= 1)", at100, 1.0)
+        at100 = self.report.pairs.get("per_file.check.100")
+        self.target("advisor check per file at N=100", "<= yamllint's per-file cost (ratio <= 1)",
+                    at100.ratio if at100 else None, 1.0, spread=self._range(at100) if at100 else "")
 
     # -- 3. template linting at scale -----------------------------------------------------
     def lint_at_scale(self) -> None:
@@ -195,102 +221,118 @@ class Bench:
         # Exit 2 would mean a generated file was refused as input: that is a finding of the
         # benchmark, so it fails the case instead of being timed.
         json_out = ["--format", "json"]
-        f_vmx = self.run("lint.floor.vmx", [self.python, floor, vmx_dir, ".vmx"], self.sizes.repeats, (0,))
-        l_vmx = self.run("lint.vmx", [self.advisor, "lint", vmx_dir, *json_out], big)
-        l_vmx1 = self.run("lint.vmx.jobs1", [self.advisor, "lint", vmx_dir, "--jobs", "1", *json_out], big)
-        l_small1 = self.run("lint.vmx_small.jobs1", [self.advisor, "lint", small_dir, "--jobs", "1", *json_out], big)
+        floor_vmx = [self.python, floor, vmx_dir, ".vmx"]
+        l_vmx = self.pair("lint.vmx", [self.advisor, "lint", vmx_dir, *json_out], "floor", floor_vmx, big,
+                          base_ok_codes=(0,))
+        l_vmx1 = self.pair("lint.vmx.jobs1", [self.advisor, "lint", vmx_dir, "--jobs", "1", *json_out], "floor",
+                           floor_vmx, big, base_ok_codes=(0,))
+        # Memory against file count: the same run over a tenth of the files, in turns with it.
+        l_small1 = self.pair("lint.vmx_small.jobs1", [self.advisor, "lint", small_dir, "--jobs", "1", *json_out],
+                             "lint.vmx.jobs1", [self.advisor, "lint", vmx_dir, "--jobs", "1", *json_out], big)
 
         def rate(m: Measurement, n: int) -> float | None:
             return n / m.median_s if m.ok else None
 
-        def over(m: Measurement, ref: Measurement) -> float | None:
-            return m.median_s / ref.median_s if m.ok and ref.ok else None
-
-        fps, fps1 = rate(l_vmx, n_vmx), rate(l_vmx1, n_vmx)
-        vs_floor, vs_floor1 = over(l_vmx, f_vmx), over(l_vmx1, f_vmx)
-        self.add("lint", f"floor: read + regex split, {n_vmx:,} .vmx", f_vmx,
-                 f"{rate(f_vmx, n_vmx):,.0f} files/s" if f_vmx.ok else "")
-        self.add("lint", f"advisor lint, {n_vmx:,} .vmx (default jobs)", l_vmx,
-                 f"{fps:,.0f} files/s; {vs_floor:.1f}x floor" if fps else "")
-        self.add("lint", f"advisor lint, {n_vmx:,} .vmx (--jobs 1)", l_vmx1,
-                 f"{fps1:,.0f} files/s; {vs_floor1:.1f}x floor" if fps1 else "")
+        fps, fps1 = rate(l_vmx.case, n_vmx), rate(l_vmx1.case, n_vmx)
+        self.add_pair("lint", f"advisor lint, {n_vmx:,} .vmx (default jobs)", l_vmx, "floor",
+                      f"{fps:,.0f} files/s" if fps else "")
+        self.add_pair("lint", f"advisor lint, {n_vmx:,} .vmx (--jobs 1)", l_vmx1, "floor",
+                      f"{fps1:,.0f} files/s" if fps1 else "")
         growth = None
-        if l_vmx1.ok and l_small1.ok:
-            growth = l_vmx1.peak_rss_bytes / l_small1.peak_rss_bytes
-            per_file_kb = (l_vmx1.peak_rss_bytes - l_small1.peak_rss_bytes) / max(1, n_vmx - n_small) / 1024
-            self.add("lint", f"advisor lint, {n_small:,} .vmx (--jobs 1)", l_small1,
-                     f"RSS x{growth:.2f} for x{n_vmx / n_small:.0f} files ({per_file_kb:.1f} KiB/file)")
+        if l_small1.ok:
+            growth = l_small1.base.peak_rss_bytes / l_small1.case.peak_rss_bytes
+            per_file_kb = (l_small1.base.peak_rss_bytes - l_small1.case.peak_rss_bytes) / max(1, n_vmx - n_small) / 1024
+            self.add("lint", f"advisor lint, {n_small:,} .vmx (--jobs 1)", l_small1.case,
+                     f"peak RSS x{growth:.2f} for x{n_vmx / n_small:.0f} files ({per_file_kb:.1f} KiB/file)")
         else:
-            self.add("lint", f"advisor lint, {n_small:,} .vmx (--jobs 1)", l_small1)
+            self.add("lint", f"advisor lint, {n_small:,} .vmx (--jobs 1)", l_small1.case)
 
-        f_tf = self.run("lint.floor.tf", [self.python, floor, tf_dir, ".tf"], self.sizes.repeats, (0,))
-        l_tf = self.run("lint.tf", [self.advisor, "lint", tf_dir, *json_out], big)
-        self.add("lint", f"floor: read + regex split, {n_tf} .tf", f_tf)
-        self.add("lint", f"advisor lint, {n_tf} .tf files", l_tf,
-                 f"{over(l_tf, f_tf):.1f}x floor" if l_tf.ok and f_tf.ok else "")
         vs_checkov = None
         if self.checkov:
-            c_tf = self.run("lint.checkov.tf", [self.checkov, "-d", tf_dir, "--framework", "terraform",
-                                                "--skip-download", "--quiet", "--compact", "--soft-fail"], big)
-            vs_checkov = over(l_tf, c_tf)
-            self.add("lint", f"checkov -d, same {n_tf} .tf", c_tf,
-                     f"advisor/checkov {vs_checkov:.2f}" if vs_checkov else "")
+            checkov = [self.checkov, "-d", tf_dir, "--framework", "terraform", "--skip-download", "--quiet",
+                       "--compact", "--soft-fail"]
+            l_tf = self.pair("lint.tf", [self.advisor, "lint", tf_dir, *json_out], "checkov", checkov, big)
+            vs_checkov = l_tf.ratio
+            self.add_pair("lint", f"advisor lint, {n_tf} .tf files", l_tf, "checkov -d")
         self.report.derived["lint"] = {
             "vmx_files": n_vmx, "vmx_files_per_s": fps, "vmx_files_per_s_jobs1": fps1,
-            "vmx_ratio_to_floor": vs_floor, "vmx_ratio_to_floor_jobs1": vs_floor1,
+            "vmx_ratio_to_floor": l_vmx.ratio, "vmx_ratio_to_floor_jobs1": l_vmx1.ratio,
             "vmx_rss_growth_small_to_big_jobs1": growth, "tf_files": n_tf, "tf_ratio_to_checkov": vs_checkov,
         }
         full_size = n_vmx >= 10_000
         self.target(f"lint {n_vmx:,} .vmx throughput", ">= 5,000 files/s", fps if full_size else None, 5000,
                     higher_is_better=True, fmt="{:,.0f} files/s")
-        self.target(f"lint {n_vmx:,} .vmx vs floor", "<= 3x read-and-split floor", vs_floor, 3.0, fmt="{:.1f}x")
+        self.target(f"lint {n_vmx:,} .vmx vs floor", "<= 3x read-and-split floor", l_vmx.ratio, 3.0, fmt="{:.1f}x",
+                    spread=self._range(l_vmx))
         self.target("lint memory vs file count", f"peak RSS x{n_vmx // max(1, n_small)} files < 2x", growth, 2.0,
                     fmt="{:.2f}x")
-        self.target("lint Terraform folder vs checkov", "<= 1/5 of checkov -d (ratio <= 0.2)", vs_checkov, 0.2)
+        if self.checkov:
+            self.target("lint Terraform folder vs checkov", "<= 1/5 of checkov -d (ratio <= 0.2)", vs_checkov, 0.2,
+                        spread=self._range(self.report.pairs["lint.tf"]))
 
     # -- 4. engine throughput -------------------------------------------------------------
     def engine(self) -> None:
         script = str(HERE / "bench_engine.py")
-        phases: dict[int, dict] = {}
-        for n, spec in sorted(self.data.engine.items()):
-            m = self.run(f"engine.{n}", [self.python, script, "--spec", str(spec), "--json"], self.sizes.big_repeats,
-                         (0,), capture_stdout=True)
-            if m.ok:
-                phases[n] = json.loads(m.stdout)
-            p = phases.get(n)
+        small, large = sorted(self.data.engine)[-2:]
+
+        def command(n: int) -> list[str]:
+            return [self.python, script, "--spec", str(self.data.engine[n]), "--json"]
+
+        # The larger spec in turns with the smaller: their ratio is the growth, measured in pairs.
+        p = self.pair(f"engine.{large}", command(large), f"engine.{small}", command(small), self.sizes.big_repeats,
+                      (0,), (0,), capture_stdout=True)
+        phases = {n: json.loads(m.stdout) for n, m in ((small, p.base), (large, p.case)) if m.ok and m.stdout}
+        for n, m in ((small, p.base), (large, p.case)):
+            ph = phases.get(n)
             self.add("engine", f"catalog over {n:,} VMs (one spec)", m,
-                     f"load {p['load_s']:.2f} s + evaluate {p['evaluate_s']:.2f} s, {p['rules']} rules, "
-                     f"{p['findings']:,} findings" if p else "")
-        sizes = sorted(phases)
+                     f"load {ph['load_s']:.2f} s + evaluate {ph['evaluate_s']:.2f} s (CPU {ph['cpu_s']:.2f} s), "
+                     f"{ph['rules']} rules, {ph['findings']:,} findings" if ph else "")
         growth = None
-        if len(sizes) == 2:
-            small, large = sizes
-            t_ratio = phases[large]["total_s"] / phases[small]["total_s"]
-            m_small = self.report.measurements[f"engine.{small}"]
-            m_large = self.report.measurements[f"engine.{large}"]
-            rss_ratio = m_large.peak_rss_bytes / m_small.peak_rss_bytes
+        if p.ok:
             n_ratio = large / small
-            linear = 0.7 * n_ratio <= t_ratio <= 1.3 * n_ratio
-            growth = {"vms_ratio": n_ratio, "time_ratio": t_ratio, "rss_ratio": rss_ratio, "time_linear": linear}
+            rss_ratio = p.case.peak_rss_bytes / p.base.peak_rss_bytes
+            linear = 0.7 * n_ratio <= p.ratio <= 1.3 * n_ratio
+            growth = {"vms_ratio": n_ratio, "time_ratio": p.ratio, "rss_ratio": rss_ratio, "time_linear": linear,
+                      "pair": p.as_dict()}
             self.add("engine", f"growth {small:,} -> {large:,} VMs", None,
-                     f"time x{t_ratio:.1f}, peak RSS x{rss_ratio:.1f} for x{n_ratio:.0f} VMs: "
-                     + ("linear" if linear else ("super-linear" if t_ratio > n_ratio else "sub-linear")))
+                     f"time x{p.text('')}, peak RSS x{rss_ratio:.1f} for x{n_ratio:.0f} VMs: "
+                     + ("linear" if linear else ("super-linear" if p.ratio > n_ratio else "sub-linear")))
         self.report.derived["engine"] = {"phases": phases, "growth": growth}
         for n, limit in ((10_000, 2.0), (100_000, 20.0)):
-            p = phases.get(n)
-            self.target(f"engine, {n:,} VMs (load + evaluate)", f"<= {limit:g} s", p["total_s"] if p else None, limit,
-                        fmt="{:.2f} s")
+            ph = phases.get(n)
+            self.target(f"engine, {n:,} VMs (load + evaluate)", f"<= {limit:g} s", ph["total_s"] if ph else None,
+                        limit, fmt="{:.2f} s", spread=f"(CPU {ph['cpu_s']:.2f} s)" if ph else "")
         if 100_000 in self.data.engine:
-            m = self.report.measurements.get("engine.100000")
-            self.target("engine, 100,000 VMs peak memory", "< 1 GB", m.peak_rss_mb if m and m.ok else None, 1024,
+            self.target("engine, 100,000 VMs peak memory", "< 1 GB", p.case.peak_rss_mb if p.case.ok else None, 1024,
                         fmt="{:.0f} MiB")
+        self.target(f"engine growth {small:,} -> {large:,} VMs", "time x7-x13 for x10 VMs (linear)",
+                    p.ratio if p.ok else None, 1.3 * large / small, fmt="x{:.1f}", spread=self._range(p))
+
+    # -- 5. the text report at scale ------------------------------------------------------
+    def report_at_scale(self) -> None:
+        """`advisor check` on one large spec, the text report in turns with the JSON one, at two
+        sizes: JSON is written as it is produced, so if text/JSON does not grow with the VM count
+        the text report is linear too."""
+        sizes = sorted(self.data.engine)[:2]
+        ratios = {}
+        for n in sizes:
+            spec = str(self.data.engine[n])
+            p = self.pair(f"report.text.{n}", [self.advisor, "check", spec], f"report.json.{n}",
+                          [self.advisor, "check", spec, "--format", "json"], self.sizes.big_repeats)
+            ratios[n] = p.ratio
+            self.add_pair("report", f"advisor check, {n:,}-VM spec, text", p, "the same as JSON")
+        small, large = sizes
+        growth = ratios[large] / ratios[small] if ratios.get(small) and ratios.get(large) else None
+        self.report.derived["report"] = {"text_over_json": ratios, "growth": growth}
+        self.target(f"text report {small:,} -> {large:,} VMs", "text/JSON ratio grows <= 1.3x (linear)", growth, 1.3,
+                    fmt="x{:.2f}")
 
     # -- 5. profile -----------------------------------------------------------------------
     def profile(self) -> Path | None:
         """cProfile the slowest advisor case (single process, so the profile sees all the work)."""
         advisor_cases = {k: m for k, m in self.report.measurements.items()
-                         if m.ok and (k.startswith(("per_file.check", "lint.vmx", "lint.tf", "engine.", "startup.")))
-                         and "floor" not in k and "checkov" not in k and "yamllint" not in k}
+                         if m.ok and "@" not in k and k != "startup.floor"
+                         and k.startswith(("per_file.check", "lint.vmx", "lint.tf", "engine.", "startup.", "report."))}
         if not advisor_cases:
             return None
         key = max(advisor_cases, key=lambda k: advisor_cases[k].median_s or 0)
@@ -394,7 +436,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="small inputs and fewer runs (a smoke run, < 2 min)")
     parser.add_argument("--json", type=Path, default=OUT / "results.json", help="where to write the results")
     parser.add_argument("--profile", action="store_true", help="also profile the slowest advisor case")
-    parser.add_argument("--only", choices=("startup", "per-file", "lint", "engine"), action="append",
+    parser.add_argument("--only", choices=("startup", "per-file", "lint", "engine", "report"), action="append",
                         help="run only these sections (repeatable)")
     args = parser.parse_args(argv)
 
@@ -412,15 +454,19 @@ def main(argv: list[str] | None = None) -> int:
                    check=True, stdout=subprocess.DEVNULL)
     data = generate.ensure(plan, root)
     sizes = Sizes.quick() if args.quick else Sizes.full()
-    bench = Bench(bins, data, sizes, log)
+    cache_dir = Path(tempfile.mkdtemp(prefix="advisor-bench-cache-"))
+    bench = Bench(bins, data, sizes, log, cache_dir)
     facts = machine_facts(python, bench.advisor)
     sections = {"startup": bench.startup, "per-file": bench.per_file, "lint": bench.lint_at_scale,
-                "engine": bench.engine}
-    for name, run_section in sections.items():
-        if not args.only or name in args.only:
-            log(f"[{name}]")
-            run_section()
-    profile_path = bench.profile() if args.profile else None
+                "engine": bench.engine, "report": bench.report_at_scale}
+    try:
+        for name, run_section in sections.items():
+            if not args.only or name in args.only:
+                log(f"[{name}]")
+                run_section()
+        profile_path = bench.profile() if args.profile else None
+    finally:
+        shutil.rmtree(cache_dir, ignore_errors=True)
 
     mode = "quick" if args.quick else "full"
     text = table(bench.report, facts, mode)
@@ -438,6 +484,7 @@ def main(argv: list[str] | None = None) -> int:
             "plan": plan.__dict__ | {"engine_vms": list(plan.engine_vms)},
         },
         "measurements": {k: m.as_dict() for k, m in bench.report.measurements.items()},
+        "pairs": {k: p.as_dict() for k, p in bench.report.pairs.items()},
         "derived": bench.report.derived,
         "targets": [t.__dict__ for t in bench.report.targets],
     }

@@ -287,7 +287,7 @@ def loads(data: bytes | str, file: str) -> Any:
         text = data
     try:
         with gc_paused():
-            root = yaml.load(text, Loader=_Loader)
+            root = _build(text)
     except InputError as exc:
         raise exc.located(file) from None
     except yaml.reader.ReaderError as exc:
@@ -309,6 +309,19 @@ def loads(data: bytes | str, file: str) -> Any:
     if "&" in text:
         _check_shape(root, file)
     return root
+
+
+def _build(text: str) -> Any:
+    """The document's tree, built straight from the parser's events (advisor.load.yamltree):
+    PyYAML's node graph of a 100,000-VM spec was a gigabyte beside a tree a fifth of that. The
+    node-based loader takes over for what the builder leaves to it: tags beyond the core
+    schema's, and every malformed construct, which it then words as it always has."""
+    from advisor.load.yamltree import NeedsNodes, build
+
+    try:
+        return build(text)
+    except NeedsNodes:
+        return yaml.load(text, Loader=_Loader)  # _Loader derives from SafeLoader
 
 
 def load(path: str | os.PathLike[str]) -> Any:

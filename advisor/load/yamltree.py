@@ -1,0 +1,199 @@
+"""The located tree (LocDict / LocList) built straight from libyaml's events.
+
+PyYAML's loaders first compose a graph of nodes (every scalar a node with two marks), then
+construct values from it; for a 100,000-VM spec that graph was about a gigabyte, held until the
+last value was built, beside a tree a fifth of its size. Here each event becomes its value at
+once and only the tree is kept. The events, the tag resolution and the scalar constructors are
+PyYAML's own (advisor.load.yamlfile._Loader), so values are typed exactly as before.
+
+Only what plain YAML documents use is built here: the core schema's tags, anchors and aliases,
+and merge keys. Anything else - another tag (`!!set`, `!!omap`, a custom one), and every
+malformed construct (a duplicate key or anchor, a complex key, an undefined or recursive alias,
+a second document) - raises NeedsNodes, and the caller loads the text with the node-based loader,
+which builds it or reports the problem in its usual words.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import yaml
+from yaml.events import (
+    AliasEvent,
+    MappingEndEvent,
+    MappingStartEvent,
+    ScalarEvent,
+    SequenceEndEvent,
+    SequenceStartEvent,
+)
+from yaml.nodes import ScalarNode
+
+from advisor.errors import InputError
+from advisor.load.yamlfile import MAX_DEPTH, LocDict, LocList, _Loader, _value_problem
+
+_STR = "tag:yaml.org,2002:str"
+_MAP = yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG
+_SEQ = yaml.resolver.BaseResolver.DEFAULT_SEQUENCE_TAG
+_PLAIN_KEY = (str, int, float, bool, type(None))
+_MEMO_MAX = 65_536  # distinct typed scalars remembered per document
+_SHARED_MAX = 64  # strings up to this length are kept once per document however often they repeat
+
+
+class NeedsNodes(Exception):
+    """The text holds something only the node-based loader builds (or reports) exactly."""
+
+
+class _Builder:
+    def __init__(self, text: str) -> None:
+        self.loader = _Loader(text)
+        self.constructors = self.loader.yaml_constructors
+        self.anchors: dict[str, tuple[Any, int]] = {}  # anchor -> (value, line of the anchored node)
+        self.open: set[str] = set()  # anchors of containers still being built
+        self.typed: dict[tuple[str, str], Any] = {}  # (tag, text) -> an immutable scalar
+        # Estates repeat the same keys and values ("vcpus", "pvscsi") on every VM: one object each.
+        self.shared: dict[str, str] = {}
+
+    def document(self) -> Any:
+        get, check = self.loader.get_event, self.loader.check_event
+        get()  # the stream's start
+        if not check(yaml.DocumentStartEvent):
+            return None  # an empty stream, as yaml.load gives it
+        get()
+        root = self.value(get(), 0)
+        get()  # the document's end
+        if not check(yaml.StreamEndEvent):
+            raise NeedsNodes  # a second document
+        return root
+
+    def value(self, event: Any, depth: int) -> Any:
+        kind = type(event)
+        if kind is ScalarEvent:
+            value = self.scalar(event)
+            if event.anchor is not None:
+                self.anchor(event.anchor, value, event.start_mark.line + 1)
+            return value
+        if kind is AliasEvent:
+            return self.alias(event)[0]
+        if kind is MappingStartEvent:
+            return self.mapping(event, depth + 1)
+        if kind is SequenceStartEvent:
+            return self.sequence(event, depth + 1)
+        raise NeedsNodes
+
+    def anchor(self, name: str, value: Any, line: int) -> None:
+        if name in self.anchors:
+            raise NeedsNodes  # a duplicate anchor
+        self.anchors[name] = (value, line)
+
+    def alias(self, event: Any) -> tuple[Any, int]:
+        hit = self.anchors.get(event.anchor)
+        if hit is None or event.anchor in self.open:
+            raise NeedsNodes  # undefined, or a container that contains itself
+        return hit
+
+    def scalar(self, event: Any) -> Any:
+        tag = event.tag
+        if tag is None or tag == "!":
+            tag = self.loader.resolve(ScalarNode, event.value, event.implicit)
+        text = event.value
+        if tag == _STR:
+            return self.shared.setdefault(text, text) if len(text) <= _SHARED_MAX else text
+        key = (tag, text)
+        if key in self.typed:
+            return self.typed[key]
+        constructor = self.constructors.get(tag)
+        if constructor is None:
+            raise NeedsNodes
+        try:
+            value = constructor(self.loader, ScalarNode(tag, text, event.start_mark, event.end_mark, event.style))
+        except (ValueError, OverflowError) as exc:  # as _Loader.construct_object reports them
+            raise InputError(f"cannot read the value '{str(text)[:40]}': {_value_problem(exc)}",
+                             line=event.start_mark.line + 1) from None
+        if isinstance(value, _PLAIN_KEY) and len(self.typed) < _MEMO_MAX:
+            self.typed[key] = value
+        return value
+
+    def start(self, event: Any, depth: int, default_tag: str, out: LocDict | LocList) -> None:
+        if depth > MAX_DEPTH:
+            raise InputError(f"nesting deeper than {MAX_DEPTH} levels", line=event.start_mark.line + 1)
+        if event.tag not in (None, "!", default_tag):
+            raise NeedsNodes
+        out.line = event.start_mark.line + 1
+        if event.anchor is not None:
+            self.anchor(event.anchor, out, out.line)
+            self.open.add(event.anchor)
+
+    def mapping(self, start: Any, depth: int) -> LocDict:
+        out = LocDict()
+        self.start(start, depth, _MAP, out)
+        lines = out.lines
+        merged: list[Any] = []
+        get = self.loader.get_event
+        while True:
+            event = get()
+            if type(event) is MappingEndEvent:
+                break
+            if type(event) is ScalarEvent and event.tag is None and event.implicit[0] and event.value == "<<":
+                merged.append(self.value(get(), depth))  # a merge key: applied once the mapping is read
+                continue
+            key = self.value(event, depth)
+            if not isinstance(key, _PLAIN_KEY) or key in lines:
+                raise NeedsNodes  # a complex or duplicate key
+            out[key] = self.value(get(), depth)
+            lines[key] = event.start_mark.line + 1
+        if merged:
+            _merge(out, merged)
+        self.open.discard(start.anchor)
+        return out
+
+    def sequence(self, start: Any, depth: int) -> LocList:
+        out = LocList()
+        self.start(start, depth, _SEQ, out)
+        append, lines = out.append, out.lines
+        get = self.loader.get_event
+        while True:
+            event = get()
+            if type(event) is SequenceEndEvent:
+                break
+            if type(event) is AliasEvent:
+                # The node loader gives an aliased item the line of the node it refers to.
+                value, line = self.alias(event)
+                append(value)
+                lines.append(line)
+                continue
+            append(self.value(event, depth))
+            lines.append(event.start_mark.line + 1)
+        self.open.discard(start.anchor)
+        return out
+
+
+def _merge(out: LocDict, merged: list[Any]) -> None:
+    """Apply merge keys as PyYAML's flatten_mapping orders them: the pairs of each `<<` in turn
+    (of a list of mappings, the last one's first), then the mapping's own pairs; a later pair
+    wins and a key keeps the place of its first appearance. The mapping's own keys thus override
+    merged ones, and the first mapping of a merged list overrides the ones after it."""
+    sources: list[LocDict] = []
+    for value in merged:
+        group = value if isinstance(value, LocList) else [value]
+        if not all(isinstance(m, LocDict) for m in group):
+            raise NeedsNodes  # merging something other than mappings
+        sources.extend(reversed(group))
+    own, own_lines = dict(out), dict(out.lines)
+    out.clear()
+    out.lines.clear()
+    for source in sources:
+        for key, value in source.items():
+            out[key] = value
+            out.lines[key] = source.lines[key]
+    for key, value in own.items():
+        out[key] = value
+        out.lines[key] = own_lines[key]
+
+
+def build(text: str) -> Any:
+    """The document's tree; NeedsNodes when the node-based loader must build it instead."""
+    builder = _Builder(text)
+    try:
+        return builder.document()
+    finally:
+        builder.loader.dispose()
