@@ -104,7 +104,7 @@ class _Unsafe(str):
 
 
 class _Dumper(yaml.SafeDumper):
-    pass
+    """A SafeDumper of our own, so the `!unsafe` representer is not added to PyYAML's shared one."""
 
 
 _Dumper.add_representer(_Unsafe, lambda dumper, value: dumper.represent_scalar("!unsafe", str(value), style="'"))
