@@ -18,9 +18,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from advisor.engine.conditions import check_user_condition, compile_condition, referenced_facts
 from advisor.engine.references import FOLLOWABLE, help_uri, seed_document
 from advisor.errors import InputError
-from advisor.facts.facts import BOOL, DOUBLE, FACTS, INT, LIST_INT, LIST_STRING, STRING
+from advisor.facts.facts import FACTS
 from advisor.load.validation import to_input_errors
 from advisor.load.yamlfile import line_of, load
 from advisor.model.base import WORKLOADS
@@ -29,8 +30,6 @@ from advisor.vocab import SeverityName
 
 RULE_ID = re.compile(r"^[A-Z][A-Z0-9]{1,9}[0-9]{3}$")
 PLACEHOLDER = re.compile(r"\{([a-z_]+(?:\.[a-z_0-9]+)+)\}")
-_FACT_TOKEN = re.compile(r"\b([a-z_]+(?:\.[a-z_0-9]+)+)\b")
-_STRING_LITERAL = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"")
 SEEDS = {
     "000_092b553a1d5ae05f.txt", "001_a02093f92473a34b.txt", "002_ab5a860f67c7d0e7.txt",
     "003_37f290d64f2ba97b.txt", "004_72b6adb7b96549d3.txt",
@@ -178,7 +177,7 @@ class Rule:
         """The CEL program of the condition. Built-in rules compile when first evaluated (the
         test suite compiles every one); user rules compile at load, to report errors early."""
         if self.program is None:
-            self.program = _compile(self.d, self.file, self.line)
+            self.program = compile_condition(self.d.id, self.d.when, self.file, self.line)
         return self.program
 
     @property
@@ -233,97 +232,6 @@ class Catalog:
         return [r.id for r in self.rules]
 
 
-_ENV = None
-
-
-def cel_env() -> Any:
-    """One CEL environment declaring every fact with its type (shared by all rules)."""
-    global _ENV
-    if _ENV is None:
-        from cel_expr_python import cel
-
-        types = {INT: cel.Type.INT, DOUBLE: cel.Type.DOUBLE, BOOL: cel.Type.BOOL, STRING: cel.Type.STRING,
-                 LIST_STRING: cel.Type.List(cel.Type.STRING), LIST_INT: cel.Type.List(cel.Type.INT)}
-        _ENV = cel.NewEnv(variables={name: types[f.type] for name, f in FACTS.items()})
-    return _ENV
-
-
-def referenced_facts(expression: str) -> set[str]:
-    """The facts a condition reads. A dotted token may run on into a method call
-    (`vm.name.size()`): the fact is its longest prefix that names one."""
-    bare = _STRING_LITERAL.sub("''", expression)
-    found = set()
-    for token in _FACT_TOKEN.findall(bare):
-        parts = token.split(".")
-        for end in range(len(parts), 1, -1):
-            name = ".".join(parts[:end])
-            if name in FACTS:
-                found.add(name)
-                break
-    return found
-
-
-# A user condition's comprehensions can copy a value into every element they build
-# (`[vm.name].map(x, x + x + x)` triples it, and chaining multiplies): before it runs, the
-# growth each macro allows (uses of its variable + 1) is multiplied over all macros and must
-# stay within MAX_GROWTH; with facts capped at engine.MAX_CEL_STRING characters this bounds the
-# largest value a condition can build. CEL's own iteration budget bounds the number of steps.
-MAX_GROWTH = 64
-_MACRO = re.compile(r"\.\s*(?:map|filter|all|exists|exists_one)\s*\(\s*([A-Za-z_][A-Za-z_0-9]*)\s*,")
-
-
-def condition_growth(expression: str) -> int:
-    bare = _STRING_LITERAL.sub("''", expression)
-    product = 1
-    for match in _MACRO.finditer(bare):
-        depth, end = 1, match.end()
-        while end < len(bare) and depth:  # the macro's own arguments, up to its closing parenthesis
-            depth += {"(": 1, ")": -1}.get(bare[end], 0)
-            end += 1
-        uses = len(re.findall(rf"(?<![\w.]){re.escape(match.group(1))}\b", bare[match.end():end]))
-        product *= max(1, uses) + 1
-        if product > MAX_GROWTH:
-            break
-    return product
-
-
-def _compile(rule: RuleDef, file: str, line: int | None) -> Any:
-    env = cel_env()
-    try:
-        program = env.compile(rule.when)
-    except Exception as exc:  # the binding raises a plain RuntimeError/ValueError with CEL's text
-        text = " ".join(str(exc).split())
-        undeclared = re.search(r"undeclared reference to '([^']+)'", text)
-        if undeclared:
-            import difflib
-
-            name = undeclared.group(1)
-            close = difflib.get_close_matches(name, FACTS, n=1)
-            text = f"unknown fact '{name}'" + (f"; did you mean '{close[0]}'?" if close else "")
-        raise InputError(f"{rule.id}: condition does not compile: {text}", file=file, line=line, field="when") from None
-    from cel_expr_python import cel
-
-    kind = program.return_type()
-    if kind != cel.Type.BOOL:  # an int or a dyn() would only fail when evaluated, as a crash
-        raise InputError(f"{rule.id}: the condition gives {str(kind).lower()}, not true/false", file=file, line=line,
-                         field="when")
-    return program
-
-
-def _check_user_condition(d: RuleDef, facts: frozenset[str], file: str, line: int | None) -> None:
-    growth = condition_growth(d.when)
-    if growth > MAX_GROWTH:
-        raise InputError(f"{d.id}: the condition's comprehensions could copy a value more than {MAX_GROWTH} times "
-                         "(each macro multiplies by the uses of its variable + 1); simplify it",
-                         file=file, line=line, field="when")
-    if d.scope == "host":
-        vm_facts = sorted(n for n in facts if n.split(".")[0] not in ("host", "place", "version"))
-        if vm_facts:
-            raise InputError(f"{d.id}: a host-scope rule sees only host, place and version facts; "
-                             f"it reads {', '.join(vm_facts)}, so it could never fire (use scope: vm)",
-                             file=file, line=line, field="when")
-
-
 def _check_placeholders(rule: Rule, file: str, root: Any, index: int) -> None:
     for name in sorted(rule.template_facts()):
         if name not in FACTS:
@@ -363,11 +271,12 @@ def rules_from_root(root: Any, file: str, builtin: bool, validate: bool = True,
     for index, d in enumerate(parsed.rules):
         line = line_of(root, ("rules", index))
         program = (
-            None if builtin and not validate else _compile(d, file, line_of(root, ("rules", index, "when")) or line)
+            None if builtin and not validate
+            else compile_condition(d.id, d.when, file, line_of(root, ("rules", index, "when")) or line)
         )
         facts = frozenset(referenced_facts(d.when))
         if not builtin:
-            _check_user_condition(d, facts, file, line_of(root, ("rules", index, "when")) or line)
+            check_user_condition(d.id, d.when, d.scope, facts, file, line_of(root, ("rules", index, "when")) or line)
         raw = root["rules"][index]["examples"]
         rule = Rule(
             d, file, line, program, facts, builtin, examples={"fail": list(raw["fail"]), "pass": list(raw["pass"])}

@@ -115,7 +115,7 @@ class Evaluator:
         """full_vmx: recommend every key of the VM (check, vmx) or only the keys fixes change
         (lint: a template already holds the rest, and a large estate should not be copied
         into memory once more)."""
-        from advisor.engine.catalog import cel_env
+        from advisor.engine.conditions import cel_env
 
         self.full_vmx = full_vmx
         self._applicable: dict[tuple[str, Version | None], tuple[list[Rule], tuple[str, ...]]] = {}
