@@ -12,7 +12,7 @@ from typing import Any
 
 from advisor.facts.cluster import cluster_facts
 from advisor.facts.host import host_facts, version_facts
-from advisor.facts.limits import limit_facts, smt_of
+from advisor.facts.limits import guest_socket_fix, limit_facts, smt_of
 from advisor.facts.names import BOOL, DOUBLE, FACTS, INT, LIST_INT, LIST_STRING, STRING, FactDef
 from advisor.facts.placement import packing_suggestion, placement_facts
 from advisor.facts.sql import recommended_maxdop
@@ -76,6 +76,7 @@ def facts_for(host: Host | None, vm: VM, version: Version | None,
         topo = topo or hit[0]
         facts.update(memory_facts(host, vm, topo))
         facts.update(_per_vm_topology_facts(host, vm, topo))
+        guest_socket_fix(vm, facts, facts.get("topo.aligned_cores_per_socket"))
         if cluster:
             facts.update(cluster_facts(host, vm, version, topo, cluster))
     return facts, topo

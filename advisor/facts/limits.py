@@ -16,6 +16,7 @@ from advisor.model.versions import (
     Version,
     ft_limits,
     ft_max_disks,
+    guest_max_sockets,
     guest_minimum_mib,
     hw_feature,
     hw_limits,
@@ -32,6 +33,21 @@ def _lowest(*pairs: tuple[int | None, str]) -> tuple[int | None, str]:
     return min(known, key=lambda p: p[0]) if known else (None, "")
 
 
+def fewest_cores_per_socket(vcpus: int, max_sockets: int) -> int:
+    """The smallest cores per socket (a divisor of vCPUs, as vSphere requires) that keeps the VM
+    within max_sockets sockets (0: no limit, 1 core per socket)."""
+    if max_sockets <= 0:
+        return 1
+    return next(cps for cps in range(-(-vcpus // max_sockets), vcpus + 1) if vcpus % cps == 0)
+
+
+def guest_socket_fix(vm: VM, facts: dict[str, Any], aligned_cps: int | None) -> None:
+    """Prefer one socket per vNUMA node for the guest-socket fix when that also fits the guest."""
+    limit = facts.get("vm.guest_max_sockets") or 0
+    if limit and aligned_cps and aligned_cps > 1 and -(-vm.vcpus // aligned_cps) <= limit:
+        facts["vm.guest_socket_cores_per_socket"] = aligned_cps
+
+
 def smt_of(vm: VM, host: Host | None) -> int:
     """Threads per core the VM's vCPUs share with latency sensitivity High with Hyperthreading
     (vHT supports at most 2 per core, vSphere 8 Resource Management GUID-A74E34FF)."""
@@ -46,11 +62,15 @@ def limit_facts(vm: VM, version: Version | None, host: Host | None) -> dict[str,
     cps = vm.cores_per_socket or 1
     out: dict[str, Any] = {
         "vm.virtual_sockets": -(-vm.vcpus // cps),
+        "vm.effective_cores_per_socket": cps,
         "vm.max_sockets": max_sockets(),
         "vm.large_disks": sum(1 for d in vm.disks if d.size is not None and d.size >= _DISK_FT_MAX_MIB),
         "vm.reservation_exceeds_memory": isinstance(vm.memory_reservation, int) and vm.memory_reservation > vm.memory,
         "vm.guest_min_memory_mib": guest_minimum_mib(vm.guest_os),
     }
+    guest_sockets = guest_max_sockets(vm.guest_os)
+    out["vm.guest_max_sockets"] = guest_sockets
+    out["vm.guest_socket_cores_per_socket"] = fewest_cores_per_socket(vm.vcpus, guest_sockets)
     hw_row = hw_limits(hw) if hw else None
     ver = limits_for(version) if version is not None else None
     out["vm.max_memory_mib"], out["vm.max_memory_why"] = _lowest(

@@ -171,18 +171,28 @@ def ft_limits(version: Version, edition: str) -> tuple[int, int]:
     return int(best.get(edition, best["enterprise-plus"])), parse_size_mib(best["max_memory"])
 
 
-def guest_minimum_mib(guest_os: str | None) -> int:
-    """The least memory the guest OS is documented to run with (0: no documented minimum)."""
+def _guest_row(guest_os: str | None, key: str) -> dict[str, Any] | None:
+    """The first guests.yaml row matching the guestOS id that states `key`."""
     import re
 
+    if not guest_os:
+        return None
+    return next((row for row in _guest_rows()
+                 if key in row and re.search(row["match"], guest_os, re.IGNORECASE)), None)
+
+
+def guest_minimum_mib(guest_os: str | None) -> int:
+    """The least memory the guest OS is documented to run with (0: no documented minimum)."""
     from advisor.model.units import parse_size_mib
 
-    if not guest_os:
-        return 0
-    for row in _guest_rows():
-        if re.search(row["match"], guest_os, re.IGNORECASE):
-            return parse_size_mib(row["min_memory"])
-    return 0
+    row = _guest_row(guest_os, "min_memory")
+    return parse_size_mib(row["min_memory"]) if row else 0
+
+
+def guest_max_sockets(guest_os: str | None) -> int:
+    """The most processor sockets the guest OS is documented to use (0: no documented limit)."""
+    row = _guest_row(guest_os, "max_sockets")
+    return int(row["max_sockets"]) if row else 0
 
 
 def ft_max_disks() -> int:

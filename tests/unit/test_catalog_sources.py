@@ -12,7 +12,7 @@ from advisor.facts.facts import facts_for
 from advisor.facts.sql import recommended_maxdop, soft_numa_split, sql_year
 from advisor.load.hosts import load_profile
 from advisor.model.spec import VM, Host
-from advisor.model.versions import Version, ft_limits, guest_minimum_mib, hw_limits, max_hw_for
+from advisor.model.versions import Version, ft_limits, guest_max_sockets, guest_minimum_mib, hw_limits, max_hw_for
 
 
 def _vm(**fields) -> VM:
@@ -134,3 +134,43 @@ def test_windows_server_minimum_memory():
     assert guest_minimum_mib("windows2019srv-64") == 512
     assert guest_minimum_mib("windows2022srvnext-64") == 512
     assert guest_minimum_mib("ubuntu-64") == 0  # no documented minimum: no rule
+
+
+# --- Microsoft, "Comparison of locks and limits in Windows Server" ----------------------------------
+# https://learn.microsoft.com/windows-server/get-started/locks-limits: "Maximum number of 64-bit
+# sockets: 64" for Standard and Datacenter of 2016, 2019, 2022 and 2025. Windows client editions'
+# socket limits are in no Microsoft document: no figure, no rule.
+
+@pytest.mark.parametrize("guest", ["windows9srv-64", "windows2019srv-64", "windows2019srvNext-64",
+                                   "windows2022srvNext-64"])
+def test_windows_server_uses_at_most_64_sockets(guest):
+    assert guest_max_sockets(guest) == 64
+
+
+@pytest.mark.parametrize("guest", ["windows9-64", "windows11-64", "rhel9_64Guest", None])
+def test_no_socket_limit_without_a_document(guest):
+    assert guest_max_sockets(guest) == 0
+
+
+@pytest.mark.parametrize(("vcpus", "cps", "fix"), [
+    (96, None, 48),    # 2 vNUMA nodes of 48 on the 2 x 56 host: one socket per node
+    (64, None, None),  # 64 sockets: within the limit
+    (96, 2, None),     # 48 sockets
+])
+def test_windows_server_socket_limit_and_its_fix(vcpus, cps, fix):
+    host = load_profile("intel-xeon-8480plus-2s")
+    vm = VM(name="app", vcpus=vcpus, cores_per_socket=cps, memory=262144, hardware_version=20,
+            guest_os="windows2019srvNext-64")
+    facts, _ = facts_for(host, vm, Version(8, 0))
+    over = facts["vm.virtual_sockets"] > facts["vm.guest_max_sockets"]
+    assert over == (fix is not None)
+    if fix is not None:
+        assert facts["vm.guest_socket_cores_per_socket"] == fix
+
+
+@pytest.mark.parametrize(("vcpus", "limit", "cps"), [(130, 64, 5), (128, 64, 2), (65, 64, 5), (10, 0, 1)])
+def test_fewest_cores_per_socket_divides_the_vcpus(vcpus, limit, cps):
+    """vSphere needs cores per socket to divide the vCPUs; the fix is the smallest such value."""
+    from advisor.facts.limits import fewest_cores_per_socket
+
+    assert fewest_cores_per_socket(vcpus, limit) == cps
