@@ -26,6 +26,7 @@ from advisor.engine.policy import Exemption, Policy
 from advisor.engine.recommend import Fixed, Recommendation, recommend
 from advisor.engine.render import REMOVE, FindingShape, fill, render_fix
 from advisor.engine.undecided import is_missing_fact, needs_text
+from advisor.facts.cluster import ClusterHost
 from advisor.facts.facts import facts_for, host_facts, placement_facts, version_facts
 from advisor.model.spec import VM, Host
 from advisor.model.versions import Version
@@ -194,7 +195,7 @@ class Evaluator:
     # -- a host and its VMs -------------------------------------------------------------
     def evaluate(self, subjects: list[Subject], host: Host | None, version: Version | None,
                  host_file: str | None = None, host_line: Callable[[str], int | None] | None = None,
-                 cluster: tuple[Host, ...] = ()) -> None:
+                 cluster: tuple[ClusterHost, ...] = ()) -> None:
         """Evaluate VMs that share a host (or no host at all, for lint without --host)."""
         # The spec and catalog live for the whole run: frozen, the collector skips them
         # instead of rescanning them on every collection the evaluation's allocations
@@ -207,7 +208,7 @@ class Evaluator:
 
     def _evaluate(self, subjects: list[Subject], host: Host | None, version: Version | None,
                   host_file: str | None, host_line: Callable[[str], int | None] | None,
-                  cluster: tuple[Host, ...] = ()) -> None:
+                  cluster: tuple[ClusterHost, ...] = ()) -> None:
         computed: list[tuple[Subject, dict[str, Any], Topology | None]] = []
         cache: dict[tuple[Any, ...], Any] = {}
         for s in subjects:

@@ -4,34 +4,90 @@ ESXi fixes a VM's virtual NUMA layout at its first power-on and keeps it (numa.a
 TRUE by default); on a host with smaller NUMA nodes the same virtual nodes no longer fit, and
 ESXi rebuilds only the NUMA clients behind the guest's back (Denneman, "Solving vNUMA Topology
 Mismatch When Migrating between Dual Socket Servers and Quad Socket Servers", 2022). The spec's
-`host` is where the VM first powers on; `cluster:` lists the others.
+`host` is where the VM first powers on; `cluster:` lists the others, as hosts or as a host with a
+count. A cluster is a few kinds of host repeated, so each kind (its NUMA shape) is checked once.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
+from advisor.facts.topology import shape_key
 from advisor.model.spec import VM, Host
 from advisor.model.versions import Version
 from advisor.numa.topology import Topology, layout_text, predict
 
 
-def cluster_facts(host: Host, vm: VM, version: Version, topo: Topology, others: tuple[Host, ...]) -> dict[str, Any]:
+@dataclass(frozen=True)
+class ClusterHost:
+    """One kind of host in the cluster: the first host of that shape, how many hosts have it,
+    and their names."""
+
+    host: Host
+    count: int
+    names: tuple[str, ...]
+
+    @property
+    def label(self) -> str:
+        names = ", ".join(self.names)
+        return names if self.count == len(self.names) == 1 else f"{names} ({self.count} hosts)"
+
+
+def host_shape(host: Host) -> tuple[Any, ...]:
+    """What the vNUMA prediction reads from a host: hosts with equal shapes give equal layouts."""
+    return (host.sockets, host.cores_per_socket, host.threads_per_core, host.numa_nodes_per_socket,
+            host.memory, host.esxi, host.prefer_ht, host.follow_cores_per_socket, host.cpu)
+
+
+def distinct_hosts(members: Iterable[tuple[Host, int]]) -> tuple[ClusterHost, ...]:
+    """The cluster's hosts grouped by shape, in the order they are first named."""
+    groups: dict[tuple[Any, ...], tuple[Host, int, list[str]]] = {}
+    for host, count in members:
+        key = host_shape(host)
+        first, total, names = groups.get(key, (host, 0, []))
+        if host.name not in names:
+            names.append(host.name)
+        groups[key] = (first, total + count, names)
+    return tuple(ClusterHost(h, n, tuple(names)) for h, n, names in groups.values())
+
+
+def cluster_facts(host: Host, vm: VM, version: Version, topo: Topology, others: tuple[ClusterHost, ...],
+                  cache: dict[tuple[Any, ...], Any] | None = None) -> dict[str, Any]:
     """Where the VM's first-power-on vNUMA layout does not match another host's own layout."""
+    mine = _exposed(topo)
+    first = host_shape(host)
     mismatched: list[str] = []
+    mismatched_hosts = 0
     for other in others:
-        there = predict(other, vm, min(version, other.esxi))
-        if _exposed(there) != _exposed(topo):
-            mismatched.append(f"{other.name} [{layout_text(_exposed(there)) or 'no vNUMA'}]")
-    smallest = min([host.cores_per_node, *(o.cores_per_node for o in others)])
+        if host_shape(other.host) == first and other.host.esxi >= version:
+            continue  # the same shape builds the same layout
+        there = _layout_on(other.host, vm, min(version, other.host.esxi), cache)
+        if there != mine:
+            mismatched.append(f"{other.label} [{layout_text(there) or 'no vNUMA'}]")
+            mismatched_hosts += other.count
+    smallest = min([host.cores_per_node, *(o.host.cores_per_node for o in others)])
     return {
-        "cluster.hosts": len(others) + 1,
-        "cluster.mismatched_hosts": len(mismatched),
+        "cluster.hosts": 1 + sum(o.count for o in others),
+        "cluster.mismatched_hosts": mismatched_hosts,
         "cluster.mismatch_text": "; ".join(mismatched),
         "cluster.smallest_node_cores": smallest,
         "cluster.fits_smallest_node": vm.vcpus <= smallest or (
             bool(topo.vnuma_exposed) and max(topo.vnuma_nodes) <= smallest),
     }
+
+
+def _layout_on(host: Host, vm: VM, version: Version, cache: dict[tuple[Any, ...], Any] | None) -> tuple[int, ...]:
+    """The vNUMA nodes the guest would see if the VM first powered on on `host` (cached per VM
+    shape and host shape: the cluster repeats for every VM of the spec)."""
+    key = ("cluster", shape_key(vm), host_shape(host), version)
+    if cache is not None and key in cache:
+        return tuple(cache[key])
+    layout = _exposed(predict(host, vm, version))
+    if cache is not None:
+        cache[key] = layout
+    return layout
 
 
 def _exposed(topo: Topology) -> tuple[int, ...]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from advisor.facts.cluster import cluster_facts
+from advisor.facts.cluster import ClusterHost, cluster_facts
 from advisor.facts.host import host_facts, version_facts
 from advisor.facts.limits import guest_socket_fix, limit_facts, smt_of
 from advisor.facts.names import BOOL, DOUBLE, FACTS, INT, LIST_INT, LIST_STRING, STRING, FactDef
@@ -32,7 +32,7 @@ _CONTEXT = ("host and version facts",)
 def facts_for(host: Host | None, vm: VM, version: Version | None,
               unknown: frozenset[str] = frozenset(),
               cache: dict[tuple[Any, ...], Any] | None = None,
-              cluster: tuple[Host, ...] = (),
+              cluster: tuple[ClusterHost, ...] = (),
               ) -> tuple[dict[str, Any], Topology | None]:
     """The VM's facts (and its topology when a host is known).
 
@@ -40,7 +40,7 @@ def facts_for(host: Host | None, vm: VM, version: Version | None,
     shape; estates are mostly a few shapes repeated with varied memory, and predict() plus its
     what-if variants dominate the cost. Memory-dependent facts are redone per VM. It also keeps
     the host and version facts, which every VM of the call shares. `cluster` holds the other
-    hosts the VM may run on (vMotion, DRS, HA).
+    hosts the VM may run on (vMotion, DRS, HA), one entry per kind of host.
     """
     facts = vm_facts(vm, unknown)
     topo = None
@@ -78,7 +78,7 @@ def facts_for(host: Host | None, vm: VM, version: Version | None,
         facts.update(_per_vm_topology_facts(host, vm, topo))
         guest_socket_fix(vm, facts, facts.get("topo.aligned_cores_per_socket"))
         if cluster:
-            facts.update(cluster_facts(host, vm, version, topo, cluster))
+            facts.update(cluster_facts(host, vm, version, topo, cluster, cache))
     return facts, topo
 
 

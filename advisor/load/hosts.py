@@ -11,8 +11,8 @@ from typing import Any
 from pydantic import ValidationError
 
 from advisor.errors import InputError
-from advisor.load.validation import to_input_errors
-from advisor.load.yamlfile import LocDict, load
+from advisor.load.validation import path_text, to_input_errors
+from advisor.load.yamlfile import LocDict, line_of, load
 from advisor.model.spec import Host
 from advisor.resources import data_path
 
@@ -96,14 +96,21 @@ def load_host_file(path: Path) -> Host:
     return host_from_data(data, str(path), root=data)
 
 
-def inline_or_named(value: Any, spec_file: str, root: dict[Any, Any] | None, profiles: HostProfiles = BUNDLED) -> Host:
-    line = root.lines.get("host") if isinstance(root, LocDict) else None
+def inline_or_named(value: Any, spec_file: str, root: dict[Any, Any] | None, profiles: HostProfiles = BUNDLED,
+                    loc: tuple[Any, ...] = ("host",)) -> Host:
+    """The host a spec names at `loc` (`host`, or an entry of `cluster`), errors located there."""
+    line = line_of(root, loc) if isinstance(root, LocDict) else None
     base = Path(spec_file).parent if spec_file else None
     if isinstance(value, Host):
         return value
     if isinstance(value, str):
-        return profiles.resolve(value, base, spec_file, line)
-    return host_from_data(value, spec_file, ("host",), root)
+        try:
+            return profiles.resolve(value, base, spec_file, line)
+        except InputError as exc:
+            if loc != ("host",) and exc.file == spec_file:
+                exc.field, exc.line = path_text(loc), line
+            raise
+    return host_from_data(value, spec_file, loc, root)
 
 
 def load_profile(name: str) -> Host:

@@ -9,10 +9,11 @@ from typing import Any
 from pydantic import ValidationError
 
 from advisor.errors import InputError
+from advisor.facts.cluster import ClusterHost, distinct_hosts
 from advisor.load.hosts import BUNDLED, HostProfiles, inline_or_named
 from advisor.load.validation import to_input_errors
 from advisor.load.yamlfile import LocDict, gc_paused, line_of, loads, read_bytes
-from advisor.model.spec import VM, Host, Spec
+from advisor.model.spec import VM, ClusterMember, Host, Spec
 from advisor.model.versions import Version
 
 
@@ -25,7 +26,7 @@ class LoadedSpec:
     host: Host
     version: Version
     root: Any
-    cluster: tuple[Host, ...] = ()
+    cluster: tuple[ClusterHost, ...] = ()  # the other hosts, one entry per kind
 
     def line(self, *loc: Any) -> int | None:
         return line_of(self.root, loc)
@@ -69,8 +70,16 @@ def spec_from_root(root: Any, file: str, lenient_shape: bool = False, profiles: 
         raise to_input_errors(exc, Spec, root, file)[0] from None
     host = inline_or_named(spec.host, file, root, profiles)
     version = spec.vsphere or host.esxi
-    cluster = tuple(inline_or_named(member, file, root, profiles) for member in spec.cluster)
+    cluster = distinct_hosts(_cluster_member(entry, index, file, root, profiles)
+                             for index, entry in enumerate(spec.cluster))
     return LoadedSpec(file=file, spec=spec, host=host, version=version, root=root, cluster=cluster)
+
+
+def _cluster_member(entry: Any, index: int, file: str, root: Any, profiles: HostProfiles) -> tuple[Host, int]:
+    """One `cluster:` entry as (host, how many), with errors located at that entry."""
+    if isinstance(entry, ClusterMember):
+        return inline_or_named(entry.host, file, root, profiles, ("cluster", index, "host")), entry.count
+    return inline_or_named(entry, file, root, profiles, ("cluster", index)), 1
 
 
 def load_spec(path: str | Path, profiles: HostProfiles = BUNDLED) -> LoadedSpec:

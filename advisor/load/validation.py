@@ -50,7 +50,7 @@ def clip(text: str, limit: int = MAX_ECHO) -> str:
     return text if len(text) <= limit else f"{text[:limit]}... ({len(text):,} characters)"
 
 
-def _path_text(loc: tuple[Any, ...]) -> str:
+def path_text(loc: tuple[Any, ...]) -> str:
     out = ""
     for part in loc:
         out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
@@ -112,7 +112,7 @@ def to_input_errors(
         full = prefix + loc
         errors.append(
             InputError(clip(message, MAX_MESSAGE), file=file, line=line_of(root, full),
-                       field=clip(_path_text(full)) or None)
+                       field=clip(path_text(full)) or None)
         )
     # One line per problem, in file order: a user fixes them top to bottom.
     # An unknown key usually explains a "missing" one (a typo), so it comes first.

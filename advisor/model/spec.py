@@ -243,23 +243,44 @@ class VM(Strict):
         return advanced_value(self, key)
 
 
+# A host named by profile or path, or written inline.
+HostRef = Annotated[
+    Annotated[str, Tag("Profile")] | Annotated[Host, Tag("Inline")],
+    Discriminator(lambda v: "Profile" if isinstance(v, str) else "Inline"),
+]
+
+
+class ClusterMember(Strict):
+    """Hosts of one kind in the cluster: a host (profile, file or inline) and how many of it."""
+
+    host: HostRef = Field(description="A profile name from hosts/, a path to a host file, or a host inline.")
+    count: int = Field(1, ge=1, le=10_000, description="How many hosts of this kind the cluster has.")
+
+
+def _cluster_entry(value: Any) -> str:
+    if isinstance(value, str):
+        return "Profile"
+    if isinstance(value, ClusterMember) or (isinstance(value, dict) and "host" in value):
+        return "Member"
+    return "Inline"
+
+
 class Spec(Strict):
     """A spec file: one host and the VMs proposed for it."""
 
     vsphere: VersionField | None = Field(None, description="vSphere version; default: the host's ESXi.")
-    host: Annotated[
-        Annotated[str, Tag("Profile")] | Annotated[Host, Tag("Inline")],
-        Discriminator(lambda v: "Profile" if isinstance(v, str) else "Inline"),
-    ] = Field(description="A profile name from hosts/, a path to a host file, or a host inline.")
+    host: HostRef = Field(description="A profile name from hosts/, a path to a host file, or a host inline.")
     vms: list[VM] = Field(min_length=1)
     cluster: list[
         Annotated[
-            Annotated[str, Tag("Profile")] | Annotated[Host, Tag("Inline")],
-            Discriminator(lambda v: "Profile" if isinstance(v, str) else "Inline"),
+            Annotated[str, Tag("Profile")] | Annotated[Host, Tag("Inline")]
+            | Annotated[ClusterMember, Tag("Member")],
+            Discriminator(_cluster_entry),
         ]
     ] = Field(default_factory=list, description=(
-        "Other hosts of the cluster the VMs may run on (vMotion, DRS, HA): profile names, host files "
-        "or inline hosts. The VMs first power on on `host`, which fixes their vNUMA layout."))
+        "Other hosts of the cluster the VMs may run on (vMotion, DRS, HA): profile names, host files, "
+        "inline hosts, or {host: ..., count: N} for N hosts of one kind. The VMs first power on on "
+        "`host`, which fixes their vNUMA layout; each kind of host is checked once."))
 
     @model_validator(mode="after")
     def _unique_names(self) -> Spec:
