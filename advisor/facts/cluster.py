@@ -16,7 +16,7 @@ from typing import Any
 
 from advisor.facts.topology import shape_key
 from advisor.model.spec import VM, Host
-from advisor.model.versions import Version
+from advisor.model.versions import Version, max_hw_for
 from advisor.numa.topology import Topology, layout_text, predict
 
 
@@ -68,7 +68,15 @@ def cluster_facts(host: Host, vm: VM, version: Version, topo: Topology, others: 
             mismatched.append(f"{other.label} [{layout_text(there) or 'no vNUMA'}]")
             mismatched_hosts += other.count
     smallest = min([host.cores_per_node, *(o.host.cores_per_node for o in others)])
+    # A host runs virtual hardware up to its ESXi release's newest (KB 1003746): a VM of a newer
+    # version cannot be moved or restarted there.
+    hw = vm.hardware_version or 0
+    too_old = [o for o in others if hw > max_hw_for(o.host.esxi)]
     return {
+        "cluster.hw_unsupported_hosts": sum(o.count for o in too_old),
+        "cluster.hw_unsupported_text": "; ".join(
+            f"{o.label} (ESXi {o.host.esxi}: hardware up to {max_hw_for(o.host.esxi)})" for o in too_old),
+        "cluster.oldest_max_hw": min(max_hw_for(o.host.esxi) for o in others),
         "cluster.hosts": 1 + sum(o.count for o in others),
         "cluster.mismatched_hosts": mismatched_hosts,
         "cluster.mismatch_text": "; ".join(mismatched),

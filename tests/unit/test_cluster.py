@@ -92,7 +92,8 @@ def test_mismatch_names_the_kinds_and_counts_their_hosts():
     ("{host: ./missing-host.yaml}", 4, "cluster[1].host"),
 ])
 def test_a_bad_cluster_entry_is_located(entry: str, line: int, field: str):
-    text = f"host: intel-xeon-6348-2s\ncluster:\n  - intel-xeon-6348-2s\n  - {entry}\nvms: [{{name: a, vcpus: 4, memory: 8GB}}]\n"
+    text = (f"host: intel-xeon-6348-2s\ncluster:\n  - intel-xeon-6348-2s\n  - {entry}\n"
+            "vms: [{name: a, vcpus: 4, memory: 8GB}]\n")
     with pytest.raises(InputError) as caught:
         parse_spec(text, "spec.yaml")
     assert (caught.value.file, caught.value.line, caught.value.field) == ("spec.yaml", line, field)
@@ -108,3 +109,18 @@ def test_a_bad_cluster_entry_exits_2_with_one_line(cli, tmp_path: Path):
     assert [line for line in result.err.splitlines() if line.strip()] == [
         f"advisor: {spec}:3: cluster[0].host: unknown host profile 'nope' (run 'advisor hosts' to list them)"]
     assert not out.exists()
+
+
+def test_hardware_newer_than_an_older_kind_of_host_is_flagged():
+    """VMware KB 1003746: an ESXi release runs virtual hardware up to its own version (6.5: 13,
+    8.0: 20, 8.0 U2: 21), so a hardware-19 VM cannot be placed on the cluster's 6.5 hosts."""
+    text = ("host: intel-xeon-8480plus-2s\n"
+            "cluster: [{host: intel-xeon-6348-2s, count: 4}, {host: dell-r730-e5-2680v4, count: 2}]\n"
+            "vms:\n  - {name: new, vcpus: 8, memory: 32GB, hardware_version: 19}\n"
+            "  - {name: old, vcpus: 8, memory: 32GB, hardware_version: 13}\n"
+            "  - {name: unset, vcpus: 8, memory: 32GB}\n")
+    found = _findings(text)
+    flagged = {f.vm: f for f in found["LIM014"]}
+    assert set(flagged) == {"new"}
+    assert "dell-r730-e5-2680v4 (2 hosts) (ESXi 6.5: hardware up to 13)" in flagged["new"].message
+    assert flagged["new"].evidence["cluster.oldest_max_hw"] == 13
