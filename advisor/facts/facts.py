@@ -12,10 +12,10 @@ from typing import Any
 
 from advisor.facts.cluster import ClusterHost, cluster_facts
 from advisor.facts.host import host_facts, version_facts
-from advisor.facts.limits import guest_socket_fix, limit_facts, smt_of
+from advisor.facts.limits import limit_facts, prefer_aligned_sockets, smt_of
 from advisor.facts.names import BOOL, DOUBLE, FACTS, INT, LIST_INT, LIST_STRING, STRING, FactDef
 from advisor.facts.placement import packing_suggestion, placement_facts
-from advisor.facts.sql import recommended_maxdop
+from advisor.facts.sql import sql_topology_facts
 from advisor.facts.topology import aligned_vcpus, memory_facts, shape_key, socket_per_vnode, topology_facts
 from advisor.facts.vm import _TOPOLOGY_FIELDS, vm_facts
 from advisor.model.spec import VM, Host
@@ -76,7 +76,7 @@ def facts_for(host: Host | None, vm: VM, version: Version | None,
         topo = topo or hit[0]
         facts.update(memory_facts(host, vm, topo))
         facts.update(_per_vm_topology_facts(host, vm, topo))
-        guest_socket_fix(vm, facts, facts.get("topo.aligned_cores_per_socket"))
+        prefer_aligned_sockets(vm, facts, facts.get("topo.aligned_cores_per_socket"))
         if cluster:
             facts.update(cluster_facts(host, vm, version, topo, cluster, cache))
     return facts, topo
@@ -99,11 +99,7 @@ def _per_vm_topology_facts(host: Host, vm: VM, topo: Topology) -> dict[str, Any]
     else:
         out["vm.full_cpu_reservation"] = None
     if vm.sql:
-        from advisor.facts.sql import sql_year
-
-        nodes = topo.vnuma_nodes if topo.vnuma_exposed else (vm.vcpus,)
-        out["sql.recommended_maxdop"], out["sql.maxdop_basis"] = recommended_maxdop(
-            sql_year(vm.sql.version), tuple(nodes), smt)
+        out.update(sql_topology_facts(vm, topo, smt))
     return out
 
 

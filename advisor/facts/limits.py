@@ -41,11 +41,20 @@ def fewest_cores_per_socket(vcpus: int, max_sockets: int) -> int:
     return next(cps for cps in range(-(-vcpus // max_sockets), vcpus + 1) if vcpus % cps == 0)
 
 
-def guest_socket_fix(vm: VM, facts: dict[str, Any], aligned_cps: int | None) -> None:
-    """Prefer one socket per vNUMA node for the guest-socket fix when that also fits the guest."""
-    limit = facts.get("vm.guest_max_sockets") or 0
-    if limit and aligned_cps and aligned_cps > 1 and -(-vm.vcpus // aligned_cps) <= limit:
-        facts["vm.guest_socket_cores_per_socket"] = aligned_cps
+# (socket limit fact, cores-per-socket fix fact) pairs whose fix prefers one socket per vNUMA node.
+_SOCKET_FIXES = (("vm.guest_max_sockets", "vm.guest_socket_cores_per_socket"),
+                 ("sql.edition_max_sockets", "sql.edition_socket_cores_per_socket"))
+
+
+def prefer_aligned_sockets(vm: VM, facts: dict[str, Any], aligned_cps: int | None) -> None:
+    """A socket-limit fix uses one socket per vNUMA node when that also keeps within the limit
+    (VMware's rightsizing rules align sockets with vNUMA nodes)."""
+    if not aligned_cps or aligned_cps <= 1:
+        return
+    for limit_key, fix_key in _SOCKET_FIXES:
+        limit = facts.get(limit_key) or 0
+        if limit and fix_key in facts and -(-vm.vcpus // aligned_cps) <= limit:
+            facts[fix_key] = aligned_cps
 
 
 def smt_of(vm: VM, host: Host | None) -> int:

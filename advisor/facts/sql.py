@@ -14,7 +14,9 @@ import math
 from functools import lru_cache
 from typing import Any
 
+from advisor.facts.limits import fewest_cores_per_socket
 from advisor.model.spec import VM
+from advisor.numa.topology import Topology
 
 # The first release whose table and soft-NUMA behaviour apply (Microsoft's two tables).
 SOFT_NUMA_SINCE = 2016
@@ -76,11 +78,32 @@ def recommended_maxdop(year: int, guest_nodes: tuple[int, ...], threads_per_core
 
 
 @lru_cache(maxsize=1)
-def _edition_table() -> list[dict[str, Any]]:
+def _limits() -> dict[str, Any]:
     from advisor.load.yamlfile import load
     from advisor.resources import data_path
 
-    return list(load(data_path("rules") / "limits" / "sqlserver.yaml")["editions"])
+    return dict(load(data_path("rules") / "limits" / "sqlserver.yaml"))
+
+
+def _edition_table() -> list[dict[str, Any]]:
+    return list(_limits()["editions"])
+
+
+def even_node_size(vcpus: int, most: int) -> int:
+    """The largest node size of at most `most` vCPUs that splits `vcpus` into equal nodes."""
+    return next(vcpus // parts for parts in range(-(-vcpus // most), vcpus + 1) if vcpus % parts == 0)
+
+
+def sql_topology_facts(vm: VM, topo: Topology, smt: int) -> dict[str, Any]:
+    """SQL Server facts that read the guest's NUMA nodes: Microsoft's MAXDOP for them, and the
+    largest node against SQL Server's 64 logical processors per node."""
+    assert vm.sql is not None
+    nodes = tuple(topo.vnuma_nodes) if topo.vnuma_exposed else (vm.vcpus,)
+    most = int(_limits()["max_logical_per_numa_node"])
+    out: dict[str, Any] = {"sql.largest_guest_node": max(nodes), "sql.max_node_processors": most,
+                           "sql.node_size_fix": even_node_size(vm.vcpus, most)}
+    out["sql.recommended_maxdop"], out["sql.maxdop_basis"] = recommended_maxdop(sql_year(vm.sql.version), nodes, smt)
+    return out
 
 
 def edition_caps(edition: str, year: int) -> tuple[int, int]:
@@ -100,6 +123,9 @@ def sql_facts(vm: VM) -> dict[str, Any]:
     year = sql_year(s.version)
     sockets, cores = edition_caps(s.edition, year)
     effective = s.maxdop if 0 < s.maxdop <= vm.vcpus else vm.vcpus
+    # The edition uses the lesser of its sockets and its cores; in a VM each vCPU counts as a core.
+    cps = vm.cores_per_socket or 1
+    usable = min(vm.vcpus, sockets * cps if sockets else vm.vcpus, cores or vm.vcpus)
     return {
         "sql.present": True,
         "sql.year": year,
@@ -112,6 +138,8 @@ def sql_facts(vm: VM) -> dict[str, Any]:
         "sql.edition": s.edition,
         "sql.edition_max_sockets": sockets,
         "sql.edition_max_cores": cores,
+        "sql.edition_usable_vcpus": usable,
+        "sql.edition_socket_cores_per_socket": fewest_cores_per_socket(vm.vcpus, sockets),
         "sql.trace_834": 834 in s.trace_flags,
         "sql.priority_boost": s.priority_boost,
         "sql.lightweight_pooling": s.lightweight_pooling,

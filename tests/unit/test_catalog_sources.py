@@ -174,3 +174,61 @@ def test_fewest_cores_per_socket_divides_the_vcpus(vcpus, limit, cps):
     from advisor.facts.limits import fewest_cores_per_socket
 
     assert fewest_cores_per_socket(vcpus, limit) == cps
+
+
+# --- Microsoft, "Compute capacity limits by edition of SQL Server" ---------------------------------
+# https://learn.microsoft.com/sql/sql-server/compute-capacity-limits-by-edition-of-sql-server:
+# Standard "lesser of 4 sockets or 32 cores" (footnote: 24 in SQL Server 2022 and earlier), Express
+# "lesser of 1 socket or 4 cores"; Web "lesser of 4 sockets or 16 cores" ("Editions and supported
+# features of SQL Server 2017"). At most 64 logical cores per NUMA node; 2022 CU11 refuses to start.
+
+@pytest.mark.parametrize(("edition", "version", "caps"), [
+    ("standard", "2014", (4, 16)), ("standard", "2022", (4, 24)), ("standard", "2025", (4, 32)),
+    ("web", "2019", (4, 16)), ("express", "2022", (1, 4)), ("enterprise", "2022", (0, 0)),
+    ("developer", "2025", (0, 0)),
+])
+def test_edition_caps_per_version(edition, version, caps):
+    from advisor.facts.sql import edition_caps
+
+    assert edition_caps(edition, sql_year(version)) == caps
+
+
+@pytest.mark.parametrize(("vcpus", "cps", "edition", "usable", "fix"), [
+    (16, None, "standard", 4, 16),    # 16 sockets of 1 core: the first 4 sockets only; fix: 1 socket per vNUMA node
+    (16, 4, "standard", 16, None),    # 4 sockets of 4
+    (32, 8, "standard", 24, None),    # 4 sockets, but 24 cores (SQL008's subject)
+    (8, None, "express", 1, 8),       # 1 socket of 1 core
+    (16, None, "enterprise", 16, None),
+])
+def test_edition_uses_the_lesser_of_sockets_and_cores(vcpus, cps, edition, usable, fix):
+    host = load_profile("intel-xeon-6348-2s")
+    vm = _vm(vcpus=vcpus, cores_per_socket=cps, memory="64GB", workload="sql-server",
+             sql={"version": "2019", "edition": edition, "maxdop": 8, "cost_threshold": 50})
+    facts, _ = facts_for(host, vm, host.esxi)
+    assert facts["sql.edition_usable_vcpus"] == usable
+    if fix is not None:
+        assert facts["vm.virtual_sockets"] > facts["sql.edition_max_sockets"]
+        assert facts["sql.edition_socket_cores_per_socket"] == fix
+
+
+@pytest.mark.parametrize(("host_name", "vcpus", "advanced", "largest"), [
+    ("amd-epyc-9654-2s-nps1", 96, {}, 96),     # fits one 96-core node: no vNUMA, one node of 96
+    ("amd-epyc-9654-2s-nps1", 96, {"numa.vcpu.maxPerVirtualNode": "48"}, 48),
+    ("amd-epyc-9654-2s-nps4", 96, {}, 24),     # 24-core nodes: vNUMA nodes of 24
+    ("intel-xeon-6348-2s", 56, {}, 28),
+])
+def test_sql_numa_node_size_against_64(host_name, vcpus, advanced, largest):
+    host = load_profile(host_name)
+    vm = _vm(vcpus=vcpus, cores_per_socket=vcpus if not advanced else 48, memory="256GB", hardware_version=20,
+             workload="sql-server", advanced=advanced, sql={"version": "2022", "maxdop": 8, "cost_threshold": 50})
+    facts, _ = facts_for(host, vm, host.esxi)
+    assert facts["sql.largest_guest_node"] == largest
+    assert facts["sql.max_node_processors"] == 64
+    assert facts["sql.node_size_fix"] == (48 if vcpus == 96 else 56)
+
+
+@pytest.mark.parametrize(("vcpus", "size"), [(96, 48), (128, 64), (130, 26), (64, 64), (100, 50)])
+def test_even_node_size(vcpus, size):
+    from advisor.facts.sql import even_node_size
+
+    assert even_node_size(vcpus, 64) == size
