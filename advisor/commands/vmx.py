@@ -45,8 +45,10 @@ def command(file: str, only: tuple[str, ...], form: str, full: bool, config_file
         from advisor.model.versions import max_hw_for
 
         # A new VM gets the newest hardware version the target runs: it supports the most
-        # vCPUs, memory and devices, and a newer one would not power on there (LIM004).
-        target_hw = max_hw_for(load_spec(file, s.profiles).version)
+        # vCPUs, memory and devices, and a newer one would not power on there (HYG004), nor move
+        # to an older host of its cluster (LIM014).
+        loaded = load_spec(file, s.profiles)
+        target_hw = min([max_hw_for(loaded.version), *(max_hw_for(c.host.esxi) for c in loaded.cluster)])
     for result in chosen:
         if full:
             from advisor.emit.vmxfrag import render_full

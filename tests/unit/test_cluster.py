@@ -124,3 +124,16 @@ def test_hardware_newer_than_an_older_kind_of_host_is_flagged():
     assert set(flagged) == {"new"}
     assert "dell-r730-e5-2680v4 (2 hosts) (ESXi 6.5: hardware up to 13)" in flagged["new"].message
     assert flagged["new"].evidence["cluster.oldest_max_hw"] == 13
+
+
+def test_full_vmx_picks_hardware_every_host_of_the_cluster_runs(cli, tmp_path: Path):
+    """KB 1003746: ESXi 6.5 runs hardware up to 13, so a new VM for a cluster with 6.5 hosts gets
+    13, not the 8.0 host's 20 (which LIM014 would flag)."""
+    from advisor.vmx.document import VmxDocument
+
+    spec = tmp_path / "vm.yaml"
+    spec.write_text("host: intel-xeon-8480plus-2s\ncluster: [{host: dell-r730-e5-2680v4, count: 2}]\n"
+                    "vms: [{name: app, vcpus: 8, memory: 32GB}]\n")
+    result = cli("vmx", spec, "--full")
+    assert result.code == 0, result.err
+    assert VmxDocument.parse(result.out.encode()).get("virtualHW.version") == "13"
