@@ -72,7 +72,13 @@ def cluster_facts(host: Host, vm: VM, version: Version, topo: Topology, others: 
     # version cannot be moved or restarted there.
     hw = vm.hardware_version or 0
     too_old = [o for o in others if hw > max_hw_for(o.host.esxi)]
+    # ESXi powers on no VM with more vCPUs than the host has logical processors (HOST003).
+    too_small = [o for o in others if vm.vcpus > o.host.logical_cpus]
     return {
+        "cluster.too_small_hosts": sum(o.count for o in too_small),
+        "cluster.too_small_text": "; ".join(f"{o.label} ({o.host.logical_cpus} logical processors)"
+                                            for o in too_small),
+        "cluster.fewest_logical_cpus": min(o.host.logical_cpus for o in others),
         "cluster.hw_unsupported_hosts": sum(o.count for o in too_old),
         "cluster.hw_unsupported_text": "; ".join(
             f"{o.label} (ESXi {o.host.esxi}: hardware up to {max_hw_for(o.host.esxi)})" for o in too_old),

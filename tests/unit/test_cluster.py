@@ -137,3 +137,17 @@ def test_full_vmx_picks_hardware_every_host_of_the_cluster_runs(cli, tmp_path: P
     result = cli("vmx", spec, "--full")
     assert result.code == 0, result.err
     assert VmxDocument.parse(result.out.encode()).get("virtualHW.version") == "13"
+
+
+def test_more_vcpus_than_a_smaller_kind_of_host_has_threads():
+    """ESXi powers on no VM with more vCPUs than the host's logical processors ("Virtual CPU
+    Limitations"): a 64-vCPU VM cannot move to the cluster's 48-thread hosts (2 x 12 cores x 2)."""
+    text = ("host: intel-xeon-8480plus-2s\n"
+            "cluster: [{host: intel-xeon-6348-2s, count: 4}, {host: dell-r720-e5-2697v2, count: 2}]\n"
+            "vms:\n  - {name: wide, vcpus: 64, cores_per_socket: 32, memory: 256GB, hardware_version: 10}\n"
+            "  - {name: fits, vcpus: 48, cores_per_socket: 24, memory: 256GB, hardware_version: 10}\n")
+    found = _findings(text)
+    flagged = {f.vm: f for f in found.get("LIM017", [])}
+    assert set(flagged) == {"wide"}
+    assert "dell-r720-e5-2697v2 (2 hosts) (48 logical processors)" in flagged["wide"].message
+    assert "intel-xeon-6348-2s" not in flagged["wide"].message
