@@ -232,3 +232,22 @@ def test_even_node_size(vcpus, size):
     from advisor.facts.sql import even_node_size
 
     assert even_node_size(vcpus, 64) == size
+
+
+# --- references a reader can follow (rules/references/seeds.yaml) -----------------------------------
+
+def test_a_seed_address_that_is_not_the_document_says_so():
+    """The white paper cites VMware's own address (with the public copy beside it); a seed that
+    falls back to the blog's front page carries a note saying so."""
+    from advisor.engine.references import FOLLOWABLE, seed_table
+
+    table = seed_table()
+    paper = table["001_a02093f92473a34b.txt"]
+    assert paper["url"].startswith("https://www.vmware.com/content/dam/digitalmarketing/vmware/en/pdf/techpaper/")
+    assert FOLLOWABLE.match(paper["copy"]) and paper["note"]
+    for seed, entry in table.items():
+        if entry["url"].rstrip("/") == "https://blogs.vmware.com/performance":
+            assert entry.get("note"), f"{seed} points at the blog's front page without saying so"
+        for section, url in (entry.get("sections") or {}).items():
+            front_page = str(url).rstrip("/") == "https://blogs.vmware.com/performance"
+            assert FOLLOWABLE.match(str(url)) and not front_page, section
