@@ -260,7 +260,8 @@ class ClusterMember(Strict):
 def _cluster_entry(value: Any) -> str:
     if isinstance(value, str):
         return "Profile"
-    if isinstance(value, ClusterMember) or (isinstance(value, dict) and "host" in value):
+    # A host has no `host` or `count` key: either one makes the entry a {host, count} member.
+    if isinstance(value, ClusterMember) or (isinstance(value, dict) and ("host" in value or "count" in value)):
         return "Member"
     return "Inline"
 

@@ -90,6 +90,7 @@ def test_mismatch_names_the_kinds_and_counts_their_hosts():
     ("{host: intel-xeon-6348-2s, count: 2, colour: red}", 4, "cluster[1].colour"),
     ("{host: {name: x, sockets: 0, cores_per_socket: 4, memory: 1GB, esxi: '8.0'}}", 4, "cluster[1].host.sockets"),
     ("{host: ./missing-host.yaml}", 4, "cluster[1].host"),
+    ("{count: 3}", 4, "cluster[1].host"),
 ])
 def test_a_bad_cluster_entry_is_located(entry: str, line: int, field: str):
     text = (f"host: intel-xeon-6348-2s\ncluster:\n  - intel-xeon-6348-2s\n  - {entry}\n"
