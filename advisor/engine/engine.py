@@ -26,8 +26,8 @@ from advisor.engine.policy import Exemption, Policy
 from advisor.engine.recommend import Fixed, Recommendation, recommend
 from advisor.engine.render import REMOVE, FindingShape, fill, render_fix
 from advisor.engine.undecided import is_missing_fact, needs_text
-from advisor.facts.cluster import ClusterHost
 from advisor.facts.facts import facts_for, host_facts, placement_facts, version_facts
+from advisor.model.cluster import ClusterHost
 from advisor.model.spec import VM, Host
 from advisor.model.versions import Version
 from advisor.numa.placement import Placement

@@ -10,47 +10,13 @@ count. A cluster is a few kinds of host repeated, so each kind (its NUMA shape) 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import Any
 
 from advisor.facts.topology import shape_key
+from advisor.model.cluster import ClusterHost, host_shape
 from advisor.model.spec import VM, Host
 from advisor.model.versions import Version, max_hw_for
 from advisor.numa.topology import Topology, layout_text, predict
-
-
-@dataclass(frozen=True)
-class ClusterHost:
-    """One kind of host in the cluster: the first host of that shape, how many hosts have it,
-    and their names."""
-
-    host: Host
-    count: int
-    names: tuple[str, ...]
-
-    @property
-    def label(self) -> str:
-        names = ", ".join(self.names)
-        return names if self.count == len(self.names) == 1 else f"{names} ({self.count} hosts)"
-
-
-def host_shape(host: Host) -> tuple[Any, ...]:
-    """What the vNUMA prediction reads from a host: hosts with equal shapes give equal layouts."""
-    return (host.sockets, host.cores_per_socket, host.threads_per_core, host.numa_nodes_per_socket,
-            host.memory, host.esxi, host.prefer_ht, host.follow_cores_per_socket, host.cpu)
-
-
-def distinct_hosts(members: Iterable[tuple[Host, int]]) -> tuple[ClusterHost, ...]:
-    """The cluster's hosts grouped by shape, in the order they are first named."""
-    groups: dict[tuple[Any, ...], tuple[Host, int, list[str]]] = {}
-    for host, count in members:
-        key = host_shape(host)
-        first, total, names = groups.get(key, (host, 0, []))
-        if host.name not in names:
-            names.append(host.name)
-        groups[key] = (first, total + count, names)
-    return tuple(ClusterHost(h, n, tuple(names)) for h, n, names in groups.values())
 
 
 def cluster_facts(host: Host, vm: VM, version: Version, topo: Topology, others: tuple[ClusterHost, ...],

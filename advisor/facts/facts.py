@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from advisor.facts.cluster import ClusterHost, cluster_facts
+from advisor.facts.cluster import cluster_facts
 from advisor.facts.host import host_facts, version_facts
 from advisor.facts.limits import limit_facts, prefer_aligned_sockets, smt_of
 from advisor.facts.names import BOOL, DOUBLE, FACTS, INT, LIST_INT, LIST_STRING, STRING, FactDef
@@ -18,6 +18,7 @@ from advisor.facts.placement import packing_suggestion, placement_facts
 from advisor.facts.sql import sql_topology_facts
 from advisor.facts.topology import aligned_vcpus, memory_facts, shape_key, socket_per_vnode, topology_facts
 from advisor.facts.vm import _TOPOLOGY_FIELDS, vm_facts
+from advisor.model.cluster import ClusterHost
 from advisor.model.spec import VM, Host
 from advisor.model.versions import Version
 from advisor.numa.topology import Topology, predict, with_memory

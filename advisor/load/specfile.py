@@ -9,10 +9,10 @@ from typing import Any
 from pydantic import ValidationError
 
 from advisor.errors import InputError
-from advisor.facts.cluster import ClusterHost, distinct_hosts
 from advisor.load.hosts import BUNDLED, HostProfiles, inline_or_named
 from advisor.load.validation import to_input_errors
 from advisor.load.yamlfile import LocDict, gc_paused, line_of, loads, read_bytes
+from advisor.model.cluster import ClusterHost, distinct_hosts
 from advisor.model.spec import VM, ClusterMember, Host, Spec
 from advisor.model.versions import Version
 
