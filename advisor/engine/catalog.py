@@ -19,7 +19,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from advisor.engine.conditions import check_user_condition, compile_condition, referenced_facts
-from advisor.engine.references import FOLLOWABLE, help_uri, seed_document
+from advisor.engine.references import FOLLOWABLE, help_uri, seed_copy, seed_document
 from advisor.errors import InputError
 from advisor.facts.facts import FACTS
 from advisor.load.validation import to_input_errors
@@ -73,7 +73,10 @@ class Reference(_Strict):
     def text(self) -> str:
         title, url = self.document()
         seed = f" [seed {self.seed}]" if self.seed else ""
-        return f"{title} <{url}>{seed}" if url else f"{title}{seed}"
+        # The original may be gone (the note in seeds.yaml says so); the copy is what opens today.
+        copy = seed_copy(self.seed) if self.seed and not self.url else None
+        where = f" <{url}>" + (f" (public copy: <{copy}>)" if copy else "") if url else ""
+        return f"{title}{where}{seed}"
 
 
 class Fix(_Strict):

@@ -37,6 +37,13 @@ def seed_document(seed: str, section: str | None) -> tuple[str, str] | None:
     return str(entry["title"]), str(entry["url"])
 
 
+def seed_copy(seed: str) -> str | None:
+    """Where a public copy of a seed paper can be read when VMware no longer serves the original."""
+    entry = seed_table().get(seed)
+    copy = entry.get("copy") if entry else None
+    return str(copy) if copy else None
+
+
 def anchor(rule_id: str, name: str) -> str:
     """The rule's heading anchor in docs/rules.md ('## NUMA001 name' -> 'numa001-name')."""
     return f"{rule_id.lower()}-{name}"
