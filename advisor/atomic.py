@@ -13,7 +13,6 @@ import contextlib
 import os
 import re
 import stat
-import tempfile
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
@@ -184,6 +183,8 @@ def _commit(dest: Path, data: bytes | Iterable[bytes], like: os.stat_result | No
 
 def _write_temp(dest: Path, data: bytes | Iterable[bytes], like: os.stat_result | None) -> Path:
     """A fully written, fsynced temporary file in dest's folder with the final permissions."""
+    import tempfile  # only a run that writes pays for it (with shutil and random)
+
     try:
         fd, name = tempfile.mkstemp(dir=dest.parent, prefix=f".{dest.name}.", suffix=".tmp")
     except FileNotFoundError:

@@ -21,7 +21,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from advisor.errors import InputError
-from advisor.vmx.document import canonical_key
+from advisor.vmx.spelling import canonical_key
 from advisor.vocab import read_bool
 
 ADVISOR_PREFIX = "advisor."

@@ -50,12 +50,14 @@ def cache_dir() -> Path | None:
         return None
 
 
-def cached(name: str, sources: list[tuple[str, bytes]], build: Callable[[], T]) -> T:
+def cached(name: str, sources: list[tuple[str, bytes]], build: Callable[[], T], plain: bool = False) -> T:
     """build(), or the value it returned last time for exactly these sources.
 
     `sources` are (name, bytes) of every file the value is derived from; build must depend on
     nothing else (apart from advisor's own code, covered by its version). The value must be
     made of JSON types and the YAML loader's LocDict/LocList; anything else is not cached.
+    `plain`: the value is JSON as it is (string keys, lists, no LocDict), stored and read
+    without the wrapping that keeps those apart, so reading it is the JSON decoder's work only.
     """
     folder = cache_dir()
     if folder is None:
@@ -64,10 +66,11 @@ def cached(name: str, sources: list[tuple[str, bytes]], build: Callable[[], T]) 
     entry = folder / f"{prefix}{_key(sources)}.json"
     if _private(folder):
         with contextlib.suppress(Exception):  # missing, foreign or damaged: build it instead
-            value: T = _decode(_read_own(entry))  # written by _store from build()'s result
+            data = _read_own(entry)  # written by _store from build()'s result
+            value: T = json.loads(data) if plain else decode(data)
             return value
     value = build()
-    _store(folder, prefix, entry, value)
+    _store(folder, prefix, entry, value, plain)
     return value
 
 
@@ -107,13 +110,13 @@ def _key(sources: list[tuple[str, bytes]]) -> str:
     return digest.hexdigest()
 
 
-def _store(folder: Path, prefix: str, entry: Path, value: object) -> None:
+def _store(folder: Path, prefix: str, entry: Path, value: object, plain: bool) -> None:
     """Write the entry atomically and drop the entries it replaces (this installation's other
     keys of the same name)."""
     from advisor.atomic import write_atomic
 
     try:
-        data = json.dumps(_encode(value), separators=(",", ":"), allow_nan=False).encode()
+        data = json.dumps(value if plain else encode(value), separators=(",", ":"), allow_nan=False).encode()
         folder.mkdir(mode=0o700, parents=True, exist_ok=True)
         if not _private(folder):
             return
@@ -130,22 +133,22 @@ def _store(folder: Path, prefix: str, entry: Path, value: object) -> None:
 # are wrapped as {"d": [[key, value], ...], "l": line, "k": [[key, line], ...]} (LocDict),
 # {"L": [...], "l": line, "k": [...]} (LocList), {"m": [[key, value], ...]} (dict), {"s": [...]}
 # (list) and {"t": [...]} (tuple); scalars stay as they are.
-def _encode(value: Any) -> Any:
+def encode(value: Any) -> Any:
     from advisor.load.yamlfile import LocDict, LocList
 
     if value is None or isinstance(value, (str, bool, int, float)):
         return value
     if isinstance(value, LocDict):
-        return {"d": [[_encode(k), _encode(v)] for k, v in value.items()], "l": value.line,
-                "k": [[_encode(k), line] for k, line in value.lines.items()]}
+        return {"d": [[encode(k), encode(v)] for k, v in value.items()], "l": value.line,
+                "k": [[encode(k), line] for k, line in value.lines.items()]}
     if isinstance(value, LocList):
-        return {"L": [_encode(v) for v in value], "l": value.line, "k": list(value.lines)}
+        return {"L": [encode(v) for v in value], "l": value.line, "k": list(value.lines)}
     if isinstance(value, dict):
-        return {"m": [[_encode(k), _encode(v)] for k, v in value.items()]}
+        return {"m": [[encode(k), encode(v)] for k, v in value.items()]}
     if isinstance(value, list):
-        return {"s": [_encode(v) for v in value]}
+        return {"s": [encode(v) for v in value]}
     if isinstance(value, tuple):
-        return {"t": [_encode(v) for v in value]}
+        return {"t": [encode(v) for v in value]}
     raise TypeError(f"{type(value).__name__} is not cached")
 
 
@@ -169,5 +172,5 @@ def _decode_value(value: Any) -> Any:
     return tuple(_decode_value(v) for v in value["t"])
 
 
-def _decode(data: bytes) -> Any:
+def decode(data: bytes) -> Any:
     return _decode_value(json.loads(data))

@@ -169,18 +169,34 @@ class Rule:
     min_version: Version | None = None
     max_version: Version | None = None
     # The examples as read (with line numbers), keyed "fail" / "pass": validation would turn
-    # them into plain dicts, and findings on an example should point at its lines.
-    examples: dict[str, list[Any]] = field(default_factory=dict)
+    # them into plain dicts, and findings on an example should point at its lines. A rule from
+    # the cache holds them as JSON text until they are read (advisor.engine.compiled).
+    read_examples: dict[str, list[Any]] | str = field(default_factory=dict)
+    serialized: bytes | None = None  # the compiled condition as the cache holds it
 
     @property
     def id(self) -> str:
         return self.d.id
 
+    @property
+    def examples(self) -> dict[str, list[Any]]:
+        if isinstance(self.read_examples, str):
+            from advisor.engine.cache import decode
+
+            fail, pass_ = decode(self.read_examples.encode())
+            self.read_examples = {"fail": fail, "pass": pass_}
+        return self.read_examples
+
     def compiled(self) -> Any:
-        """The CEL program of the condition. Built-in rules compile when first evaluated (the
-        test suite compiles every one); user rules compile at load, to report errors early."""
+        """The CEL program of the condition. Built-in rules compile (or load their cached
+        program) when first evaluated; user rules compile at load, to report errors early."""
         if self.program is None:
-            self.program = compile_condition(self.d.id, self.d.when, self.file, self.line)
+            if self.serialized is not None:
+                from advisor.engine.conditions import cel_env
+
+                self.program = cel_env().deserialize(self.serialized)
+            else:
+                self.program = compile_condition(self.d.id, self.d.when, self.file, self.line)
         return self.program
 
     @property
@@ -281,9 +297,8 @@ def rules_from_root(root: Any, file: str, builtin: bool, validate: bool = True,
         if not builtin:
             check_user_condition(d.id, d.when, d.scope, facts, file, line_of(root, ("rules", index, "when")) or line)
         raw = root["rules"][index]["examples"]
-        rule = Rule(
-            d, file, line, program, facts, builtin, examples={"fail": list(raw["fail"]), "pass": list(raw["pass"])}
-        )
+        rule = Rule(d, file, line, program, facts, builtin,
+                    read_examples={"fail": list(raw["fail"]), "pass": list(raw["pass"])})
         try:
             rule.min_version = Version.parse(d.vsphere.min) if d.vsphere.min else None
             rule.max_version = Version.parse(d.vsphere.max) if d.vsphere.max else None
@@ -312,20 +327,16 @@ _BUILTIN: Catalog | None = None
 def builtin_catalog() -> Catalog:
     global _BUILTIN
     if _BUILTIN is None:
+        from advisor.engine import compiled
         from advisor.engine.cache import cached
-        from advisor.load.yamlfile import loads, read_bytes
+        from advisor.load.yamlfile import read_bytes
         from advisor.resources import data_path
 
         sources = [(str(path), read_bytes(path)) for path in rule_files(data_path("rules"))]
-        # Parsing the YAML is most of the catalog's cost at start-up; the files only change with
-        # advisor itself, so the parsed trees are cached (as JSON), keyed by their bytes.
-        def parse() -> list[Any]:
-            return [loads(data, file) for file, data in sources]
-
-        rules: list[Rule] = []
-        for (file, _), root in zip(sources, cached("rules", sources, parse), strict=True):
-            rules.extend(rules_from_root(root, file, builtin=True, validate=False))
-        _BUILTIN = _checked(Catalog(rules))
+        # The files only change with advisor: parsed, checked and compiled once, the catalog is
+        # cached as records (JSON), keyed by the files' bytes and what the records depend on.
+        records = cached("catalog", [*sources, *compiled.inputs()], lambda: compiled.records(sources))
+        _BUILTIN = Catalog([compiled.rule(record) for record in records])  # checked and sorted when built
     return _BUILTIN
 
 

@@ -125,7 +125,7 @@ def recommend(fixes: Iterable[Fixed], base: dict[str, str] | None = None,
     changes). explicit: rule ids the user named one by one; their suggestions are written too.
     vm, core_mhz: the VM as specified, so a written resize becomes the .vmx keys it changes.
     """
-    from advisor.vmx.document import canonical_key
+    from advisor.vmx.spelling import canonical_key
 
     out = Recommendation(settings=dict(base or {}))
     spelled = {k.lower(): k for k in out.settings}

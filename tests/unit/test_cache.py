@@ -77,15 +77,58 @@ def _digest(cat: catalog.Catalog) -> list:
              {k: [(e, getattr(e, "lines", None)) for e in v] for k, v in r.examples.items()}) for r in cat.rules]
 
 
+def _parsed() -> catalog.Catalog:
+    """The built-in catalog read straight from the rule files, as user rule folders are read."""
+    from advisor.resources import data_path
+
+    rules = [r for p in catalog.rule_files(data_path("rules")) for r in catalog.load_rule_file(p, builtin=True,
+                                                                                                 validate=False)]
+    return catalog._checked(catalog.Catalog(rules))
+
+
 def test_builtin_catalog_from_the_cache_is_the_parsed_one(folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    fresh = _digest(_parsed())
     monkeypatch.setattr(catalog, "_BUILTIN", None)
     monkeypatch.setenv("ADVISOR_NO_CACHE", "1")
-    fresh = _digest(catalog.builtin_catalog())
+    assert _digest(catalog.builtin_catalog()) == fresh  # built without the cache: records, no JSON file
     monkeypatch.delenv("ADVISOR_NO_CACHE")
     for _ in range(2):  # the first run writes the entry, the second reads it
         monkeypatch.setattr(catalog, "_BUILTIN", None)
         assert _digest(catalog.builtin_catalog()) == fresh
-    assert list(folder.glob("rules-*.json"))
+    assert list(folder.glob("catalog-*.json"))
+
+
+def test_cached_programs_are_the_compiled_ones(folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A rule read back from the cache carries its serialised program and loads it when first
+    used (tests/rules run every example through those programs)."""
+    from advisor.engine.conditions import compile_condition
+
+    for _ in range(2):  # write the entry, then read it
+        monkeypatch.setattr(catalog, "_BUILTIN", None)
+        cat = catalog.builtin_catalog()
+    assert all(r.serialized and r.program is None for r in cat.rules)
+    for r in cat.rules:
+        program = r.compiled()
+        assert r.program is program and program.return_type() == compile_condition(
+            r.id, r.d.when, r.file, r.line).return_type()
+
+
+def test_an_edited_rule_file_is_read_as_edited(folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The entry is keyed on the rule files' bytes (another helper may edit rules/*.yaml in a
+    checkout whose version does not change)."""
+    from advisor.load import yamlfile
+
+    monkeypatch.setattr(catalog, "_BUILTIN", None)
+    before = catalog.builtin_catalog().rules[0]
+    original = yamlfile.read_bytes
+
+    def edited(path: Path) -> bytes:
+        data = original(path)
+        return data.replace(before.d.summary.encode(), b"An edited summary of this rule", 1)
+
+    monkeypatch.setattr(yamlfile, "read_bytes", edited)
+    monkeypatch.setattr(catalog, "_BUILTIN", None)
+    assert catalog.builtin_catalog().by_id(before.id).d.summary == "An edited summary of this rule"
 
 
 def test_builtin_rules_compile_when_first_used(monkeypatch: pytest.MonkeyPatch) -> None:

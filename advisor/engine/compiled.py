@@ -1,0 +1,120 @@
+"""The built-in rule catalog as compiled records: what `builtin_catalog` keeps in the cache.
+
+Reading the catalog used to mean, on every run, decoding eleven parsed YAML trees (every node
+with its line numbers), building each rule's models field by field and compiling the CEL
+condition of each rule the run evaluates. A record holds the result instead: the rule's fields
+with their defaults filled in (so building the models runs no default factory), the facts its
+condition reads, its CEL program serialised (a checked expression: data, which the CEL runtime
+plans again, never code) and its examples as a JSON text decoded only when something reads them
+(docs, `advisor explain`, the tests). Records are JSON data, written and read by
+advisor.engine.cache, keyed by the rule files' bytes and by everything else a record depends on
+(`inputs`).
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from pathlib import Path
+from typing import Any
+
+from advisor.engine.catalog import (
+    Catalog,
+    Examples,
+    Fix,
+    Reference,
+    Rule,
+    RuleDef,
+    VersionRange,
+    _checked,
+    rules_from_root,
+)
+from advisor.facts.names import FACTS
+from advisor.model.versions import Version
+
+_NESTED = {"fix": Fix, "vsphere": VersionRange}
+
+
+def inputs() -> list[tuple[str, bytes]]:
+    """What a record depends on beyond the rule files (advisor's version and the interpreter's
+    are part of every cache key): the facts' names and types (a condition is type-checked
+    against them), the code that builds a record, and the CEL runtime that serialised it."""
+    from cel_expr_python import cel
+
+    here = Path(__file__).resolve().parent
+    facts = "\n".join(f"{name}:{fact.type}" for name, fact in sorted(FACTS.items()))
+    runtime = Path(cel.__file__).stat()
+    return [("facts", facts.encode()),
+            *((name, (here / name).read_bytes()) for name in ("compiled.py", "catalog.py", "conditions.py")),
+            ("cel", f"{cel.__file__}|{runtime.st_size}|{runtime.st_mtime_ns}".encode())]
+
+
+def records(sources: list[tuple[str, bytes]]) -> list[dict[str, Any]]:
+    """Parse, check and compile the built-in rule files (`sources`: path and bytes of each).
+    The records go through JSON here too, so a run without the cache builds the same rules."""
+    from advisor.load.yamlfile import loads
+
+    rules: list[Rule] = []
+    for file, data in sources:
+        rules.extend(rules_from_root(loads(data, file), file, builtin=True, validate=False))
+    built: list[dict[str, Any]] = json.loads(json.dumps([_record(r) for r in _checked(Catalog(rules)).rules]))
+    return built
+
+
+def _fields(model: Any) -> dict[str, Any]:
+    """Every field of a model built with model_construct, and the names that were given."""
+    return {"v": {name: getattr(model, name) for name in type(model).model_fields},
+            "set": sorted(model.model_fields_set)}
+
+
+def _record(rule: Rule) -> dict[str, Any]:
+    from advisor.engine.cache import encode
+
+    d = rule.d
+    fields = {name: getattr(d, name) for name in RuleDef.model_fields if name not in ("examples", *_NESTED)}
+    fields["references"] = [_fields(r) for r in d.references]
+    return {
+        "file": rule.file, "line": rule.line, "facts": sorted(rule.facts),
+        "d": {"v": fields, "set": sorted(d.model_fields_set)},
+        **{name: _fields(getattr(d, name)) for name in _NESTED},
+        "program": base64.b64encode(rule.compiled().serialize()).decode("ascii"),
+        # The examples twice: as plain data for the rule's model (docs and `advisor explain`
+        # read them; the JSON decoder builds them at C speed), and with their line numbers as
+        # one JSON text, decoded into the rule's `examples` when something reads those.
+        "examples": _plain([d.examples.fail, d.examples.pass_]),
+        "read_examples": json.dumps(encode([rule.examples["fail"], rule.examples["pass"]]), separators=(",", ":")),
+    }
+
+
+def _plain(value: Any) -> Any:
+    """`value` as JSON reads it back, or None where JSON would change it (a key that is not a
+    string, a tuple): the rule then takes its examples from `read_examples`."""
+    text = json.dumps(value)
+    return value if json.loads(text) == value else None
+
+
+def _built(model: Any, fields: dict[str, Any]) -> Any:
+    return model.model_construct(_fields_set=set(fields["set"]), **fields["v"])
+
+
+def rule(record: dict[str, Any]) -> Rule:
+    """The rule a record describes; its program and its examples with lines are decoded when
+    first used."""
+    from advisor.engine.cache import decode
+
+    values = dict(record["d"]["v"])
+    values["references"] = [_built(Reference, r) for r in values["references"]]
+    for name, model in _NESTED.items():
+        values[name] = _built(model, record[name])
+    read: dict[str, list[Any]] | str = record["read_examples"]
+    plain = record["examples"]
+    if plain is None:  # examples JSON cannot carry as they are: decoded now, with their lines
+        fail, pass_ = plain = decode(record["read_examples"].encode())
+        read = {"fail": fail, "pass": pass_}
+    values["examples"] = Examples.model_construct(fail=plain[0], pass_=plain[1])
+    vsphere = values["vsphere"]
+    return Rule(RuleDef.model_construct(_fields_set=set(record["d"]["set"]), **values), record["file"],
+                record["line"], None, frozenset(record["facts"]), True,
+                min_version=Version.parse(vsphere.min) if vsphere.min else None,
+                max_version=Version.parse(vsphere.max) if vsphere.max else None,
+                read_examples=read, serialized=base64.b64decode(record["program"]))

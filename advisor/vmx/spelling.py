@@ -1,0 +1,97 @@
+"""VMware's spelling of the .vmx keys advisor writes, apart from the .vmx codec
+(advisor.vmx.document, which re-exports it): `advisor check` spells the keys it recommends
+without importing the codec."""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+# VMware's spelling of the keys advisor writes ('#' stands for a device or unit number).
+# Keys are case-insensitive when read, but files are read by people and diffed by tools, so
+# new entries use the spelling ESXi itself writes.
+_CANONICAL_TEMPLATES = (
+    ".encoding",
+    "config.version",
+    "virtualHW.version",
+    "virtualHW.productCompatibility",
+    "displayName",
+    "guestOS",
+    "firmware",
+    "annotation",
+    "numvcpus",
+    "cpuid.coresPerSocket",
+    "cpuid.coresPerSocket.cookie",
+    "memsize",
+    "numa.autosize",
+    "numa.autosize.cookie",
+    "numa.autosize.once",
+    "numa.autosize.vcpu.maxPerVirtualNode",
+    "numa.vcpu.preferHT",
+    "numa.vcpu.maxPerVirtualNode",
+    "numa.vcpu.maxPerMachineNode",
+    "numa.vcpu.maxPerClient",
+    "numa.vcpu.min",
+    "numa.vcpu.followcorespersocket",
+    "numa.vcpu.coresPerNode",
+    "numa.consolidate",
+    "numa.allowHotadd",
+    "numa.nodeAffinity",
+    "vcpu.hotadd",
+    "mem.hotadd",
+    "sched.cpu.latencySensitivity",
+    "sched.cpu.min",
+    "sched.cpu.max",
+    "sched.cpu.units",
+    "sched.cpu.shares",
+    "sched.cpu.affinity",
+    "sched.mem.min",
+    "sched.mem.minSize",
+    "sched.mem.max",
+    "sched.mem.pin",
+    "sched.mem.shares",
+    "sched.swap.derivedName",
+    "ethernet#.present",
+    "ethernet#.virtualDev",
+    "ethernet#.coalescingScheme",
+    "ethernet#.coalescingParams",
+    "ethernet#.intrMode",
+    "ethernet#.features",
+    "ethernet#.emuRxMode",
+    "ethernet#.networkName",
+    "scsi#.present",
+    "scsi#.virtualDev",
+    "scsi#:#.present",
+    "scsi#:#.fileName",
+    "scsi#:#.deviceType",
+    "nvme#.present",
+    "nvme#:#.present",
+    "nvme#:#.fileName",
+    "sata#.present",
+    "sata#:#.present",
+    "sata#:#.fileName",
+    "sata#:#.deviceType",
+    "tools.syncTime",
+    "vmx.reboot.PowerCycle",
+    "uuid.bios",
+    "uuid.location",
+    "vc.uuid",
+    "checkpoint.vmState",
+    "disk.EnableUUID",
+)
+_DIGITS_RE = re.compile(r"\d+")
+_CANONICAL = {_DIGITS_RE.sub("#", t.lower()): t for t in _CANONICAL_TEMPLATES}
+
+
+@lru_cache(maxsize=4096)
+def canonical_key(key: str) -> str:
+    """VMware's spelling of ``key`` (``NUMVCPUS`` -> ``numvcpus``, ``scsi0:1.filename`` ->
+    ``scsi0:1.fileName``); keys advisor has no opinion on are returned unchanged."""
+    template = _CANONICAL.get(_DIGITS_RE.sub("#", key.lower()))
+    numbers = _DIGITS_RE.findall(key)
+    # A key that spells a '#' itself (`scsi0:#.present`) matches a template without the numbers
+    # to fill it: it is no key VMware writes, so it keeps its own spelling.
+    if template is None or len(numbers) != template.count("#"):
+        return key
+    found = iter(numbers)
+    return re.sub("#", lambda _m: next(found), template)
