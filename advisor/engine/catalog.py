@@ -28,7 +28,7 @@ from advisor.model.base import WORKLOADS
 from advisor.model.versions import Version
 from advisor.vocab import SeverityName
 
-RULE_ID = re.compile(r"^[A-Z][A-Z0-9]{1,9}[0-9]{3}$")
+RULE_ID = r"^[A-Z][A-Z0-9]{1,9}[0-9]{3}$"  # compiled when a rule file is validated
 PLACEHOLDER = re.compile(r"\{([a-z_]+(?:\.[a-z_0-9]+)+)\}")
 SEEDS = {
     "000_092b553a1d5ae05f.txt", "001_a02093f92473a34b.txt", "002_ab5a860f67c7d0e7.txt",
@@ -139,7 +139,7 @@ class RuleDef(_Strict):
     @field_validator("id")
     @classmethod
     def _id(cls, value: str) -> str:
-        if not RULE_ID.match(value):
+        if not re.match(RULE_ID, value):
             raise ValueError("a rule id is an upper-case area prefix and three digits, e.g. NUMA001")
         return value
 

@@ -9,8 +9,10 @@ from typing import Any
 from advisor.errors import InputError
 from advisor.facts.facts import BOOL, DOUBLE, FACTS, INT, LIST_INT, LIST_STRING, STRING
 
-_FACT_TOKEN = re.compile(r"\b([a-z_]+(?:\.[a-z_0-9]+)+)\b")
-_STRING_LITERAL = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"")
+# Patterns as text: they are compiled (and kept by `re`) when a condition is first read, which
+# a run with the cached built-in catalog and no rule folder of its own never does.
+_FACT_TOKEN = r"\b([a-z_]+(?:\.[a-z_0-9]+)+)\b"
+_STRING_LITERAL = r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\""
 
 _ENV = None
 
@@ -30,9 +32,9 @@ def cel_env() -> Any:
 def referenced_facts(expression: str) -> set[str]:
     """The facts a condition reads. A dotted token may run on into a method call
     (`vm.name.size()`): the fact is its longest prefix that names one."""
-    bare = _STRING_LITERAL.sub("''", expression)
+    bare = re.sub(_STRING_LITERAL, "''", expression)
     found = set()
-    for token in _FACT_TOKEN.findall(bare):
+    for token in re.findall(_FACT_TOKEN, bare):
         parts = token.split(".")
         for end in range(len(parts), 1, -1):
             name = ".".join(parts[:end])
@@ -48,13 +50,13 @@ def referenced_facts(expression: str) -> set[str]:
 # stay within MAX_GROWTH; with facts capped at engine.MAX_CEL_STRING characters this bounds the
 # largest value a condition can build. CEL's own iteration budget bounds the number of steps.
 MAX_GROWTH = 64
-_MACRO = re.compile(r"\.\s*(?:map|filter|all|exists|exists_one)\s*\(\s*([A-Za-z_][A-Za-z_0-9]*)\s*,")
+_MACRO = r"\.\s*(?:map|filter|all|exists|exists_one)\s*\(\s*([A-Za-z_][A-Za-z_0-9]*)\s*,"
 
 
 def condition_growth(expression: str) -> int:
-    bare = _STRING_LITERAL.sub("''", expression)
+    bare = re.sub(_STRING_LITERAL, "''", expression)
     product = 1
-    for match in _MACRO.finditer(bare):
+    for match in re.finditer(_MACRO, bare):
         depth, end = 1, match.end()
         while end < len(bare) and depth:  # the macro's own arguments, up to its closing parenthesis
             depth += {"(": 1, ")": -1}.get(bare[end], 0)

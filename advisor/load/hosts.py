@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -11,7 +10,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from advisor.errors import InputError
-from advisor.load.validation import path_text, to_input_errors
+from advisor.load.validation import close_matches, path_text, to_input_errors
 from advisor.load.yamlfile import LocDict, line_of, load
 from advisor.model.spec import Host
 from advisor.resources import data_path
@@ -46,7 +45,7 @@ class HostProfiles:
         if "/" not in name and "\\" not in name:
             path = next((f / f"{name}.yaml" for f in self.search_path() if (f / f"{name}.yaml").is_file()), None)
         if path is None:
-            close = difflib.get_close_matches(name, self.names(), n=1, cutoff=0.5)
+            close = close_matches(name, self.names(), n=1, cutoff=0.5)
             hint = f"; did you mean '{close[0]}'?" if close else " (run 'advisor hosts' to list them)"
             raise InputError(f"unknown host profile '{name}'{hint}", field="host")
         if path not in self._loaded:

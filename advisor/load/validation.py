@@ -5,7 +5,6 @@ Also suggests the field the user probably meant when a key is unknown ("did you 
 
 from __future__ import annotations
 
-import difflib
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
@@ -65,7 +64,7 @@ def to_input_errors(
     for part in prefix:
         node = node.get(part) if isinstance(node, dict) else None
     if isinstance(node, dict) and node and not any(
-            isinstance(k, str) and (k in model.model_fields or difflib.get_close_matches(k, model.model_fields, n=1))
+            isinstance(k, str) and (k in model.model_fields or close_matches(k, model.model_fields, n=1))
             for k in node):
         # Not one key advisor knows: most likely some other file named by mistake (or on
         # purpose: `host: /etc/shadow`). Its content is not echoed.
@@ -95,7 +94,7 @@ def to_input_errors(
         if err["type"] == "extra_forbidden":
             owner = _model_at(model, loc)
             known = list(owner.model_fields) if owner else []
-            close = difflib.get_close_matches(str(loc[-1]), known, n=1)
+            close = close_matches(str(loc[-1]), known, n=1)
             message = f"unknown key '{clip(str(loc[-1]))}'" + (f"; did you mean '{close[0]}'?" if close else "")
             if not close and known:
                 message += f" (allowed: {', '.join(known)})"
@@ -118,3 +117,10 @@ def to_input_errors(
     # An unknown key usually explains a "missing" one (a typo), so it comes first.
     errors.sort(key=lambda e: (not e.message.startswith("unknown key"), e.line or 0, e.field or ""))
     return errors
+
+
+def close_matches(word: str, possibilities, n: int = 3, cutoff: float = 0.6) -> list[str]:
+    """difflib's suggestions, imported only when there is a mistake to suggest for."""
+    import difflib
+
+    return difflib.getclose_matches(word, possibilities, n=n, cutoff=cutoff)

@@ -32,7 +32,7 @@ def one_line(text: object) -> str:
 
 def vmx_line(key: str, value: object) -> str:
     """``key = "value"`` as it goes in a .vmx, or a removal for the REMOVE marker."""
-    from advisor.vmx.document import escape
+    from advisor.vmx.spelling import escape
 
     if value == REMOVE:
         return f"remove {one_line(key)}"

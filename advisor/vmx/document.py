@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from advisor.errors import InputError
-from advisor.vmx.spelling import canonical_key
+from advisor.vmx.spelling import _hex_escape, canonical_key, escape, unescape
 from advisor.vocab import FALSE_WORDS, TRUE_WORDS, vmx_bool
 
 MAX_FILE_BYTES = 16 * 1024 * 1024
@@ -50,42 +50,12 @@ _ENTRY_RE = re.compile(
     re.S,
 )
 _BARE_VALUE_RE = re.compile(r"[^ \t\r\f\v\"#]+\Z")
-_ESCAPE_NEEDED_RE = re.compile(r'["|\x00-\x1f\x7f]')
 _CONTROL_RE = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
-_ESCAPE_RUN_RE = re.compile(r"(?:\|[0-9A-Fa-f]{2})+")
 _ICU_WINDOWS_RE = re.compile(r"(?:windows|ibm|ms|cp)[-_]?(\d+)(?:[-_].*)?\Z", re.I)
 # What any charset we accept must encode exactly as ASCII, so that line splitting on b"\n"
 # and the key/quote/escape syntax work on the raw bytes the same way they do on text.
 _ASCII_PROBE = bytes(range(1, 128))
 _ESCAPE_PROBE = b"\\n\\x41\\u0041+A-~{~}"
-
-
-# --------------------------------------------------------------------------- escaping
-
-
-def escape(value: str) -> str:
-    """Encode a value for the inside of double quotes using VMware's ``|XX`` scheme.
-
-    Only what cannot appear raw is escaped: the quote that would end the value, the pipe that
-    introduces escapes, and control characters (a raw newline would end the line). ``#`` and
-    ``=`` are ordinary data inside quotes. Hex is upper case, as VMware writes it.
-    """
-    return _ESCAPE_NEEDED_RE.sub(_hex_escape, value)
-
-
-def unescape(raw: str, charset: str = "utf-8") -> str:
-    """Decode ``|XX`` escapes (either hex case) into text.
-
-    A run of escapes is decoded as bytes in the file's charset, so ``|E5|85|B1`` in a UTF-8
-    file is one character; VMware only escapes ASCII in practice, where this is the same as
-    ``chr``. A ``|`` not followed by two hex digits is kept literally, as VMware reads it.
-    """
-    if "|" not in raw:
-        return raw
-    return _ESCAPE_RUN_RE.sub(
-        lambda m: bytes.fromhex(m.group().replace("|", "")).decode(charset, "surrogateescape"),
-        raw,
-    )
 
 
 # --------------------------------------------------------------------------- booleans
@@ -768,10 +738,6 @@ def _comment_lines(comment: str) -> list[str]:
     plain text (a NUL would make it unreadable as a .vmx, a CR would split the line)."""
     parts = comment.replace("\r\n", "\n").split("\n")
     return [f"# {_CONTROL_RE.sub(_hex_escape, part)}".rstrip(_WS) for part in parts]
-
-
-def _hex_escape(match: re.Match[str]) -> str:
-    return f"|{ord(match.group()):02X}"
 
 
 def apply(doc: VmxDocument, desired: Mapping[str, str | None]) -> list[Change]:

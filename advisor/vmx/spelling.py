@@ -1,6 +1,6 @@
-"""VMware's spelling of the .vmx keys advisor writes, apart from the .vmx codec
-(advisor.vmx.document, which re-exports it): `advisor check` spells the keys it recommends
-without importing the codec."""
+"""How keys and values are spelled in a .vmx file: VMware's spelling of the keys advisor writes
+and the `|XX` escapes of quoted values. Apart from the .vmx codec (advisor.vmx.document, which
+re-exports them), so that `advisor check` writes keys and values without importing the codec."""
 
 from __future__ import annotations
 
@@ -95,3 +95,38 @@ def canonical_key(key: str) -> str:
         return key
     found = iter(numbers)
     return re.sub("#", lambda _m: next(found), template)
+
+
+# --------------------------------------------------------------------------- escaping
+
+_ESCAPE_NEEDED_RE = re.compile(r'["|\x00-\x1f\x7f]')
+_ESCAPE_RUN_RE = re.compile(r"(?:\|[0-9A-Fa-f]{2})+")
+
+
+def escape(value: str) -> str:
+    """Encode a value for the inside of double quotes using VMware's ``|XX`` scheme.
+
+    Only what cannot appear raw is escaped: the quote that would end the value, the pipe that
+    introduces escapes, and control characters (a raw newline would end the line). ``#`` and
+    ``=`` are ordinary data inside quotes. Hex is upper case, as VMware writes it.
+    """
+    return _ESCAPE_NEEDED_RE.sub(_hex_escape, value)
+
+
+def unescape(raw: str, charset: str = "utf-8") -> str:
+    """Decode ``|XX`` escapes (either hex case) into text.
+
+    A run of escapes is decoded as bytes in the file's charset, so ``|E5|85|B1`` in a UTF-8
+    file is one character; VMware only escapes ASCII in practice, where this is the same as
+    ``chr``. A ``|`` not followed by two hex digits is kept literally, as VMware reads it.
+    """
+    if "|" not in raw:
+        return raw
+    return _ESCAPE_RUN_RE.sub(
+        lambda m: bytes.fromhex(m.group().replace("|", "")).decode(charset, "surrogateescape"),
+        raw,
+    )
+
+
+def _hex_escape(match: re.Match[str]) -> str:
+    return f"|{ord(match.group()):02X}"

@@ -1,0 +1,59 @@
+"""What `advisor check` imports (counted, not timed): start-up is part of a CI linter's cost,
+and the modules below belong to other commands (template readers, the .vmx codec, vCenter,
+syntax highlighting). A check that pulls one in again pays for it on every run
+(docs/benchmarks.md, "Start-up and .vmx lint")."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+
+# Prefixes of module names `advisor check` on a spec file must not import.
+NOT_ON_CHECK = (
+    "advisor.vmx.document",  # the .vmx codec: check only spells keys (advisor.vmx.spelling)
+    "advisor.readers",  # .vmx, OVF, Packer and Terraform readers: lint's
+    "advisor.vcenter", "pyVmomi", "pyVim",  # only with --vcenter
+    "advisor.emit",  # the emitters: advisor vmx
+    "hcl2", "lark", "tree_sitter",  # HCL parsers
+    "defusedxml", "xml.etree", "xml.dom",  # OVF
+    "rich.syntax", "pygments", "rich.table", "rich.markdown",  # Rich beyond the console
+    "difflib",  # `advisor fix`'s diff, and the suggestions for a mistyped rule id
+)
+
+_RUN = """
+import json, sys
+from advisor.cli import main
+sys.argv = ["advisor", "check", sys.argv[1]]
+try:
+    main()
+except SystemExit:
+    pass
+sys.stdout.flush()
+print(json.dumps(sorted(sys.modules)), file=sys.stderr)
+"""
+
+
+def _modules(spec: Path, cache: Path) -> list[str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("ADVISOR_NO_CACHE", "PYTHONPATH")}
+    env.update(ADVISOR_CACHE_DIR=str(cache), NO_COLOR="1", COLUMNS="100")
+    done = subprocess.run([sys.executable, "-c", _RUN, str(spec)], capture_output=True, text=True, env=env,
+                          cwd=spec.parent, timeout=120, check=False)
+    return list(json.loads(done.stderr.strip().splitlines()[-1]))
+
+
+def test_check_imports_nothing_it_does_not_use(tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    cache.mkdir(mode=0o700)
+    spec = tmp_path / "spec.yaml"
+    spec.write_bytes((REPO / "examples" / "sql-server-64vcpu.yaml").read_bytes())
+    _modules(spec, cache)  # the first run writes the catalog's cache entry
+    assert list(cache.glob("catalog-*.json"))
+    loaded = _modules(spec, cache)
+    assert "advisor.engine.catalog" in loaded and "advisor.output.text" in loaded  # the check ran
+    unwanted = sorted(m for m in loaded if m.startswith(NOT_ON_CHECK))
+    assert unwanted == []
