@@ -252,7 +252,8 @@ def template_fields(t: TemplateVM) -> tuple[dict[str, Any], set[str], dict[str, 
     # this loop runs over a hundred keys per template, so it does nothing else.
     advanced = {spelling.get(low, low): setting.value for low, setting in t.settings.items()
                 if setting.value is not None and not low.startswith("advisor.")
-                and not (nic_role(low) and setting.value.strip().lower() in NIC_VIRTUALDEV)}
+                and not (low.startswith("ethernet") and nic_role(low)
+                         and setting.value.strip().lower() in NIC_VIRTUALDEV)}
     # (Valid NIC types are read below, slot by slot; an invalid one stays for the model to refuse.)
     for low, (field, _) in SCALAR_KEYS.items():
         setting = t.settings.get(low)
