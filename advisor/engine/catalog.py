@@ -335,7 +335,7 @@ def builtin_catalog() -> Catalog:
         sources = [(str(path), read_bytes(path)) for path in rule_files(data_path("rules"))]
         # The files only change with advisor: parsed, checked and compiled once, the catalog is
         # cached as records (JSON), keyed by the files' bytes and what the records depend on.
-        records = cached("catalog", [*sources, *compiled.inputs()], lambda: compiled.records(sources))
+        records = cached("catalog", [*sources, *compiled.inputs()], lambda: compiled.records(sources), plain=True)
         _BUILTIN = Catalog([compiled.rule(record) for record in records])  # checked and sorted when built
     return _BUILTIN
 

@@ -5,6 +5,7 @@ Also suggests the field the user probably meant when a key is unknown ("did you 
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
@@ -119,8 +120,8 @@ def to_input_errors(
     return errors
 
 
-def close_matches(word: str, possibilities, n: int = 3, cutoff: float = 0.6) -> list[str]:
+def close_matches(word: str, possibilities: Iterable[str], n: int = 3, cutoff: float = 0.6) -> list[str]:
     """difflib's suggestions, imported only when there is a mistake to suggest for."""
     import difflib
 
-    return difflib.getclose_matches(word, possibilities, n=n, cutoff=cutoff)
+    return difflib.get_close_matches(word, possibilities, n=n, cutoff=cutoff)

@@ -33,7 +33,7 @@ from advisor.model.base import (
     Workload,
 )
 from advisor.model.base import Nic as Nic
-from advisor.vmx.mapping import advanced_value, reconcile_advanced
+from advisor.vmx.mapping import ADVANCED_CACHE, ADVANCED_INDEX, advanced_value, reconcile_advanced
 
 # --- host -----------------------------------------------------------------------------------
 
@@ -224,8 +224,11 @@ class VM(Strict):
 
     @model_validator(mode="after")
     def _reconcile(self, info: ValidationInfo) -> VM:
+        context = info.context or {}
+        if context.get(ADVANCED_INDEX) is not None:  # a template's keys, already lower-cased by its reader
+            self.__pydantic_private__[ADVANCED_CACHE] = context[ADVANCED_INDEX]  # type: ignore[index]
         reconcile_advanced(self)
-        strict_shape = not (info.context or {}).get("lenient_shape", False)
+        strict_shape = not context.get("lenient_shape", False)
         if strict_shape and self.cores_per_socket and self.vcpus % self.cores_per_socket:
             raise FieldValueError(
                 f"cores_per_socket ({self.cores_per_socket}) must divide vcpus ({self.vcpus}): "

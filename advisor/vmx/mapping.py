@@ -80,12 +80,16 @@ _SCSI_KEY = re.compile(r"^scsi(\d+)\.virtualdev$")
 _MAX_NICS = 10  # network adapters per VM (vSphere configuration maximum)
 
 
+ADVANCED_INDEX = "_advanced_index"  # template_fields' key for the index it built (see VM._reconcile)
+ADVANCED_CACHE = "_adv"  # the VM's private attribute holding normalised_advanced()
+
+
 def normalised_advanced(vm: VM) -> dict[str, tuple[str, str]]:
     """advanced: as {lower-case key: (spelling, text value)} — cached on the VM."""
-    cache = vm.__pydantic_private__.get("_adv") if vm.__pydantic_private__ else None
+    cache = vm.__pydantic_private__.get(ADVANCED_CACHE) if vm.__pydantic_private__ else None
     if cache is None:
         cache = {k.lower(): (k, v if v.__class__ is str else vmx_text(v)) for k, v in vm.advanced.items()}
-        vm.__pydantic_private__["_adv"] = cache  # type: ignore[index]  # set: VM has private attributes
+        vm.__pydantic_private__[ADVANCED_CACHE] = cache  # type: ignore[index]  # set: VM has private attributes
     return cache
 
 
@@ -113,7 +117,11 @@ def reconcile_advanced(vm: VM) -> None:
     if not vm.advanced:
         return
     explicit = vm.model_fields_set
-    for low, (spelling, text) in normalised_advanced(vm).items():
+    # Most of a template's hundred keys have no role: they are passed over in one comprehension,
+    # in file order (the first bad key is the one reported).
+    adv = normalised_advanced(vm)
+    for low in [k for k in adv if k in SCALAR_KEYS or k.endswith(".virtualdev") or k == "sched.mem.pin"]:
+        spelling, text = adv[low]
         role = _advanced_role(low)
         if role is None:
             continue
@@ -250,10 +258,16 @@ def template_fields(t: TemplateVM) -> tuple[dict[str, Any], set[str], dict[str, 
     spelling = t.spelling
     # Every known value goes to `advanced` (pseudo-keys such as advisor.disk0.size excepted);
     # this loop runs over a hundred keys per template, so it does nothing else.
-    advanced = {spelling.get(low, low): setting.value for low, setting in t.settings.items()
-                if setting.value is not None and not low.startswith("advisor.")
-                and not (low.startswith("ethernet") and nic_role(low)
-                         and setting.value.strip().lower() in NIC_VIRTUALDEV)}
+    # The same keys lower-cased, as normalised_advanced() gives them: handed to the model
+    # (ADVANCED_INDEX in the validation context) instead of worked out again from `advanced`.
+    index = {low: (spelling.get(low, low), setting.value if setting.value.__class__ is str else vmx_text(setting.value))
+             for low, setting in t.settings.items()
+             if setting.value is not None and not low.startswith("advisor.")
+             and not (low.startswith("ethernet") and nic_role(low)
+                      and setting.value.strip().lower() in NIC_VIRTUALDEV)}
+    # A .vmx reader's values are all text; other readers may give numbers, which `advanced` keeps.
+    advanced = (dict(index.values()) if t.kind == "vmx"
+                else {spelled: t.settings[low].value for low, (spelled, _) in index.items()})
     # (Valid NIC types are read below, slot by slot; an invalid one stays for the model to refuse.)
     for low, (field, _) in SCALAR_KEYS.items():
         setting = t.settings.get(low)
@@ -262,7 +276,7 @@ def template_fields(t: TemplateVM) -> tuple[dict[str, Any], set[str], dict[str, 
                 unknown.add(field)
             else:
                 lines[field] = setting.line
-    data: dict[str, Any] = {"name": t.name, "advanced": advanced}
+    data: dict[str, Any] = {"name": t.name, "advanced": advanced, ADVANCED_INDEX: index}
     # The two required fields come straight from their keys (the validator reports a bad
     # value at that key's line); the rest is reconciled from `advanced` by the VM model.
     for key, field in (("numvcpus", "vcpus"), ("memsize", "memory")):
