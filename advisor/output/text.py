@@ -5,8 +5,8 @@ control characters are made visible, so a VM called ``[bold]x`` or containing an
 literally. Line breaks inside user text become spaces, and a line that would still begin with
 `::` (a long name wrapped just before "::error::") has that colon shown as \\x3a: GitHub Actions
 runs any log line starting with `::` as a workflow command. Lines are laid out for the width
-the caller gives (the terminal's: advisor.output.terminal) and broken by Rich's line breaker
-between words only: a word longer than the line, such as a URL or a long path, is printed whole
+the caller gives (the terminal's: advisor.output.terminal) and broken between words only
+(`_line_starts`): a word longer than the line, such as a URL or a long path, is printed whole
 so it can still be clicked and copied. Quiet mode prints exactly one
 `file:line: RULE severity subject: message` line per finding, sorted by file and line, with the
 rule and severity padded into columns. Colour and width are the caller's decision
@@ -21,7 +21,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from rich._wrap import divide_line  # Rich's own word breaker (Text.wrap would fold long words)
+from rich.cells import cell_len
 from rich.console import Console, Group, RenderableType
 from rich.padding import Padding
 from rich.text import Text
@@ -101,19 +101,42 @@ def _hanging(label: str, lines: list[str], style: str, indent: int) -> list[Rend
     return out
 
 
+_WORD = re.compile(r"\s*\S+\s*")  # a word with the spaces around it, as Rich's own breaker reads them
+
+
+def _line_starts(plain: str, room: int) -> list[int]:
+    """Offsets where a greedy word wrap into `room` cells starts each line after the first.
+
+    Our own twenty lines rather than Rich: its public `Text.wrap` crops or folds a word wider
+    than the line (overflow "crop", "fold" or "ellipsis"), which cuts a URL in two, and the
+    breaker that can leave such a word whole (`rich._wrap.divide_line(fold=False)`) is private,
+    free to change in any release. Cells, not characters, via Rich's public `cell_len`, so wide
+    characters in a VM name are measured as the terminal draws them.
+    """
+    starts: list[int] = []
+    used = 0
+    for match in _WORD.finditer(plain):
+        word = match.group(0)
+        if used and used + cell_len(word.rstrip()) > room and match.start():
+            starts.append(match.start())
+            used = 0
+        used += cell_len(word)
+    return starts
+
+
 def _breaks(plain: str, room: int, hang: int) -> list[int]:
-    """Offsets where the second and later lines start (as Rich's divide_line gives them): the
-    first line has `room` columns, the others `room - hang`."""
-    first = divide_line(plain, room, fold=False)
+    """Offsets where the second and later lines start: the first line has `room` columns, the
+    others `room - hang`."""
+    first = _line_starts(plain, room)
     if not hang or not first:
         return first
-    rest = divide_line(plain[first[0]:], max(room - hang, 10), fold=False)
+    rest = _line_starts(plain[first[0]:], max(room - hang, 10))
     return [first[0], *(first[0] + offset for offset in rest)]
 
 
 def _emit(console: Console, item: RenderableType, width: int, indent: int = 0) -> None:
     """Print a piece of the report broken into lines of at most `width` columns between words
-    (Rich's line breaker), never inside one: a longer word gets a line of its own, whole."""
+    (`_line_starts`), never inside one: a longer word gets a line of its own, whole."""
     if isinstance(item, Group):
         for part in item.renderables:
             _emit(console, part, width, indent)

@@ -124,3 +124,17 @@ def test_quiet_lines_are_sorted_by_file_and_line_in_columns():
         "b.yaml:9: NUMA001 warning vm b: second",
         "b.yaml:12: NET001  info    vm a: third",
     ]
+
+
+def test_word_breaker_counts_cells_and_never_splits_a_word():
+    """Our breaker (not Rich's private one): wide characters take two cells, a word wider than
+    the line starts a line of its own and is left whole."""
+    from advisor.output.text import _line_starts
+
+    assert _line_starts("aaaa bbbb cccc", 9) == [10]  # "aaaa bbbb" is exactly 9 cells
+    assert _line_starts("虚拟机 虚拟机", 8) == [4]  # 6 + 1 + 6 cells do not fit in 8
+    assert _line_starts("see " + LONG_URL + " end", 40) == [4, 5 + len(LONG_URL)]
+    assert _line_starts("one", 1) == []
+    import advisor.output.text as text
+
+    assert "import" not in "".join(line for line in open(text.__file__, encoding="utf-8") if "rich._" in line)
