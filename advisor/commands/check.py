@@ -8,7 +8,7 @@ import click
 
 from advisor.cli import EXIT_CODES_HELP
 from advisor.commands.collect import VcenterArgs, vcenter_options
-from advisor.commands.common import emit, report_options, settings
+from advisor.commands.common import emit, report_options, settings, stdin_inputs, stdin_option
 
 
 @click.command("check", epilog=EXIT_CODES_HELP)
@@ -20,6 +20,7 @@ from advisor.commands.common import emit, report_options, settings
     help="Check the VMs running in this vCenter (read-only) instead of spec files; see `advisor collect vcenter`.",
 )
 @vcenter_options
+@stdin_option
 def command(
     files: tuple[str, ...],
     formats,
@@ -32,6 +33,7 @@ def command(
     quiet,
     color,
     vcenter,
+    stdin_filename,
     **vcenter_args,
 ) -> None:
     """Check proposed VMs (spec YAML files) against VMware's performance guidance.
@@ -40,10 +42,12 @@ def command(
     then findings with the evidence, the fix and the paper or document it comes from.
     A file that cannot be read is reported (file, line, field) and the other files still run.
     With --vcenter, the specs `advisor collect vcenter` would write are checked in one step.
+    `-` reads a spec from standard input (reported as --stdin-filename, else `-`).
     """
-    if bool(files) == bool(vcenter):
+    if bool(files or stdin_filename is not None) == bool(vcenter):
         raise click.UsageError("give spec files or --vcenter HOST (one of the two)")
-    s = settings(list(files), formats, outputs, fail_on, select, ignore_, config_file, rule_dirs, quiet, color)
+    names, given = stdin_inputs(list(files), stdin_filename)
+    s = settings(names, formats, outputs, fail_on, select, ignore_, config_file, rule_dirs, quiet, color)
     if vcenter:
         from advisor.commands.collect import check_vcenter
 
@@ -51,6 +55,6 @@ def command(
     else:
         from advisor.engine.specs import check_files
 
-        run = check_files(files, s.catalog, s.policy, s.profiles)
+        run = check_files(names, s.catalog, s.policy, s.profiles, dict([given]) if given else None)
     run.command = "check"
     sys.exit(emit(run, s))

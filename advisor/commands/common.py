@@ -47,6 +47,41 @@ def report_options(func: Callable[..., Any]) -> Callable[..., Any]:
     return func
 
 
+STDIN = "-"
+
+
+def stdin_option(func: Callable[..., Any]) -> Callable[..., Any]:
+    return click.option(
+        "--stdin-filename", metavar="PATH",
+        help="The path standard input (`-`) stands for: reported in findings, used to find the configuration "
+             "and, for lint, to pick the reader by its extension (as ruff's --stdin-filename).")(func)
+
+
+def stdin_inputs(inputs: list[str], stdin_filename: str | None) -> tuple[list[str], tuple[str, bytes] | None]:
+    """The inputs with `-` replaced by the name standard input is reported under, and that
+    input's (name, bytes), read up to the limit every input file has."""
+    from advisor.errors import InputError
+    from advisor.load.yamlfile import MAX_FILE_BYTES
+
+    dashes = inputs.count(STDIN)
+    if dashes > 1:
+        raise click.UsageError("standard input (-) can be read only once")
+    if stdin_filename is not None and not dashes:
+        if inputs:
+            raise click.UsageError("--stdin-filename names standard input: add - to the inputs")
+        inputs, dashes = [STDIN], 1
+    if not dashes:
+        return inputs, None
+    if stdin_filename is not None and (not stdin_filename or Path(stdin_filename).is_dir()):
+        raise click.UsageError("--stdin-filename names a file (the path standard input stands for)")
+    name = str(Path(stdin_filename)) if stdin_filename else STDIN
+    data = sys.stdin.buffer.read(MAX_FILE_BYTES + 1)
+    if len(data) > MAX_FILE_BYTES:
+        raise InputError(f"standard input is larger than the {MAX_FILE_BYTES >> 20} MiB limit every input has",
+                         file=name)
+    return [name if i == STDIN else i for i in inputs], (name, data)
+
+
 def split_csv(values: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(
         p.strip().upper() if p.strip().upper() != "ALL" else "ALL" for v in values for p in v.split(",") if p.strip()

@@ -8,12 +8,12 @@ from pathlib import Path
 import click
 
 from advisor.cli import EXIT_CODES_HELP
-from advisor.commands.common import emit, report_options, settings
+from advisor.commands.common import STDIN, emit, report_options, settings, stdin_inputs, stdin_option
 from advisor.model.base import WORKLOADS
 
 
 @click.command("lint", epilog=EXIT_CODES_HELP)
-@click.argument("paths", nargs=-1, required=True, type=click.Path())
+@click.argument("paths", nargs=-1, type=click.Path())
 @click.option("--host", "host_ref", help="Host profile or file: also run the host-aware (NUMA, placement) rules.")
 @click.option("--vsphere", help="vSphere version the templates target (default: the host's).")
 @click.option("--workload", type=click.Choice(WORKLOADS), help="Workload kind of the templates (default: generic).")
@@ -37,13 +37,15 @@ from advisor.model.base import WORKLOADS
     help="Worker processes (default: all cores for large runs).",
 )
 @report_options
+@stdin_option
 def command(paths, host_ref, vsphere, workload, exclude, baseline, write_baseline, var_files, jobs, formats, outputs,
-            fail_on, select, ignore_, config_file, rule_dirs, quiet, color) -> None:
+            fail_on, select, ignore_, config_file, rule_dirs, quiet, color, stdin_filename) -> None:
     """Lint VM templates: .vmx, OVF/OVA, Packer (JSON/HCL2) and Terraform vsphere_virtual_machine.
 
     Folders are walked (skipping .git, .terraform and the config's `exclude:` patterns). Without
     --host only the rules that need no host run; the others are listed as skipped in JSON.
-    Suppress a finding inline with `# advisor: ignore RULE -- reason`.
+    Suppress a finding inline with `# advisor: ignore RULE -- reason`. `-` reads one template
+    from standard input; --stdin-filename gives its path (its extension picks the reader).
     """
     from pathlib import Path
 
@@ -52,10 +54,17 @@ def command(paths, host_ref, vsphere, workload, exclude, baseline, write_baselin
     from advisor.errors import InputError
     from advisor.readers import find_templates
 
+    if not paths and stdin_filename is None:
+        raise click.UsageError("give template files or folders (or - for standard input)")
+    paths, given = stdin_inputs(list(paths), stdin_filename)
+    if given is not None and stdin_filename is None:
+        _note_stdin_format(given[1])
     s = settings(list(paths), formats, outputs, fail_on, select, ignore_, config_file, rule_dirs, quiet, color)
     cfg = s.loaded.config
-    missing = [p for p in paths if not Path(p).exists()]  # reported with the other input errors
-    files = find_templates([Path(p) for p in paths if Path(p).exists()], list(cfg.exclude) + list(exclude))
+    stdin_name = given[0] if given else None
+    missing = [p for p in paths if p != stdin_name and not Path(p).exists()]  # reported with the other input errors
+    files = find_templates([Path(p) for p in paths if p == stdin_name or Path(p).exists()],
+                           list(cfg.exclude) + list(exclude))
     refuse_inputs([write_baseline, *(t for _, t in s.pairs)], [*files, *([baseline] if baseline else [])])
     job = LintJob(
         rule_dirs=[s.loaded.path(f) for f in cfg.rules] + list(rule_dirs),
@@ -65,7 +74,8 @@ def command(paths, host_ref, vsphere, workload, exclude, baseline, write_baselin
         vsphere=vsphere,
         workload=workload,
         profiles=s.profiles,
-        named=frozenset(str(Path(p)) for p in paths if Path(p).is_file()),
+        named=frozenset(str(Path(p)) for p in paths if p == stdin_name or Path(p).is_file()),
+        stdin=given,
         var_files=tuple((name, _var_file(name)) for name in var_files),
     )
     if job.host_ref:  # fail fast on a bad --host, before any file is read
@@ -101,6 +111,21 @@ def command(paths, host_ref, vsphere, workload, exclude, baseline, write_baselin
         raise InputError("no templates found (.vmx, .ovf, .ova, .pkr.hcl, .pkr.json, .json, .tf, .tf.json)",
                          file=", ".join(paths))
     sys.exit(emit(run, s))
+
+
+def _note_stdin_format(data: bytes) -> None:
+    """Standard input without --stdin-filename: the reader is chosen by content alone, said on
+    standard error; content no reader recognises stops the run with the flag to add."""
+    from advisor.errors import InputError
+    from advisor.readers import HEAD_BYTES, detect
+
+    kind = detect(Path(STDIN), data[:HEAD_BYTES])
+    if kind is None:
+        raise InputError("not recognisable as a template by its content; give its path with --stdin-filename "
+                         "(e.g. --stdin-filename main.tf) so the extension picks the reader", file=STDIN)
+    names = {"vmxfile": ".vmx", "ovf": "OVF", "packer": "Packer", "terraform": "Terraform"}
+    click.echo(f"advisor: -: read as {names[kind]} (recognised by content; --stdin-filename names the format)",
+               err=True)
 
 
 def _run_with_progress(files, job, jobs, show: bool):

@@ -45,6 +45,8 @@ class LintJob:
     named: frozenset[str] = frozenset()
     # --var-file values (path, bytes), applied to Packer and Terraform templates in this order.
     var_files: tuple[tuple[str, bytes], ...] = ()
+    # Standard input (`-`): (the name it is reported under, its bytes).
+    stdin: tuple[str, bytes] | None = None
 
 
 def host_and_version(job: LintJob) -> tuple[Any, Any]:
@@ -146,7 +148,9 @@ def _lint_file(path: Path, job: LintJob, evaluator: Evaluator, host: Any, versio
 
     evaluator.run.files.append(str(path))
     try:
-        templates = read_template(path, named=str(path) in job.named,
+        data = job.stdin[1] if job.stdin is not None and str(path) == job.stdin[0] else None
+        # Unnamed standard input (`-`) belongs to no folder: no sibling files supply its variables.
+        templates = read_template(path, data, () if str(path) == "-" else None, named=str(path) in job.named,
                                   var_files=[(Path(name), data) for name, data in job.var_files])
         subjects = [template_subject(t, job.workload) for t in templates]
     except InputError as exc:

@@ -56,16 +56,18 @@ def evaluate_spec(loaded: LoadedSpec, evaluator: Evaluator) -> None:
     evaluator.evaluate(subjects, loaded.host, loaded.version, loaded.file, host_line, loaded.cluster)
 
 
-def check_files(files: Iterable[str], catalog: Catalog, policy: Policy, profiles: HostProfiles = BUNDLED) -> Run:
-    """Load and evaluate spec files; a bad file is an input error and the others still run."""
+def check_files(files: Iterable[str], catalog: Catalog, policy: Policy, profiles: HostProfiles = BUNDLED,
+                given: dict[str, bytes] | None = None) -> Run:
+    """Load and evaluate spec files; a bad file is an input error and the others still run.
+    `given`: the bytes of inputs already read (standard input), by the name they are reported under."""
     from advisor.errors import InputError
-    from advisor.load.specfile import load_spec
+    from advisor.load.specfile import load_spec, parse_spec
     from advisor.report.findings import InputProblem
 
     evaluator = Evaluator(catalog, policy)
     for file in files:
         try:
-            loaded = load_spec(file, profiles)
+            loaded = parse_spec(given[file], file, profiles) if given and file in given else load_spec(file, profiles)
         except InputError as exc:
             evaluator.run.errors.append(InputProblem(exc.file or file, exc.line, exc.field, exc.message))
             evaluator.run.files.append(file)
