@@ -18,6 +18,9 @@ from advisor.model.base import WORKLOADS
 @click.option("--vsphere", help="vSphere version the templates target (default: the host's).")
 @click.option("--workload", type=click.Choice(WORKLOADS), help="Workload kind of the templates (default: generic).")
 @click.option("--exclude", multiple=True, help="gitignore-style pattern to skip (repeatable; adds to the config's).")
+@click.option("--respect-gitignore/--no-respect-gitignore", default=None,
+              help="Skip what git ignores (.gitignore files, .git/info/exclude) in folder walks (default: on, "
+                   "or the config's respect_gitignore); named files are always linted.")
 @click.option("--baseline", type=click.Path(dir_okay=False), help="Only report findings not in this baseline file.")
 @click.option(
     "--write-baseline", type=click.Path(dir_okay=False), help="Write the current findings as a baseline and exit 0."
@@ -38,11 +41,12 @@ from advisor.model.base import WORKLOADS
 )
 @report_options
 @stdin_option
-def command(paths, host_ref, vsphere, workload, exclude, baseline, write_baseline, var_files, jobs, formats, outputs,
+def command(paths, host_ref, vsphere, workload, exclude, respect_gitignore, baseline, write_baseline, var_files, jobs, formats, outputs,
             fail_on, select, ignore_, config_file, rule_dirs, quiet, color, stdin_filename) -> None:
     """Lint VM templates: .vmx, OVF/OVA, Packer (JSON/HCL2) and Terraform vsphere_virtual_machine.
 
-    Folders are walked (skipping .git, .terraform and the config's `exclude:` patterns). Without
+    Folders are walked (skipping .git, .terraform, what git ignores and the config's `exclude:`
+    patterns). Without
     --host only the rules that need no host run; the others are listed as skipped in JSON.
     Suppress a finding inline with `# advisor: ignore RULE -- reason`. `-` reads one template
     from standard input; --stdin-filename gives its path (its extension picks the reader).
@@ -63,8 +67,10 @@ def command(paths, host_ref, vsphere, workload, exclude, baseline, write_baselin
     cfg = s.loaded.config
     stdin_name = given[0] if given else None
     missing = [p for p in paths if p != stdin_name and not Path(p).exists()]  # reported with the other input errors
+    walk_notes: list[str] = []
     files = find_templates([Path(p) for p in paths if p == stdin_name or Path(p).exists()],
-                           list(cfg.exclude) + list(exclude))
+                           list(cfg.exclude) + list(exclude), _pick(respect_gitignore, cfg.respect_gitignore, True),
+                           walk_notes)
     refuse_inputs([write_baseline, *(t for _, t in s.pairs)], [*files, *([baseline] if baseline else [])])
     job = LintJob(
         rule_dirs=[s.loaded.path(f) for f in cfg.rules] + list(rule_dirs),
@@ -92,6 +98,7 @@ def command(paths, host_ref, vsphere, workload, exclude, baseline, write_baselin
 
     run = _run_with_progress(files, job, jobs, show=not quiet and len(files) > 20)
     run.command = "lint"
+    run.notes.extend(walk_notes)
     if missing:
         from advisor.report.findings import InputProblem
 
@@ -111,6 +118,10 @@ def command(paths, host_ref, vsphere, workload, exclude, baseline, write_baselin
         raise InputError("no templates found (.vmx, .ovf, .ova, .pkr.hcl, .pkr.json, .json, .tf, .tf.json)",
                          file=", ".join(paths))
     sys.exit(emit(run, s))
+
+
+def _pick(*choices: bool | None) -> bool:
+    return next(c for c in choices if c is not None)
 
 
 def _note_stdin_format(data: bytes) -> None:

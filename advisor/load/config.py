@@ -63,6 +63,9 @@ class Config(_Strict):
     rules: list[_Short] = _items("Extra rule folders (organisation policies).")
     host_profiles: list[_Short] = _items("Extra host profile folders.")
     exclude: list[_Short] = _items("gitignore-style patterns `advisor lint` skips.")
+    respect_gitignore: bool | None = Field(
+        None, description="Folder walks skip what git ignores (.gitignore, .git/info/exclude); default true."
+    )
     exemptions: list[ExemptionConfig] = Field(default_factory=list, max_length=MAX_ITEMS)
 
 

@@ -186,27 +186,33 @@ def _folder_siblings(path: Path) -> Iterator[tuple[Path, bytes]]:
             continue
 
 
-def find_templates(paths: Iterable[str | os.PathLike[str]], excludes: list[str]) -> list[Path]:
+def find_templates(paths: Iterable[str | os.PathLike[str]], excludes: list[str], gitignore: bool = False,
+                   notes: list[str] | None = None) -> list[Path]:
     """The template files named by `paths`: files as given, folders walked in sorted order.
 
     A folder walk keeps only files whose name (or, for `.json` / plain `.hcl`, whose first bytes)
     says they are a template, skips tool-state folders, and applies gitignore-style `excludes`
-    relative to the folder walked. Explicitly named files are always returned, even if excluded:
-    naming a file is a stronger statement than a pattern.
+    relative to the folder walked and, with `gitignore`, what git ignores (advisor.readers.ignore;
+    an unreadable ignore file is a line in `notes`). Explicitly named files are always returned,
+    even if excluded or ignored: naming a file is a stronger statement than a pattern.
     """
     import pathspec  # only folder walks need it
+
+    from advisor.readers import ignore
 
     try:
         spec = pathspec.GitIgnoreSpec.from_lines(excludes)
     except Exception as exc:  # pathspec raises its own error or re.error for e.g. "[z-a]"
-        bad = next((p for p in excludes if not _pattern_compiles(pathspec, p)), "?")
+        bad = next((p for p in excludes if not ignore.compiles(p)), "?")
         raise InputError(f"'{bad[:80]}' is not a usable pattern ({' '.join(str(exc).split())[:120]})",
                          field="exclude") from None
     found: list[Path] = []
     seen: set[Path] = set()
+    notes = notes if notes is not None else []
     for given in paths:
         root = Path(given)
-        candidates = _walk(root, spec) if root.is_dir() else [root]
+        git = (ignore.above(root, notes) if gitignore and ignore.inside(root) else None)
+        candidates = _walk(root, spec, git, notes) if root.is_dir() else [root]
         for candidate in candidates:
             if candidate not in seen:
                 seen.add(candidate)
@@ -214,15 +220,7 @@ def find_templates(paths: Iterable[str | os.PathLike[str]], excludes: list[str])
     return found
 
 
-def _pattern_compiles(pathspec, pattern: str) -> bool:
-    try:
-        pathspec.GitIgnoreSpec.from_lines([pattern])
-    except Exception:
-        return False
-    return True
-
-
-def _walk(root: Path, spec) -> Iterator[Path]:
+def _walk(root: Path, spec, git: tuple | None = None, notes: list[str] | None = None) -> Iterator[Path]:
     """Template files under `root`, folders and files in sorted order.
 
     An explicit stack rather than os.walk, which recurses on Python 3.11 and dies on a tree a
@@ -231,11 +229,15 @@ def _walk(root: Path, spec) -> Iterator[Path]:
     entered, as os.walk does not; a folder that cannot be listed is skipped.
     Names are matched as strings and a Path is made only for a file that is kept: a folder
     of ten thousand templates is walked in a fraction of the time.
+    `git`: the ignore files above `root` (advisor.readers.ignore), deepest first, when git's
+    rules apply; each folder's own `.gitignore` joins them for its subtree.
     """
+    from advisor.readers.ignore import GITIGNORE, IgnoreFile, ignored, read
+
     match = spec.match_file if spec.patterns else None
-    stack = [(str(root), "")]
+    stack = [(str(root), "", git)]
     while stack:
-        folder, prefix = stack.pop()
+        folder, prefix, rules = stack.pop()
         try:
             with os.scandir(folder) as listing:
                 entries = sorted(listing, key=lambda e: e.name)
@@ -255,8 +257,11 @@ def _walk(root: Path, spec) -> Iterator[Path]:
             except OSError:
                 continue
         here = Path(folder)
+        if rules is not None and GITIGNORE in files:
+            own = read(here / GITIGNORE, notes if notes is not None else [])
+            rules = (IgnoreFile(own, prefix, ""), *rules) if own is not None else rules
         for name in files:
-            if match and match(prefix + name):
+            if match and match(prefix + name) or rules and ignored(prefix + name, rules):
                 continue
             by_name = _template_by_name(name.lower())
             if by_name is False:
@@ -264,8 +269,9 @@ def _walk(root: Path, spec) -> Iterator[Path]:
             file = here / name
             if by_name or _looks_like_template(file):
                 yield file
-        kept = [d for d in dirs if d not in SKIPPED_DIRS and not (match and match(f"{prefix}{d}/"))]
-        stack.extend((os.path.join(folder, d), f"{prefix}{d}/") for d in reversed(kept))
+        kept = [d for d in dirs if d not in SKIPPED_DIRS and not (match and match(f"{prefix}{d}/"))
+                and not (rules and ignored(f"{prefix}{d}/", rules))]
+        stack.extend((os.path.join(folder, d), f"{prefix}{d}/", rules) for d in reversed(kept))
 
 
 def _is_dir(entry: os.DirEntry) -> bool:

@@ -84,3 +84,58 @@ def test_stdin_is_read_once_and_within_the_file_limit(cli, stdin, monkeypatch):
     stdin(VMX)
     result = cli("lint", "--stdin-filename", "x.vmx", str(REPO / "examples"))
     assert result.code == 2 and "add - to the inputs" in result.err
+
+
+# -- .gitignore in folder walks ---------------------------------------------------------------
+
+def _tree(root: Path, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+
+
+def _found(root: Path, *given: str, gitignore: bool = True) -> list[str]:
+    from advisor.readers import find_templates
+
+    notes: list[str] = []
+    return sorted(p.relative_to(root).as_posix() for p in
+                  find_templates([root / g for g in given or ("",)], [], gitignore, notes))
+
+
+def test_gitignore_nested_negation_and_the_repository_root(tmp_path):
+    vmx = VMX.decode()
+    outside = tmp_path  # above the repository: its .gitignore is not git's business here
+    repo = tmp_path / "repo"
+    _tree(outside, {".gitignore": "*.vmx\n"})
+    _tree(repo, {".git/HEAD": "", ".gitignore": "build/\n*.bak.vmx\n", "a/x.vmx": vmx, "a/build/y.vmx": vmx,
+                 "a/o.bak.vmx": vmx, "b/.gitignore": "!keep.bak.vmx\n", "b/keep.bak.vmx": vmx, "b/z.bak.vmx": vmx,
+                 "c/.gitignore": "*\n", "c/hidden.vmx": vmx})
+    assert _found(repo) == ["a/x.vmx", "b/keep.bak.vmx"]
+    assert _found(repo, gitignore=False) == ["a/build/y.vmx", "a/o.bak.vmx", "a/x.vmx", "b/keep.bak.vmx",
+                                             "b/z.bak.vmx", "c/hidden.vmx"]
+    # Walking a subfolder still applies the .gitignore files above it, up to the repository root.
+    assert _found(repo, "a") == ["a/x.vmx"]
+    # A named file or a named ignored folder is linted, as ruff does.
+    assert _found(repo, "a/o.bak.vmx", "a/build") == ["a/build/y.vmx", "a/o.bak.vmx"]
+    # .git/info/exclude counts, below every .gitignore.
+    _tree(repo, {".git/info/exclude": "b/\n"})
+    assert _found(repo) == ["a/x.vmx"]
+
+
+def test_gitignore_outside_a_repository_is_not_read(tmp_path):
+    _tree(tmp_path, {".gitignore": "*.vmx\n", "x.vmx": VMX.decode()})
+    assert _found(tmp_path) == ["x.vmx"]
+
+
+def test_lint_respects_gitignore_unless_told_and_notes_a_symlinked_one(cli, tmp_path):
+    _tree(tmp_path, {".git/HEAD": "", ".gitignore": "old/\n", "old/x.vmx": VMX.decode(), "new/y.vmx": VMX.decode(),
+                     "elsewhere": "*\n"})
+    (tmp_path / "new" / ".gitignore").symlink_to(tmp_path / "elsewhere")
+    doc = _json(cli("lint", tmp_path, "--format", "json", "--fail-on", "never"))
+    assert [Path(v["file"]).name for v in doc["vms"]] == ["y.vmx"]
+    assert any("symlink" in note and "new/.gitignore" in note for note in doc["notes"])
+    doc = _json(cli("lint", tmp_path, "--no-respect-gitignore", "--format", "json", "--fail-on", "never"))
+    assert sorted(Path(v["file"]).name for v in doc["vms"]) == ["x.vmx", "y.vmx"]
+    (tmp_path / ".advisor.yaml").write_text("respect_gitignore: false\n")
+    doc = _json(cli("lint", tmp_path, "--format", "json", "--fail-on", "never"))
+    assert len(doc["vms"]) == 2
