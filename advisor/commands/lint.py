@@ -41,8 +41,8 @@ from advisor.model.base import WORKLOADS
 )
 @report_options
 @stdin_option
-def command(paths, host_ref, vsphere, workload, exclude, respect_gitignore, baseline, write_baseline, var_files, jobs, formats, outputs,
-            fail_on, select, ignore_, config_file, rule_dirs, quiet, color, stdin_filename) -> None:
+def command(paths, host_ref, vsphere, workload, exclude, respect_gitignore, baseline, write_baseline, var_files, jobs,
+            formats, outputs, fail_on, select, ignore_, config_file, rule_dirs, quiet, color, stdin_filename) -> None:
     """Lint VM templates: .vmx, OVF/OVA, Packer (JSON/HCL2) and Terraform vsphere_virtual_machine.
 
     Folders are walked (skipping .git, .terraform, what git ignores and the config's `exclude:`

@@ -261,7 +261,7 @@ def _walk(root: Path, spec, git: tuple | None = None, notes: list[str] | None = 
             own = read(here / GITIGNORE, notes if notes is not None else [])
             rules = (IgnoreFile(own, prefix, ""), *rules) if own is not None else rules
         for name in files:
-            if match and match(prefix + name) or rules and ignored(prefix + name, rules):
+            if (match and match(prefix + name)) or (rules and ignored(prefix + name, rules)):
                 continue
             by_name = _template_by_name(name.lower())
             if by_name is False:

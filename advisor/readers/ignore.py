@@ -109,7 +109,7 @@ def read(path: Path, notes: list[str]) -> Any:
         return None
     try:
         return pathspec.GitIgnoreSpec.from_lines(lines)
-    except Exception:  # noqa: BLE001 - pathspec raises its own errors or re.error; git skips bad lines
+    except Exception:  # pathspec raises its own errors, or re.error; git skips bad lines
         return pathspec.GitIgnoreSpec.from_lines([line for line in lines if compiles(line)])
 
 
@@ -119,6 +119,6 @@ def compiles(line: str) -> bool:
 
     try:
         pathspec.GitIgnoreSpec.from_lines([line])
-    except Exception:  # noqa: BLE001 - as above
+    except Exception:  # as above
         return False
     return True

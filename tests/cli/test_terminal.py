@@ -8,6 +8,7 @@ import os
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from conftest import REPO
@@ -137,4 +138,5 @@ def test_word_breaker_counts_cells_and_never_splits_a_word():
     assert _line_starts("one", 1) == []
     import advisor.output.text as text
 
-    assert "import" not in "".join(line for line in open(text.__file__, encoding="utf-8") if "rich._" in line)
+    source = Path(text.__file__).read_text(encoding="utf-8").splitlines()
+    assert not [line for line in source if "rich._" in line and "import" in line]
