@@ -53,8 +53,14 @@ def command(
 
         run = check_vcenter(VcenterArgs(server=vcenter, **vcenter_args), s.catalog, s.policy)
     else:
+        from advisor.commands.scopes import merge, note_unused_exemptions
         from advisor.engine.specs import check_files
 
-        run = check_files(names, s.catalog, s.policy, s.profiles, dict([given]) if given else None)
+        runs = []
+        for scope in s.scopes.group(names):  # each spec file under its own configuration
+            runs.append(check_files(scope.files, scope.catalog, scope.policy, scope.profiles,
+                                    dict([given]) if given else None))
+            note_unused_exemptions(scope, runs[-1])
+        run = merge(runs, names)
     run.command = "check"
     sys.exit(emit(run, s))

@@ -14,6 +14,7 @@ from advisor.errors import printable
 from advisor.vocab import FAIL_ON, FAIL_ON_RANK, FORMAT_BY_SUFFIX, FORMATS
 
 if TYPE_CHECKING:  # imported when a command runs, not when the CLI starts
+    from advisor.commands.scopes import Scopes
     from advisor.engine.catalog import Catalog
     from advisor.engine.engine import Policy
     from advisor.load.config import LoadedConfig
@@ -100,6 +101,7 @@ class Settings:
     pairs: list[tuple[str, str | None]]  # (format, file or None for stdout)
     quiet: bool
     color: bool
+    scopes: Scopes  # a configuration per input file (the fields above are the first input's)
 
 
 def output_pairs(formats: tuple[str, ...], outputs: tuple[str, ...]) -> list[tuple[str, str | None]]:
@@ -120,51 +122,31 @@ def settings(inputs: list[str], formats: tuple[str, ...], outputs: tuple[str, ..
              select: tuple[str, ...], ignore_: tuple[str, ...], config_file: str | None,
              rule_dirs: tuple[str, ...], quiet: bool, color: bool | None) -> Settings:
     from advisor.atomic import check_target, refuse_inputs
-    from advisor.engine.catalog import load_catalog
-    from advisor.engine.engine import Exemption, Policy
+    from advisor.commands.scopes import Options, Scopes
     from advisor.load.config import load_config
-    from advisor.load.hosts import HostProfiles
+    from advisor.output.terminal import use_color
 
     pairs = output_pairs(formats, outputs)
     for _, target in pairs:  # a bad --output fails now, before any work and before any other output
         if target is not None:
             check_target(target)
     refuse_inputs([t for _, t in pairs], [*inputs, *([config_file] if config_file else [])])
-    loaded = load_config(config_file, inputs)
-    cfg = loaded.config
-    profiles = HostProfiles.with_folders(loaded.path(folder) for folder in cfg.host_profiles)
-    folders = [loaded.path(f) for f in cfg.rules] + list(rule_dirs)
-    catalog = load_catalog(folders)
-    policy = Policy(
-        select=split_csv(select) or tuple(s.upper() for s in cfg.select),
-        ignore=split_csv(ignore_) + tuple(s.upper() for s in cfg.ignore),
-        severity=dict(cfg.severity),
-        exemptions=[Exemption(e.rule.upper() if e.rule != "*" else "*", e.reason, "config", e.until, loaded.file, None,
-                              tuple(e.vms), tuple(e.paths)) for e in cfg.exemptions],
-    )
-    _check_known(catalog, policy.select + policy.ignore + tuple(policy.severity))
-    from advisor.output.terminal import use_color
-
-    color = use_color(color, sys.stdout)
-    return Settings(loaded, catalog, policy, profiles, fail_on or cfg.fail_on or "error", pairs, quiet, color)
+    scopes = Scopes(Options(split_csv(select), split_csv(ignore_), rule_dirs, fail_on, config_file))
+    first = scopes.of(load_config(config_file, inputs))
+    return Settings(first.loaded, first.catalog, first.policy, first.profiles, first.fail_on, pairs, quiet,
+                    use_color(color, sys.stdout), scopes)
 
 
-def _check_known(catalog: Catalog, prefixes: tuple[str, ...]) -> None:
-    ids = catalog.ids()
-    for prefix in prefixes:
-        if prefix != "ALL" and not any(i.startswith(prefix) for i in ids):
-            import difflib
-
-            close = difflib.get_close_matches(prefix, ids, n=1)
-            raise click.UsageError(f"no rule matches '{prefix}'" + (f"; did you mean '{close[0]}'?" if close else ""))
-
-
-def exit_code(run: Run, fail_on: str) -> int:
+def exit_code(run: Run, fail_on: str, scopes: Scopes | None = None) -> int:
+    """2 for input errors, else 1 when a finding reaches --fail-on (or, without the flag, the
+    fail_on of the configuration governing the finding's file)."""
     if run.errors:
         return 2
-    threshold = FAIL_ON_RANK[fail_on]
-    worst = max((FAIL_ON_RANK[f.severity] for f in run.findings if f.suppressed is None), default=0)
-    return 1 if worst >= threshold else 0
+    for f in run.findings:
+        threshold = scopes.fail_on(f.file, fail_on) if scopes is not None else fail_on
+        if f.suppressed is None and FAIL_ON_RANK[f.severity] >= FAIL_ON_RANK[threshold]:
+            return 1
+    return 0
 
 
 def emit(run: Run, s: Settings) -> int:
@@ -199,7 +181,7 @@ def emit(run: Run, s: Settings) -> int:
                     click.echo("", color=s.color)
             else:
                 write_atomic(Path(target), (block.encode("utf-8") for block in blocks))
-    return exit_code(run, s.fail_on)
+    return exit_code(run, s.fail_on, s.scopes)
 
 
 def _blocks(pieces: Iterator[str], size: int = 1 << 20) -> Iterator[str]:

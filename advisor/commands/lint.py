@@ -54,9 +54,11 @@ def command(paths, host_ref, vsphere, workload, exclude, respect_gitignore, base
     from pathlib import Path
 
     from advisor.atomic import refuse_inputs, write_atomic
+    from advisor.commands.scopes import merge, note_unused_exemptions
     from advisor.engine.lint import Baseline, LintJob
     from advisor.errors import InputError
     from advisor.readers import find_templates
+    from advisor.report.findings import InputProblem, Run
 
     if not paths and stdin_filename is None:
         raise click.UsageError("give template files or folders (or - for standard input)")
@@ -64,27 +66,66 @@ def command(paths, host_ref, vsphere, workload, exclude, respect_gitignore, base
     if given is not None and stdin_filename is None:
         _note_stdin_format(given[1])
     s = settings(list(paths), formats, outputs, fail_on, select, ignore_, config_file, rule_dirs, quiet, color)
-    cfg = s.loaded.config
     stdin_name = given[0] if given else None
     missing = [p for p in paths if p != stdin_name and not Path(p).exists()]  # reported with the other input errors
+    named = frozenset(str(Path(p)) for p in paths if p == stdin_name or Path(p).is_file())
     walk_notes: list[str] = []
-    files = find_templates([Path(p) for p in paths if p == stdin_name or Path(p).exists()],
-                           list(cfg.exclude) + list(exclude), _pick(respect_gitignore, cfg.respect_gitignore, True),
-                           walk_notes)
+    found = find_templates([Path(p) for p in paths if p == stdin_name or Path(p).exists()], list(exclude),
+                           _pick(respect_gitignore, s.loaded.config.respect_gitignore, True), walk_notes)
+    groups = s.scopes.group([str(f) for f in found])
+    for scope in groups:  # each configuration's `exclude:` is relative to its own folder
+        scope.files = _not_excluded(scope, scope.files, named)
+    files = [Path(f) for scope in groups for f in scope.files]
     refuse_inputs([write_baseline, *(t for _, t in s.pairs)], [*files, *([baseline] if baseline else [])])
-    job = LintJob(
-        rule_dirs=[s.loaded.path(f) for f in cfg.rules] + list(rule_dirs),
-        policy=s.policy,
-        host_ref=host_ref
-        or (s.loaded.path(cfg.host) if cfg.host and cfg.host.endswith((".yaml", ".yml")) else cfg.host),
-        vsphere=vsphere,
-        workload=workload,
-        profiles=s.profiles,
-        named=frozenset(str(Path(p)) for p in paths if p == stdin_name or Path(p).is_file()),
-        stdin=given,
-        var_files=tuple((name, _var_file(name)) for name in var_files),
-    )
-    if job.host_ref:  # fail fast on a bad --host, before any file is read
+    var_values = tuple((name, _var_file(name)) for name in var_files)
+    runs = []
+    for scope in groups:
+        cfg = scope.loaded.config
+        job = LintJob(
+            rule_dirs=[scope.loaded.path(f) for f in cfg.rules] + list(rule_dirs),
+            policy=scope.policy,
+            host_ref=host_ref
+            or (scope.loaded.path(cfg.host) if cfg.host and cfg.host.endswith((".yaml", ".yml")) else cfg.host),
+            vsphere=vsphere,
+            workload=workload,
+            profiles=scope.profiles,
+            named=named,
+            stdin=given,
+            var_files=var_values,
+        )
+        _check_host(job, vsphere)  # fail fast on a bad --host, before any file is read
+        runs.append(_run_with_progress([Path(f) for f in scope.files], job, jobs,
+                                       show=not quiet and len(scope.files) > 20))
+        note_unused_exemptions(scope, runs[-1])
+    if not groups:
+        _check_host(LintJob(rule_dirs=[], policy=s.policy, host_ref=host_ref, vsphere=vsphere), vsphere)
+    run = merge(runs) if runs else Run()
+    run.command = "lint"
+    run.notes.extend(walk_notes)
+    if missing:
+        run.errors.extend(InputProblem(p, None, None, "no such file or folder") for p in missing)
+    place = _baseline_place(s)
+    if write_baseline:
+        from advisor.errors import printable
+
+        for problem in run.errors:
+            click.echo(f"advisor: {printable(str(problem))}", err=True)
+        write_atomic(Path(write_baseline), Baseline.dump(run, place))
+        click.echo(f"advisor: wrote {write_baseline} ({sum(1 for f in run.findings if f.suppressed is None)} findings)",
+                   err=True)
+        sys.exit(2 if run.errors else 0)
+    if baseline:
+        Baseline.load(baseline, place).apply(run, place)
+    if not files and not missing:
+        raise InputError("no templates found (.vmx, .ovf, .ova, .pkr.hcl, .pkr.json, .json, .tf, .tf.json)",
+                         file=", ".join(paths))
+    sys.exit(emit(run, s))
+
+
+def _check_host(job, vsphere: str | None) -> None:
+    from advisor.errors import InputError
+
+    if job.host_ref:
         from advisor.engine.lint import host_and_version
 
         host_and_version(job)
@@ -96,28 +137,41 @@ def command(paths, host_ref, vsphere, workload, exclude, respect_gitignore, base
         except ValueError as exc:
             raise InputError(str(exc), field="--vsphere") from None
 
-    run = _run_with_progress(files, job, jobs, show=not quiet and len(files) > 20)
-    run.command = "lint"
-    run.notes.extend(walk_notes)
-    if missing:
-        from advisor.report.findings import InputProblem
 
-        run.errors.extend(InputProblem(p, None, None, "no such file or folder") for p in missing)
-    if write_baseline:
-        from advisor.errors import printable
+def _not_excluded(scope, files: list[str], named: frozenset[str]) -> list[str]:
+    """The files a configuration's `exclude:` patterns (relative to its folder) leave; files the
+    user named are kept, as with every pattern."""
+    patterns = list(scope.loaded.config.exclude)
+    if not patterns or scope.loaded.file is None:
+        return files
+    import os
 
-        for problem in run.errors:
-            click.echo(f"advisor: {printable(str(problem))}", err=True)
-        write_atomic(Path(write_baseline), Baseline.dump(run))
-        click.echo(f"advisor: wrote {write_baseline} ({sum(1 for f in run.findings if f.suppressed is None)} findings)",
-                   err=True)
-        sys.exit(2 if run.errors else 0)
-    if baseline:
-        Baseline.load(baseline).apply(run)
-    if not files and not missing:
-        raise InputError("no templates found (.vmx, .ovf, .ova, .pkr.hcl, .pkr.json, .json, .tf, .tf.json)",
-                         file=", ".join(paths))
-    sys.exit(emit(run, s))
+    from advisor.readers.ignore import compile_patterns
+
+    spec = compile_patterns(patterns, scope.loaded.file)
+    root = Path(scope.loaded.file).parent.resolve()
+    folders: dict[str, Path] = {}
+    kept = []
+    for file in files:
+        head, name = os.path.split(file)
+        if head not in folders:
+            folders[head] = Path(head or ".").resolve()
+        relative = os.path.relpath(folders[head] / name, root).replace(os.sep, "/")
+        if file in named or relative.startswith("../") or not spec.match_file(relative):
+            kept.append(file)
+    return kept
+
+
+def _baseline_place(s):
+    """A finding's file as a baseline keys it: relative to the repository's root, else to the
+    folder of the configuration governing it, else to the current folder."""
+    from advisor.commands.scopes import project_path
+
+    def place(file: str) -> str:
+        scope = s.scopes.of_file(file)
+        return project_path(file, scope.loaded.file if scope is not None else s.loaded.file)
+
+    return place
 
 
 def _pick(*choices: bool | None) -> bool:

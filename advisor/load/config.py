@@ -1,9 +1,12 @@
 """Project configuration: `.advisor.yaml`, or `[tool.advisor]` in pyproject.toml.
 
-Found the way ruff and yamllint find theirs: walking up from the first input path to the
-filesystem root, the nearest folder holding either file wins (`.advisor.yaml` before
-pyproject.toml in the same folder). `--config FILE` names one explicitly. Paths inside the
-configuration (rule folders, host profile folders) are relative to the file that states them.
+Found the way ruff finds its own, for each input file: walking up from the file's folder, the
+nearest folder holding either file wins (`.advisor.yaml` before pyproject.toml in the same
+folder). The walk stops at the repository's root (the folder holding `.git`), so a checkout
+never picks up a configuration from the folders it was cloned into; outside a repository it
+goes on to the filesystem root. `--config FILE` names one for every input. Paths inside the
+configuration (rule folders, host profile folders, `exclude:` patterns) are relative to the
+file that states them.
 """
 
 from __future__ import annotations
@@ -73,6 +76,8 @@ class Config(_Strict):
 class LoadedConfig:
     config: Config = field(default_factory=lambda: Config.model_construct())
     file: str | None = None
+    # The line of each `exemptions:` item (YAML); None where the format has none (TOML).
+    exemption_lines: tuple[int | None, ...] = ()
 
     def path(self, relative: str) -> str:
         """A path from the config, relative to the config file's folder."""
@@ -90,9 +95,12 @@ def _from_yaml(path: Path) -> LoadedConfig:
     if not isinstance(root, dict):
         raise InputError("the configuration is a mapping of settings", file=str(path), line=getattr(root, "line", 1))
     try:
-        return LoadedConfig(config=Config.model_validate(root), file=str(path))
+        config = Config.model_validate(root)
     except ValidationError as exc:
         raise to_input_errors(exc, Config, root, str(path))[0] from None
+    lines = getattr(root.get("exemptions"), "lines", ())
+    return LoadedConfig(config, str(path), tuple(lines[i] if i < len(lines) else None
+                                                 for i in range(len(config.exemptions))))
 
 
 def _from_pyproject(path: Path) -> LoadedConfig | None:
@@ -126,25 +134,47 @@ def _from_pyproject(path: Path) -> LoadedConfig | None:
         raise error from None
 
 
-def discover(start: Path) -> LoadedConfig:
-    """The nearest configuration at or above `start` (a file or folder); empty when none."""
+def discover(start: Path, cache: dict[Path, LoadedConfig] | None = None) -> LoadedConfig:
+    """The nearest configuration at or above `start` (a file or folder), up to the repository's
+    root; empty when none. `cache` (folder -> configuration, filled for every folder the walk
+    passes) spares a run of many files the same walks and the same parses."""
     try:
         folder = start.resolve()
     except (OSError, RuntimeError):  # a symlink loop: reading the input will report it
         folder = Path(os.path.abspath(start))
     if not folder.is_dir():
         folder = folder.parent
+    cache = {} if cache is None else cache
+    passed: list[Path] = []
+    found = LoadedConfig()
     for candidate in (folder, *folder.parents):
-        for name in CONFIG_NAMES:
-            path = candidate / name
-            if path.is_file():
-                return _inside(_from_yaml(_own(path)))
-        pyproject = candidate / "pyproject.toml"
-        if pyproject.is_file():
-            found = _from_pyproject(_own(pyproject))
-            if found is not None:
-                return _inside(found)
-    return LoadedConfig()
+        if candidate in cache:
+            found = cache[candidate]
+            break
+        passed.append(candidate)
+        here = _here(candidate)
+        if here is not None:
+            found = here
+            break
+        if (candidate / ".git").exists():  # the repository's root: nothing above belongs to it
+            break
+    for candidate in passed:
+        cache[candidate] = found
+    return found
+
+
+def _here(candidate: Path) -> LoadedConfig | None:
+    """The configuration a folder holds itself, if any."""
+    for name in CONFIG_NAMES:
+        path = candidate / name
+        if path.is_file():
+            return _inside(_from_yaml(_own(path)))
+    pyproject = candidate / "pyproject.toml"
+    if pyproject.is_file():
+        found = _from_pyproject(_own(pyproject))
+        if found is not None:
+            return _inside(found)
+    return None
 
 
 _EXPLICIT = "; name it with --config to use it anyway"
@@ -175,6 +205,8 @@ def _inside(loaded: LoadedConfig) -> LoadedConfig:
 
 
 def load_config(explicit: str | None, inputs: list[str]) -> LoadedConfig:
+    """The configuration `--config` names, else the one of the first input (of the current
+    folder without inputs); advisor.commands.scopes finds one per input file."""
     if explicit:
         path = Path(explicit)
         if not path.is_file():

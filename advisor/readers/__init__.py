@@ -196,16 +196,9 @@ def find_templates(paths: Iterable[str | os.PathLike[str]], excludes: list[str],
     an unreadable ignore file is a line in `notes`). Explicitly named files are always returned,
     even if excluded or ignored: naming a file is a stronger statement than a pattern.
     """
-    import pathspec  # only folder walks need it
+    from advisor.readers import ignore  # only folder walks need it (and pathspec)
 
-    from advisor.readers import ignore
-
-    try:
-        spec = pathspec.GitIgnoreSpec.from_lines(excludes)
-    except Exception as exc:  # pathspec raises its own error or re.error for e.g. "[z-a]"
-        bad = next((p for p in excludes if not ignore.compiles(p)), "?")
-        raise InputError(f"'{bad[:80]}' is not a usable pattern ({' '.join(str(exc).split())[:120]})",
-                         field="exclude") from None
+    spec = ignore.compile_patterns(excludes)
     found: list[Path] = []
     seen: set[Path] = set()
     notes = notes if notes is not None else []

@@ -113,6 +113,21 @@ def read(path: Path, notes: list[str]) -> Any:
         return pathspec.GitIgnoreSpec.from_lines([line for line in lines if compiles(line)])
 
 
+def compile_patterns(patterns: list[str], file: str | None = None) -> Any:
+    """`exclude:` / --exclude patterns as one spec; a pattern pathspec refuses is an input error
+    naming it (and the configuration that states it)."""
+    import pathspec
+
+    from advisor.errors import InputError
+
+    try:
+        return pathspec.GitIgnoreSpec.from_lines(patterns)
+    except Exception as exc:  # pathspec raises its own error or re.error for e.g. "[z-a]"
+        bad = next((p for p in patterns if not compiles(p)), "?")
+        raise InputError(f"'{bad[:80]}' is not a usable pattern ({' '.join(str(exc).split())[:120]})",
+                         file=file, field="exclude") from None
+
+
 def compiles(line: str) -> bool:
     """Whether one gitignore-style pattern is one pathspec accepts."""
     import pathspec

@@ -1,0 +1,192 @@
+"""One configuration per input file, as ruff finds its own: the inputs of a run grouped by the
+configuration that governs each (advisor.load.config.discover), every group with its own
+catalog, policy, host profiles and --fail-on. `--config` makes one group of everything.
+
+Also here, because they need the groups: the path a baseline keys a finding by (relative to
+the repository's root, else the configuration's folder, else the current folder), and the
+configuration exemptions that matched no finding of the run.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import click
+
+if TYPE_CHECKING:
+    from advisor.engine.catalog import Catalog
+    from advisor.engine.engine import Policy
+    from advisor.load.config import LoadedConfig
+    from advisor.load.hosts import HostProfiles
+    from advisor.report.findings import Run
+
+
+@dataclass(slots=True)
+class Scope:
+    """A configuration and the input files it governs."""
+
+    loaded: LoadedConfig
+    catalog: Catalog
+    policy: Policy
+    profiles: HostProfiles
+    fail_on: str
+    files: list[str] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class Options:
+    """What the command line says for every group (it overrides each configuration)."""
+
+    select: tuple[str, ...]
+    ignore: tuple[str, ...]
+    rule_dirs: tuple[str, ...]
+    fail_on: str | None
+    explicit: str | None  # --config
+
+
+@dataclass(slots=True)
+class Scopes:
+    options: Options
+    _by_config: dict[str | None, Scope] = field(default_factory=dict)
+    _found: dict[Path, LoadedConfig] = field(default_factory=dict)
+    _catalogs: dict[tuple[str, ...], Catalog] = field(default_factory=dict)
+    _of_file: dict[str, Scope] = field(default_factory=dict)
+
+    def of(self, loaded: LoadedConfig) -> Scope:
+        """The group of one configuration (built once: its catalog, policy and profiles)."""
+        scope = self._by_config.get(loaded.file)
+        if scope is None:
+            scope = self._by_config[loaded.file] = self._build(loaded)
+        return scope
+
+    def group(self, files: list[str]) -> list[Scope]:
+        """`files` grouped by their configuration, groups in the order of their first file."""
+        from advisor.load.config import discover
+
+        if self.options.explicit:
+            (only,) = self._by_config.values()  # settings() built it before any file was read
+            chosen = [only] * len(files)
+        else:
+            chosen = [self.of(discover(Path(f), self._found)) for f in files]
+        groups: dict[int, Scope] = {}
+        for file, scope in zip(files, chosen, strict=True):
+            if id(scope) not in groups:
+                groups[id(scope)] = scope
+                scope.files = []
+            scope.files.append(file)
+            self._of_file[file] = scope
+        return list(groups.values())
+
+    def of_file(self, file: str) -> Scope | None:
+        return self._of_file.get(file)
+
+    def fail_on(self, file: str | None, default: str) -> str:
+        scope = self._of_file.get(file or "")
+        return scope.fail_on if scope is not None else default
+
+    def _build(self, loaded: LoadedConfig) -> Scope:
+        from advisor.engine.catalog import load_catalog
+        from advisor.engine.engine import Exemption, Policy
+        from advisor.load.hosts import HostProfiles
+
+        cfg, o = loaded.config, self.options
+        profiles = HostProfiles.with_folders(loaded.path(folder) for folder in cfg.host_profiles)
+        folders = tuple([loaded.path(f) for f in cfg.rules] + list(o.rule_dirs))
+        if folders not in self._catalogs:
+            self._catalogs[folders] = load_catalog(list(folders))
+        lines = loaded.exemption_lines or (None,) * len(cfg.exemptions)
+        policy = Policy(
+            select=o.select or tuple(s.upper() for s in cfg.select),
+            ignore=o.ignore + tuple(s.upper() for s in cfg.ignore),
+            severity=dict(cfg.severity),
+            exemptions=[Exemption(e.rule.upper() if e.rule != "*" else "*", e.reason, "config", e.until, loaded.file,
+                                  line, tuple(e.vms), tuple(e.paths)) for e, line in zip(cfg.exemptions, lines,
+                                                                                        strict=True)],
+        )
+        catalog = self._catalogs[folders]
+        _check_known(catalog, policy.select + policy.ignore + tuple(policy.severity), loaded.file)
+        return Scope(loaded, catalog, policy, profiles, o.fail_on or cfg.fail_on or "error")
+
+
+def _check_known(catalog: Catalog, prefixes: tuple[str, ...], config: str | None) -> None:
+    ids = catalog.ids()
+    for prefix in prefixes:
+        if prefix != "ALL" and not any(i.startswith(prefix) for i in ids):
+            import difflib
+
+            close = difflib.get_close_matches(prefix, ids, n=1)
+            where = f" (in {config})" if config else ""
+            raise click.UsageError(f"no rule matches '{prefix}'{where}"
+                                   + (f"; did you mean '{close[0]}'?" if close else ""))
+
+
+def merge(runs: list[Run], order: list[str] | None = None) -> Run:
+    """The runs of several groups as one, findings sorted as one run sorts them and VMs, hosts
+    and files in the order of `order` (the inputs as given)."""
+    if len(runs) == 1:
+        return runs[0]
+    from advisor.report.findings import Run
+
+    out = Run()
+    for run in runs:
+        out.vms.extend(run.vms)
+        out.hosts.extend(run.hosts)
+        out.findings.extend(run.findings)
+        out.errors.extend(run.errors)
+        out.notes.extend(run.notes)
+        out.files.extend(run.files)
+        out.evaluated.extend(run.evaluated)
+        out.rules.update(run.rules)
+    rank = {file: index for index, file in enumerate(order or sorted(out.files))}
+    out.vms.sort(key=lambda v: rank.get(v.file, len(rank)))
+    out.hosts.sort(key=lambda h: rank.get(h.file, len(rank)))
+    out.files.sort(key=lambda f: rank.get(f, len(rank)))
+    out.errors.sort(key=lambda e: (rank.get(e.file, len(rank)), e.line or 0))
+    out.sort()
+    return out
+
+
+def note_unused_exemptions(scope: Scope, run: Run) -> None:
+    """A note for each configuration exemption that suppressed no finding of `run` although
+    the run reached what it names (some file its `paths:` match, or any file without paths):
+    like ruff's unused `noqa` (RUF100), reported and never a failure, so exit codes stay as
+    documented. Worked out from the findings, so it holds for parallel runs too (the workers'
+    exemptions are copies)."""
+    live = [ex for ex in scope.policy.exemptions if not (ex.until and ex.until < scope.policy.today)]
+    if not live:
+        return
+    used: set[int] = set()
+    for finding in run.findings:
+        if finding.suppressed is not None and finding.suppressed.kind == "config":
+            first = next((ex for ex in live if ex.covers(finding.rule, finding.vm, finding.file)), None)
+            if first is not None:
+                used.add(id(first))
+    for ex in live:
+        if id(ex) in used or (ex.paths and not any(replace(ex, vms=()).covers(ex.rule, None, f) for f in run.files)):
+            continue
+        run.notes.append(f"{ex.describe()}: unused exemption (no {ex.rule} finding"
+                         + (f" in {', '.join(ex.paths)}" if ex.paths else "")
+                         + (f" for {', '.join(ex.vms)}" if ex.vms else "") + " in this run)")
+
+
+_ROOTS: dict[Path, Path | None] = {}
+
+
+def project_path(file: str, config: str | None) -> str:
+    """`file` relative to its repository's root (else the folder of its configuration, else the
+    current folder), in `/` form: the same key however the path was spelled and wherever
+    advisor ran from."""
+    from advisor.readers.ignore import repository_root
+
+    path = Path(os.path.abspath(file))
+    with contextlib.suppress(OSError, RuntimeError):
+        path = path.resolve()
+    folder = path.parent
+    if folder not in _ROOTS:
+        _ROOTS[folder] = repository_root(folder)
+    root = _ROOTS[folder] or (Path(config).parent.resolve() if config else Path.cwd().resolve())
+    return Path(os.path.relpath(path, root)).as_posix()
