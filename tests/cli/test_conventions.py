@@ -139,3 +139,113 @@ def test_lint_respects_gitignore_unless_told_and_notes_a_symlinked_one(cli, tmp_
     (tmp_path / ".advisor.yaml").write_text("respect_gitignore: false\n")
     doc = _json(cli("lint", tmp_path, "--format", "json", "--fail-on", "never"))
     assert len(doc["vms"]) == 2
+
+
+# -- configuration per input file -------------------------------------------------------------
+
+def _rules_by_file(doc: dict) -> dict[str, set[str]]:
+    out: dict[str, set[str]] = {}
+    for f in doc["findings"]:
+        if f["suppressed"] is None:
+            out.setdefault(Path(f["file"]).parent.name, set()).add(f["rule"])
+    return out
+
+
+def test_check_finds_each_spec_files_own_configuration(cli, tmp_path):
+    _tree(tmp_path, {".advisor.yaml": "ignore: [LIM010]\n"})  # above the repository: never read
+    repo = tmp_path / "repo"
+    _tree(repo, {".git/HEAD": "", "a/.advisor.yaml": "ignore: [NUMA001]\n", "a/x.yaml": SPEC.decode(),
+                 "b/.advisor.yaml": "fail_on: warning\n", "b/y.yaml": SPEC.decode(), "c/z.yaml": SPEC.decode()})
+    for order in (("a/x.yaml", "b/y.yaml", "c/z.yaml"), ("c/z.yaml", "b/y.yaml", "a/x.yaml")):
+        result = cli("check", *(repo / o for o in order), "--format", "json")
+        rules = _rules_by_file(_json(result))
+        assert "NUMA001" not in rules["a"] and "NUMA001" in rules["b"] and "NUMA001" in rules["c"]
+        assert all("LIM010" in found for found in rules.values())  # the config above the repository root
+        assert result.code == 1  # b's fail_on: warning applies to b's warnings
+    assert cli("check", repo / "a" / "x.yaml", repo / "c" / "z.yaml").code == 0  # default fail_on: error
+    # --config is one configuration for every input.
+    doc = _json(cli("check", repo / "a" / "x.yaml", repo / "c" / "z.yaml", "--config", repo / "a" / ".advisor.yaml",
+                    "--format", "json"))
+    assert all("NUMA001" not in found for found in _rules_by_file(doc).values())
+
+
+def test_lint_files_found_in_a_walk_use_their_nearest_configuration(cli, tmp_path):
+    _tree(tmp_path, {".git/HEAD": "", ".advisor.yaml": "exclude: ['skip/']\n", "top.vmx": VMX.decode(),
+                     "team/.advisor.yaml": "ignore: [NET001]\nexclude: ['old.vmx']\n", "team/web.vmx": VMX.decode(),
+                     "team/old.vmx": VMX.decode(), "skip/x.vmx": VMX.decode()})
+    doc = _json(cli("lint", tmp_path, "--format", "json", "--fail-on", "never"))
+    assert sorted(Path(f).relative_to(tmp_path).as_posix() for f in doc["files"]) == ["team/web.vmx", "top.vmx"]
+    nets = {Path(f["file"]).name for f in doc["findings"] if f["rule"] == "NET001" and f["suppressed"] is None}
+    assert nets == {"top.vmx"}
+    # Run from inside the team folder, the exclude patterns still mean the same files.
+    doc = _json(cli("lint", tmp_path / "team", "--format", "json", "--fail-on", "never"))
+    assert [Path(f).name for f in doc["files"]] == ["web.vmx"]
+
+
+def test_a_later_inputs_symlinked_configuration_is_refused_too(cli, tmp_path):
+    _tree(tmp_path, {"shadow": "root:x:0:0\n", "ok/a.vmx": VMX.decode(), "repo/b.vmx": VMX.decode()})
+    (tmp_path / "repo" / ".advisor.yaml").symlink_to(tmp_path / "shadow")
+    result = cli("lint", tmp_path / "ok" / "a.vmx", tmp_path / "repo" / "b.vmx")
+    assert result.code == 2 and "symlink" in result.err and "root:x" not in result.err + result.out
+
+
+# -- unused configuration exemptions ----------------------------------------------------------
+
+CONFIG_EXEMPTIONS = """\
+exemptions:
+  - {rule: NUMA001, reason: "measured, fine", vms: [sql-oltp01]}
+  - {rule: NUMA002, reason: "never fires here"}
+  - {rule: NUMA003, reason: "elsewhere only", paths: ["other/*.yaml"]}
+"""
+
+
+def test_an_exemption_that_matched_nothing_is_reported_and_exit_codes_stay(cli, tmp_path):
+    _tree(tmp_path, {".git/HEAD": "", ".advisor.yaml": CONFIG_EXEMPTIONS, "spec.yaml": SPEC.decode()})
+    result = cli("check", tmp_path / "spec.yaml", "--format", "json")
+    doc = _json(result)
+    assert result.code == 0
+    unused = [n for n in doc["notes"] if "unused exemption" in n]
+    # NUMA001 suppressed a finding; NUMA002 matched nothing; NUMA003's paths name no file of the run.
+    assert len(unused) == 1 and ".advisor.yaml:3: ignore NUMA002: unused exemption" in unused[0], doc["notes"]
+    text = cli("check", tmp_path / "spec.yaml", "--fail-on", "info")
+    assert text.code == 1 and "unused exemption" in text.out  # the note is shown; the exit code is the findings'
+
+
+def test_exemptions_used_in_parallel_workers_are_not_reported_unused(cli, tmp_path):
+    _tree(tmp_path, {".git/HEAD": "", ".advisor.yaml": "exemptions:\n  - {rule: NET001, reason: legacy e1000}\n",
+                     "a.vmx": VMX.decode(), "b.vmx": VMX.decode()})
+    doc = _json(cli("lint", tmp_path, "-j", "2", "--format", "json", "--fail-on", "never"))
+    assert [f["suppressed"]["kind"] for f in doc["findings"] if f["rule"] == "NET001"] == ["config", "config"]
+    assert not [n for n in doc["notes"] if "unused" in n]
+    (tmp_path / "a.vmx").write_text(VMX.decode().replace("e1000", "vmxnet3"))
+    (tmp_path / "b.vmx").unlink()
+    doc = _json(cli("lint", tmp_path, "--format", "json", "--fail-on", "never"))
+    assert [n for n in doc["notes"] if "ignore NET001: unused exemption" in n]
+
+
+# -- baseline keys ----------------------------------------------------------------------------
+
+def test_baseline_matches_from_any_folder_and_any_spelling(cli, tmp_path, monkeypatch):
+    _tree(tmp_path, {".git/HEAD": "", "templates/a.vmx": VMX.decode(), "templates/deep/b.vmx": VMX.decode()})
+    baseline = tmp_path / "baseline.json"
+    monkeypatch.chdir(tmp_path)
+    assert cli("lint", "templates", "--write-baseline", baseline).code == 0
+    doc = json.loads(baseline.read_text())
+    assert doc["schema"] == "advisor-baseline/v2"
+    assert {row["file"] for row in doc["findings"]} == {"templates/a.vmx", "templates/deep/b.vmx"}
+    monkeypatch.chdir(tmp_path / "templates" / "deep")
+    for spelling in ("..", str(tmp_path / "templates"), "../../templates/./"):
+        result = cli("lint", spelling, "--baseline", baseline, "--format", "json", "--fail-on", "info")
+        found = _json(result)["findings"]
+        assert found and all(f["suppressed"] and f["suppressed"]["kind"] == "baseline" for f in found), spelling
+        assert result.code == 0
+
+
+def test_a_v1_baseline_is_read_relative_to_the_current_folder_with_a_note(cli, tmp_path, monkeypatch):
+    _tree(tmp_path, {".git/HEAD": "", "t/a.vmx": VMX.decode()})
+    monkeypatch.chdir(tmp_path)
+    rows = [{"rule": "NET001", "file": "t/a.vmx", "vm": "web", "subject": "vm web", "count": 1}]
+    (tmp_path / "old.json").write_text(json.dumps({"schema": "advisor-baseline/v1", "findings": rows}))
+    doc = _json(cli("lint", "t", "--baseline", "old.json", "--format", "json", "--fail-on", "never"))
+    assert [f["suppressed"]["kind"] for f in doc["findings"] if f["rule"] == "NET001"] == ["baseline"]
+    assert any("a v1 baseline" in n and "--write-baseline" in n for n in doc["notes"])
