@@ -71,7 +71,15 @@ class Scopes:
             (only,) = self._by_config.values()  # settings() built it before any file was read
             chosen = [only] * len(files)
         else:
-            chosen = [self.of(discover(Path(f), self._found)) for f in files]
+            # One discovery per folder as spelled: a walk's files share a few folders, and
+            # resolving each file's path would cost system calls per file.
+            by_folder: dict[str, Scope] = {}
+            chosen = []
+            for file in files:
+                folder = os.path.dirname(file)
+                if folder not in by_folder:
+                    by_folder[folder] = self.of(discover(Path(file), self._found))
+                chosen.append(by_folder[folder])
         groups: dict[int, Scope] = {}
         for file, scope in zip(files, chosen, strict=True):
             if id(scope) not in groups:
