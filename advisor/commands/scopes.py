@@ -141,14 +141,7 @@ def merge(runs: list[Run], order: list[str] | None = None) -> Run:
 
     out = Run()
     for run in runs:
-        out.vms.extend(run.vms)
-        out.hosts.extend(run.hosts)
-        out.findings.extend(run.findings)
-        out.errors.extend(run.errors)
-        out.notes.extend(run.notes)
-        out.files.extend(run.files)
-        out.evaluated.extend(run.evaluated)
-        out.rules.update(run.rules)
+        out.absorb(run)
     rank = {file: index for index, file in enumerate(order or sorted(out.files))}
     out.vms.sort(key=lambda v: rank.get(v.file, len(rank)))
     out.hosts.sort(key=lambda h: rank.get(h.file, len(rank)))

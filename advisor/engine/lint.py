@@ -228,13 +228,7 @@ def lint(files: list[Path], job: LintJob, jobs: int | None = None,
 def merge(parts: list[Run], evaluator: Evaluator) -> Run:
     run = evaluator.run
     for part in parts:
-        run.vms.extend(part.vms)
-        run.hosts.extend(part.hosts)
-        run.findings.extend(part.findings)
-        run.errors.extend(part.errors)
-        run.notes.extend(part.notes)
-        run.files.extend(part.files)
-        run.evaluated.extend(part.evaluated)
+        run.absorb(part)
     run.vms.sort(key=lambda v: (v.file, v.line or 0, v.name))
     run.errors.sort(key=lambda e: (e.file, e.line or 0))
     run.files.sort()

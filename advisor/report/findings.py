@@ -161,5 +161,16 @@ class Run:
                 out[f.severity] += 1
         return out
 
+    def absorb(self, other: Run) -> None:
+        """Take in another run's results (a worker's, or another configuration's group)."""
+        self.vms.extend(other.vms)
+        self.hosts.extend(other.hosts)
+        self.findings.extend(other.findings)
+        self.errors.extend(other.errors)
+        self.notes.extend(other.notes)
+        self.files.extend(other.files)
+        self.evaluated.extend(other.evaluated)
+        self.rules.update(other.rules)
+
     def sort(self) -> None:
         self.findings.sort(key=Finding.sort_key)
