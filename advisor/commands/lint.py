@@ -46,8 +46,8 @@ def command(paths, host_ref, vsphere, workload, exclude, respect_gitignore, base
     """Lint VM templates: .vmx, OVF/OVA, Packer (JSON/HCL2) and Terraform vsphere_virtual_machine.
 
     Folders are walked (skipping .git, .terraform, what git ignores and the config's `exclude:`
-    patterns). Without
-    --host only the rules that need no host run; the others are listed as skipped in JSON.
+    patterns); each file follows its nearest configuration. Without --host only the rules that
+    need no host run; the others are listed as skipped in JSON.
     Suppress a finding inline with `# advisor: ignore RULE -- reason`. `-` reads one template
     from standard input; --stdin-filename gives its path (its extension picks the reader).
     """
@@ -78,7 +78,7 @@ def command(paths, host_ref, vsphere, workload, exclude, respect_gitignore, base
     files = [Path(f) for scope in groups for f in scope.files]
     refuse_inputs([write_baseline, *(t for _, t in s.pairs)], [*files, *([baseline] if baseline else [])])
     var_values = tuple((name, _var_file(name)) for name in var_files)
-    runs = []
+    jobs_by_group = []
     for scope in groups:
         cfg = scope.loaded.config
         job = LintJob(
@@ -93,12 +93,16 @@ def command(paths, host_ref, vsphere, workload, exclude, respect_gitignore, base
             stdin=given,
             var_files=var_values,
         )
-        _check_host(job, vsphere)  # fail fast on a bad --host, before any file is read
+        _check_host(job, vsphere)  # fail fast on a bad --host (or config host:), before any file is read
+        jobs_by_group.append((scope, job))
+    runs = []
+    for scope, job in jobs_by_group:
         runs.append(_run_with_progress([Path(f) for f in scope.files], job, jobs,
                                        show=not quiet and len(scope.files) > 20))
         note_unused_exemptions(scope, runs[-1])
     if not groups:
-        _check_host(LintJob(rule_dirs=[], policy=s.policy, host_ref=host_ref, vsphere=vsphere), vsphere)
+        _check_host(LintJob(rule_dirs=[], policy=s.policy, host_ref=host_ref, vsphere=vsphere, profiles=s.profiles),
+                    vsphere)
     run = merge(runs) if runs else Run()
     run.command = "lint"
     run.notes.extend(walk_notes)
