@@ -129,7 +129,9 @@ def _parse(text: str, path: Path, is_json: bool) -> tuple[Block, list[tuple[str,
     if not isinstance(document, dict):
         raise InputError("a Terraform JSON file must hold an object", file=str(path), line=1)
     root = Block(type="", labels=[], line=1, end_line=text.count("\n") + 1)
-    for key, labels in (("resource", 2), ("variable", 1)):
+    # `locals` is an object of names (or a list of them), read as a `locals` block: `${local.x}`
+    # resolves as in HCL.
+    for key, labels in (("resource", 2), ("variable", 1), ("locals", 0)):
         if key in document:
             root.blocks.extend(json_blocks(document[key], key, labels, _JSON_BLOCKS, "hcl",
                                            getattr(document, "lines", {}).get(key)))
