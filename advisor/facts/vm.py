@@ -77,6 +77,10 @@ def vm_facts(vm: VM, unknown: frozenset[str] = frozenset()) -> dict[str, Any]:
         "vm.nics": len(vm.nics),
         "vm.legacy_nics": sum(1 for n in vm.nics if n.adapter in _LEGACY_NICS),
         "vm.intrmode_keys": kinds.count("intrmode"),
+        "vm.intrmode_key_names": [spelling for kind, (spelling, _) in zip(kinds, adv.values(), strict=False)
+                                  if kind == "intrmode"],
+        "vm.io_filter_keys": [spelling for kind, (spelling, text) in zip(kinds, adv.values(), strict=False)
+                              if kind == "filters" and text.strip()],
         # An I/O filter (VAIO) attached to a disk appears in the .vmx as <disk>.filters.
         "vm.io_filter_disks": sum(
             1 for kind, (_, text) in zip(kinds, adv.values(), strict=False) if kind == "filters" and text.strip()

@@ -506,7 +506,7 @@ def test_findings_on_hcl_carry_the_values_column(tmp_path, cli):
     region = sarif["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["region"]
     assert region == {"startLine": 6, "startColumn": 20}
     vmx = write(tmp_path, "c.vmx", VMX_HEAD + 'ethernet0.present = "TRUE"\nethernet0.virtualDev = "e1000"\n')
-    assert "column" not in finding(lint(cli, vmx), "NET001")  # a .vmx value starts its line: no column
+    assert finding(lint(cli, vmx), "NET001")["column"] == 24  # the value's opening quote on its line
 
 
 def test_a_folder_parses_each_hcl_file_once(tmp_path, monkeypatch):
