@@ -151,8 +151,8 @@ def _controller(item: Node, kind: int, vm: TemplateVM, controllers: dict, counts
     if bus == "scsi":
         subtype = _field(item, "ResourceSubType")
         where = subtype if subtype is not None else item
-        vm.set(f"scsi{number}.virtualDev", model, where.line, raw=None if model else (subtype.text if subtype is not None else None),
-               column=where.column)
+        unread = None if model else (subtype.text if subtype is not None else None)
+        vm.set(f"scsi{number}.virtualDev", model, where.line, raw=unread, column=where.column)
         if model is None:
             vm.notes.append(f"SCSI controller {number}: model {_subtype(item)!r} is unknown")
 

@@ -49,7 +49,8 @@ TEMPLATES = {
   <VirtualSystem ovf:id="vm">
     <VirtualHardwareSection>
       <Item><rasd:InstanceID>1</rasd:InstanceID><rasd:ResourceType>3</rasd:ResourceType><rasd:VirtualQuantity>2</rasd:VirtualQuantity></Item>
-      <Item><rasd:AllocationUnits>byte * 2^20</rasd:AllocationUnits><rasd:InstanceID>2</rasd:InstanceID><rasd:ResourceType>4</rasd:ResourceType><rasd:VirtualQuantity>4096</rasd:VirtualQuantity></Item>
+      <Item><rasd:AllocationUnits>byte * 2^20</rasd:AllocationUnits><rasd:InstanceID>2</rasd:InstanceID>
+        <rasd:ResourceType>4</rasd:ResourceType><rasd:VirtualQuantity>4096</rasd:VirtualQuantity></Item>
 """ + "".join(f'      <!-- é --> <vmw:ExtraConfig vmw:key="{key}" vmw:value="{value}"/>\n' for key, value in KEYS)
     + """    </VirtualHardwareSection>
   </VirtualSystem>
