@@ -307,3 +307,10 @@ def set_nic_type(vm: TemplateVM, number: int, expr: Expr, variables: Variables, 
             vm.notes.append(f"{option} = {short(expr.raw)}: not a single adapter type, unknown")
         return
     vm.set(f"ethernet{number}.virtualDev", types.get(name, name), expr.line, column=expr.column)
+
+
+def unknown_adapter(vm: TemplateVM, number: int, line: int | None, what: str) -> None:
+    """Adapters a `dynamic` block makes: they exist, but their number and types are unknown."""
+    vm.set(f"ethernet{number}.present", "TRUE", line)
+    vm.set(f"ethernet{number}.virtualDev", None, line, raw=f"({what})")
+    vm.notes.append(f"{what} (line {line}): network adapters of unknown number and type")

@@ -34,7 +34,7 @@ from advisor.readers.hclview import (
     variable_defaults,
     vmx_value,
 )
-from advisor.readers.jsonlines import expr_from_json, json_block, json_blocks, json_line, parse_json
+from advisor.readers.jsonlines import expr_from_json, json_at, json_block, json_blocks, json_line, parse_json
 from advisor.readers.packer_devices import vmware_devices, vsphere_devices
 from advisor.readers.suppress import attach_suppressions, comment_suppressions, json_suppressions
 
@@ -172,6 +172,7 @@ def _legacy_sources(document: dict, path: Path) -> tuple[list[tuple[str, str, Bl
         if not isinstance(item, dict) or not isinstance(item.get("type"), str):
             continue
         block = json_block(item, "builder", [], _JSON_BLOCKS, "packer", json_line(builders, index))
+        block.column = json_at(builders, index)[1]
         label = item["type"]
         if "name" in block.attrs:  # the builder's name, used when vm_name is not known
             name, _ = resolve(block.attrs["name"], variables)

@@ -8,7 +8,17 @@ Provider defaults used where a device certainly exists (terraform-provider-vsphe
 from __future__ import annotations
 
 from advisor.readers.base import TemplateVM
-from advisor.readers.hclview import Block, Expr, Variables, as_int, resolved_value, set_nic_type, short, vmx_value
+from advisor.readers.hclview import (
+    Block,
+    Expr,
+    Variables,
+    as_int,
+    resolved_value,
+    set_nic_type,
+    short,
+    unknown_adapter,
+    vmx_value,
+)
 
 _SCSI_TYPES = {"pvscsi": "pvscsi", "lsilogic": "lsilogic", "lsilogic-sas": "lsisas1068", "buslogic": "buslogic"}
 _NIC_TYPES = {"vmxnet3": "vmxnet3", "e1000": "e1000", "e1000e": "e1000e", "sriov": "sriov",
@@ -128,6 +138,8 @@ def network(block: Block, vm: TemplateVM, variables: Variables) -> None:
     after_dynamic = False
     for child in block.blocks:
         if child.type == "dynamic" and child.labels[:1] == ["network_interface"]:
+            if not after_dynamic:  # adapters exist, of types this file cannot show: `nics` is unknown
+                unknown_adapter(vm, number, child.line, 'dynamic "network_interface"')
             after_dynamic = True
         elif child.type == "network_interface":
             if after_dynamic:
