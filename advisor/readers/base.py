@@ -62,6 +62,9 @@ class TemplateVM:
     notes: list[str] = field(default_factory=list)
     # Inline suppressions found in the file: (rule id, reason, line).
     suppressions: list[tuple[str, str, int | None]] = field(default_factory=list)
+    # Keys (lower case) written as raw `.vmx` keys in the format's pass-through map (extra_config,
+    # configuration_parameters, vmx_data, vmw:ExtraConfig): a fix edits them there.
+    passthrough: set[str] = field(default_factory=set)
     # line -> the 1-based column of the value on it, for a reader whose settings carry no column
     # but whose format has one (.vmx: worked out only for the lines findings point at).
     value_column: Callable[[int], int | None] | None = None

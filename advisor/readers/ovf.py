@@ -223,6 +223,7 @@ def _configs(section: Node, vm: TemplateVM, envelope: _Envelope) -> None:
     for extra in section.find_all("ExtraConfig"):
         if "key" in extra.attrs and envelope.selected(extra):
             vm.set(extra.attrs["key"], extra.attrs.get("value", ""), extra.line, column=extra.column)
+            vm.passthrough.add(extra.attrs["key"].lower())
 
 
 def _config_value(value: str, kind: str) -> str:

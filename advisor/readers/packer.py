@@ -322,6 +322,7 @@ def _passthrough(vm: TemplateVM, option: str, expr: Expr, variables: Variables) 
             vm.notes.append(f"{option} {key} = {short(item.raw)}: using {item.value} from {item_origin}")
         if item.known and item.value is None:
             continue
+        vm.passthrough.add(key.lower())
         if item.known:
             vm.set(key, vmx_value(item.value, "str"), line, column=None if origin else item.column)
         else:

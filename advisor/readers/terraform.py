@@ -297,6 +297,7 @@ def _extra_config(block: Block, vm: TemplateVM, variables: Variables) -> None:
         line = expr.line if from_variable else item.line
         if item.known and item.value is None:
             continue  # null leaves the key unset
+        vm.passthrough.add(key.lower())
         if item.known:
             vm.set(key, vmx_value(item.value, "str"), line, column=None if from_variable else item.column)
         else:

@@ -86,6 +86,28 @@ def test_advanced_key_findings_point_at_the_keys_value(tmp_path, cli, name):
     assert got["HOST006"] == where(text, "serial0.fileType", name)
     assert got["NET002"] == where(text, "ethernet0.intrMode", name)
     assert got["MEM003"] == where(text, "sched.mem.max", name)
+    # The fix edits the key where the template writes it, not the argument that could also set it.
+    limit = next(f for f in report["findings"] if f["rule"] == "MEM003")
+    assert list(limit["fix"].get("template", {})) == PASSTHROUGH[name]
+
+
+PASSTHROUGH = {
+    "a.vmx": [],
+    "main.tf": ['extra_config["sched.mem.max"]'],
+    "main.tf.json": ['extra_config["sched.mem.max"]'],
+    "a.pkr.hcl": ['configuration_parameters["sched.mem.max"]'],
+    "a.pkr.json": ['configuration_parameters["sched.mem.max"]'],
+    "legacy.json": ['vmx_data["sched.mem.max"]'],
+    "a.ovf": ['vmw:ExtraConfig ovf:key="sched.mem.max"'],
+}
+
+
+def test_a_limit_set_by_its_argument_is_fixed_there(tmp_path, cli):
+    path = tmp_path / "main.tf"
+    path.write_text('resource "vsphere_virtual_machine" "vm" {\n  num_cpus = 2\n  memory = 4096\n'
+                    '  memory_limit = 100\n}\n', encoding="utf-8")
+    limit = next(f for f in lint(cli, path)["findings"] if f["rule"] == "MEM003")
+    assert (limit["line"], limit["column"], limit["fix"]["template"]) == (4, 18, {"memory_limit": "REMOVE"})
 
 
 def test_a_list_of_keys_points_at_the_first_in_the_file(tmp_path, cli):
