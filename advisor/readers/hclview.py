@@ -313,4 +313,3 @@ def unknown_adapter(vm: TemplateVM, number: int, line: int | None, what: str) ->
     """Adapters a `dynamic` block makes: they exist, but their number and types are unknown."""
     vm.set(f"ethernet{number}.present", "TRUE", line)
     vm.set(f"ethernet{number}.virtualDev", None, line, raw=f"({what})")
-    vm.notes.append(f"{what} (line {line}): network adapters of unknown number and type")

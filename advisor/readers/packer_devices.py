@@ -157,6 +157,8 @@ def _vsphere_nics(block: Block, vm: TemplateVM, variables: Variables) -> None:
     dynamic = next((b for b in block.children("dynamic") if b.labels[:1] == ["network_adapters"]), None)
     if dynamic is not None:  # adapters exist, of types this file cannot show: `nics` is unknown
         unknown_adapter(vm, len(adapters), dynamic.line, 'dynamic "network_adapters"')
+        vm.notes.append(f'dynamic "network_adapters" block (line {dynamic.line}): how many there are and '
+                        "their settings are unknown")
 
 
 def _nic(vm: TemplateVM, number: int, line: int | None, card: Expr | None, variables: Variables,

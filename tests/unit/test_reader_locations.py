@@ -190,3 +190,22 @@ def test_a_named_packer_file_loads_no_auto_variable_file(tmp_path):
     `packer build a.pkr.hcl` loads no auto variable file and no sibling's variables."""
     vm = read_template(_packer_folder(tmp_path), named=True)[0]
     assert (vm.get("numvcpus").value, vm.get("memsize").value) == (None, None)
+
+
+@pytest.mark.parametrize(("name", "text"), [
+    ("main.tf", 'resource "vsphere_virtual_machine" "vm" {\n  num_cpus = 2\n  memory = 2048\n'
+                '  dynamic "network_interface" {\n    for_each = var.nets\n    content {\n'
+                '      network_id = network_interface.value\n    }\n  }\n}\n'),
+    ("a.pkr.hcl", 'source "vsphere-iso" "vm" {\n  CPUs = 2\n  RAM = 2048\n'
+                  '  dynamic "network_adapters" {\n    for_each = var.nets\n    content {\n'
+                  '      network_card = "e1000"\n    }\n  }\n}\n'),
+])
+def test_adapters_from_a_dynamic_block_are_unknown_not_absent(tmp_path, name, text):
+    from advisor.engine.lint import template_subject
+
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    vm = read_template(path)[0]
+    subject = template_subject(vm)
+    assert subject.vm.nics == [] and "nics" in subject.unknown
+    assert sum("dynamic" in note for note in vm.notes) == 1
