@@ -52,8 +52,10 @@ def host_bound(adv: dict[str, tuple[str, str]]) -> tuple[list[str], list[str]]:
         value = text.strip().lower()
         if (match := _CONNECTED_DEVICE.match(low)) and value in _HOST_BACKINGS:
             device = match[1]
+            # A client device (`clientDevice`) is a drive of the machine running the vSphere Client
+            # or console (a remote backing in the vSphere API), not the host's hardware.
             if _on(adv, f"{device}.present", default=device.startswith("floppy")) and _on(
-                    adv, f"{device}.startconnected", default=True):
+                    adv, f"{device}.startconnected", default=True) and not _on(adv, f"{device}.clientdevice", False):
                 found.setdefault(device, spelling)
         elif (match := _PORT.match(low)) and value == "device" and _on(adv, f"{match[1]}.present", default=False):
             found.setdefault(match[1], spelling)

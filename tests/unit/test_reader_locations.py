@@ -174,9 +174,10 @@ def _packer_folder(tmp_path: Path) -> Path:
 
 
 def test_packer_folder_loads_its_auto_variable_files_in_packers_order(tmp_path):
-    """hashicorp/packer hcl2template/parser.go, Parser.Parse: the folder's *.pkr.hcl and *.pkr.json
-    make one configuration; then the *.auto.pkrvars.hcl files, then the *.auto.pkrvars.json files,
-    then -var-file; a var file not named *.auto.* loads only through -var-file."""
+    """hashicorp/packer (read at 856572ec) hcl2template/parser.go, Parser.Parse: the folder's
+    *.pkr.hcl and *.pkr.json make one configuration; then the *.auto.pkrvars.hcl files, then the
+    *.auto.pkrvars.json files, then -var-file; a var file not named *.auto.* loads only through
+    -var-file."""
     vm = read_template(_packer_folder(tmp_path))[0]
     assert (vm.get("numvcpus").value, vm.get("memsize").value) == ("6", "8192")  # JSON after HCL
     manual = tmp_path / "build" / "manual.pkrvars.hcl"
@@ -209,3 +210,13 @@ def test_adapters_from_a_dynamic_block_are_unknown_not_absent(tmp_path, name, te
     subject = template_subject(vm)
     assert subject.vm.nics == [] and "nics" in subject.unknown
     assert sum("dynamic" in note for note in vm.notes) == 1
+
+
+def test_a_client_device_is_not_the_hosts_hardware(tmp_path, cli):
+    """`clientDevice = TRUE`: the CD drive of the machine running the console, not the host's."""
+    base = TEMPLATES["a.vmx"].replace('serial0.fileType =   "device"', 'serial0.fileType = "file"')
+    path = tmp_path / "cd.vmx"
+    path.write_text(base + 'ide1:0.present = "TRUE"\nide1:0.deviceType = "atapi-cdrom"\n', encoding="utf-8")
+    assert "HOST006" in [f["rule"] for f in lint(cli, path)["findings"]]
+    path.write_text(path.read_text() + 'ide1:0.clientDevice = "TRUE"\n', encoding="utf-8")
+    assert "HOST006" not in [f["rule"] for f in lint(cli, path)["findings"]]
