@@ -260,11 +260,12 @@ def _read_source(builder: str, label: str, block: Block, path: Path, variables: 
         vm.notes.append(f"{builder} clones{what}: settings not written here come from the source")
         for option in _CLONE_INHERITS[family]:
             if option not in block.attrs:  # the source's value, which this file cannot show
-                vm.set(scalars[option][0], None, block.line, raw=f"(inherited from the source by {builder})")
+                vm.set(scalars[option][0], None, block.line, raw=f"(inherited from the source by {builder})",
+                       column=block.column)
     elif builder == "vmware-iso":
         for option, value, why in _VMWARE_ISO_DEFAULTS:
             if option not in block.attrs:
-                vm.set(scalars[option][0], value, block.line)
+                vm.set(scalars[option][0], value, block.line, column=block.column)
                 vm.notes.append(f"{option} not set: vmware-iso's default {value} ({why})")
     _foreign_options(builder, family, block, vm)
     if family == "vsphere":
@@ -300,8 +301,8 @@ def _firmware(vm: TemplateVM, expr: Expr, variables: Variables) -> None:
     """bios / efi / efi-secure; the last is EFI with secure boot on."""
     value = set_from_expr(vm, "firmware", "firmware", expr, "lower", variables)
     if isinstance(value, str) and value.lower() == "efi-secure":
-        vm.set("firmware", "efi", expr.line, raw=expr.raw)
-        vm.set("uefi.secureBoot.enabled", "TRUE", expr.line)
+        vm.set("firmware", "efi", expr.line, raw=expr.raw, column=expr.column)
+        vm.set("uefi.secureBoot.enabled", "TRUE", expr.line, column=expr.column)
 
 
 def _passthrough(vm: TemplateVM, option: str, expr: Expr, variables: Variables) -> None:

@@ -259,12 +259,12 @@ def _shares(block: Block, vm: TemplateVM, variables: Variables, level_arg: str, 
         return  # null: the provider's default applies
     name = vmx_value(level.value, "lower") if level.known else None
     if name is None:
-        vm.set(key, None, level.line, raw=level.raw)
+        vm.set(key, None, level.line, raw=level.raw, column=level.column)
         if level.known:
             vm.notes.append(f"{level_arg} = {short(level.raw)}: not a share level, unknown")
         return
     if name != "custom":
-        vm.set(key, name, level.line)
+        vm.set(key, name, level.line, column=level.column)
         return
     if count_arg in block.attrs:
         set_from_expr(vm, key, count_arg, block.attrs[count_arg], "int", variables)

@@ -220,3 +220,12 @@ def test_a_client_device_is_not_the_hosts_hardware(tmp_path, cli):
     assert "HOST006" in [f["rule"] for f in lint(cli, path)["findings"]]
     path.write_text(path.read_text() + 'ide1:0.clientDevice = "TRUE"\n', encoding="utf-8")
     assert "HOST006" not in [f["rule"] for f in lint(cli, path)["findings"]]
+
+
+def test_a_disk_finding_points_at_the_controller_type_value(tmp_path, cli):
+    path = tmp_path / "d.tf"
+    path.write_text('resource "vsphere_virtual_machine" "v" {\n  num_cpus = 2\n  memory   = 4096\n'
+                    '  scsi_type = "lsilogic"\n  disk {\n    label = "a"\n  }\n  disk {\n    label = "b"\n'
+                    '    unit_number = 1\n  }\n}\n', encoding="utf-8")
+    disk = next(f for f in lint(cli, path)["findings"] if f["rule"] == "STO001")
+    assert (disk["line"], disk["column"]) == (4, 15)
