@@ -128,7 +128,8 @@ class RuleDef(_Strict):
     vsphere: VersionRange = Field(default_factory=VersionRange)
     when: str = Field(min_length=1, description="CEL condition over the facts")
     locate: str | None = Field(
-        None, description="spec field the finding points at (vcpus, disks, sql.cost_threshold, host.power_policy)"
+        None, description="spec field the finding points at (vcpus, disks, sql.cost_threshold, host.power_policy, "
+                          "advanced.sched.cpu.max; advanced.{vm.host_bound_keys}: the first of a list fact's keys)"
     )
     message: str = Field(min_length=10)
     rationale: str = Field(min_length=40)
@@ -217,7 +218,7 @@ class Rule:
 
     def template_facts(self) -> set[str]:
         names: set[str] = set()
-        for text in (self.d.message, self.d.fix.text, *map(str, self.d.fix.vmx.values()),
+        for text in (self.d.message, self.d.fix.text, self.d.locate or "", *map(str, self.d.fix.vmx.values()),
                      *map(str, self.d.fix.guest.values()), *map(str, self.d.fix.resize.values()),
                      *map(str, self.d.fix.host.values())):
             names.update(PLACEHOLDER.findall(text))
@@ -254,7 +255,7 @@ class Catalog:
 def _check_placeholders(rule: Rule, file: str, root: Any, index: int) -> None:
     for name in sorted(rule.template_facts()):
         if name not in FACTS:
-            raise InputError(f"{rule.id}: unknown fact '{{{name}}}' in the message or fix", file=file,
+            raise InputError(f"{rule.id}: unknown fact '{{{name}}}' in the message, fix or locate", file=file,
                              line=line_of(root, ("rules", index, "message")), field="message")
 
 

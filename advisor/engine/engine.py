@@ -24,7 +24,7 @@ from advisor.engine.catalog import Catalog, Rule
 from advisor.engine.hostresult import capacity_summary, host_result, vm_layouts
 from advisor.engine.policy import Exemption, Policy
 from advisor.engine.recommend import Fixed, Recommendation, recommend
-from advisor.engine.render import REMOVE, FindingShape, fill, render_fix
+from advisor.engine.render import REMOVE, FindingShape, fill, located_path, render_fix
 from advisor.engine.undecided import is_missing_fact, needs_text
 from advisor.facts.facts import facts_for, host_facts, placement_facts, version_facts
 from advisor.model.cluster import ClusterHost
@@ -321,11 +321,10 @@ class Evaluator:
         fixes: list[Fixed] = []
         fired, result.skipped = self._fired(group, self.env.Activation(known))
         for rule in fired:
-            finding = self._finding(
-                rule, facts, subject, vm, s.file, s.locate(rule.d.locate) if rule.d.locate else s.line
-            )
-            if s.column is not None and rule.d.locate:
-                finding.column = s.column(rule.d.locate)
+            path = located_path(rule.d.locate, facts, s.locate) if rule.d.locate else None
+            finding = self._finding(rule, facts, subject, vm, s.file, s.locate(path) if path else s.line)
+            if s.column is not None and path:
+                finding.column = s.column(path)
             self._suppress(finding, [*s.exemptions, *self.policy.exemptions])
             self.run.findings.append(finding)
             if finding.suppressed is None:

@@ -93,15 +93,25 @@ def template_subject(t: Any, workload: str | None = None) -> Subject:
         return lines.get(path.split(".")[0]) or t.line
 
     def column(path: str) -> int | None:
-        """The column of the value a finding points at (HCL values have one; a .vmx key starts its line)."""
-        key = path[len("advanced."):] if path.startswith("advanced.") else _field_keys().get(path.split(".")[0])
-        if key is None and path.split(".")[0] == "nics" and "nics" in lines:
-            key = next((k for k, s in t.settings.items() if k.startswith("ethernet") and k.endswith(".virtualdev")
-                        and s.line == lines["nics"]), None)
+        """The column of the value a finding points at, where the format has columns."""
+        top = path.split(".")[0]
+        key = path[len("advanced."):] if path.startswith("advanced.") else _field_keys().get(top)
         setting = t.settings.get(key.lower()) if key else None
-        return getattr(setting, "column", None)
+        if setting is None and top in _DEVICE_KEYS and top in lines:  # the device key on the line pointed at
+            here = [s for k, s in t.settings.items() if s.line == lines[top] and k.startswith(_DEVICE_KEYS[top])]
+            setting = next((s for s in here if getattr(s, "column", None)), here[0] if here else None)
+        if setting is None:
+            return None
+        found = getattr(setting, "column", None)
+        if found is None and t.value_column is not None and setting.line:
+            found = t.value_column(setting.line)
+        return found
 
     return Subject(vm, t.file, t.line, locate, exemptions, frozenset(unknown), list(t.notes), column)
+
+
+# The keys a NIC or disk finding's line comes from (advisor.vmx.mapping template_fields).
+_DEVICE_KEYS = {"nics": ("ethernet",), "disks": ("scsi", "sata", "ide", "nvme")}
 
 
 @lru_cache(maxsize=1)

@@ -6,6 +6,7 @@ every legacy NIC or SCSI controller of the VM (`ethernet{each.legacy_nic}.virtua
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,6 +30,21 @@ def _text(value: Any) -> str:
 
 def fill(template: str, facts: dict[str, Any]) -> str:
     return PLACEHOLDER.sub(lambda m: _text(facts.get(m.group(1))), template)
+
+
+def located_path(locate: str, facts: dict[str, Any], line_of: Callable[[str], int | None]) -> str:
+    """The field path a finding points at. A rule whose evidence is a list of `.vmx` keys names
+    that fact (`advanced.{vm.host_bound_keys}`): the finding points at the first of those keys in
+    the file, and at the VM (`advanced`) when the list is empty."""
+    match = PLACEHOLDER.search(locate)
+    if match is None:
+        return locate
+    value = facts.get(match[1])
+    items = value if isinstance(value, list | tuple) else [] if value is None else [value]
+    paths = [f"{locate[:match.start()]}{item}{locate[match.end():]}" for item in items]
+    if not paths:
+        return locate[:match.start()].rstrip(".") or locate
+    return min(paths, key=lambda p: line_of(p) or 1 << 62) if len(paths) > 1 else paths[0]
 
 
 _NIC_INDEX = "{each.legacy_nic}"

@@ -26,7 +26,7 @@ _HOST_BACKINGS = {"cdrom-raw", "atapi-cdrom", "device"}
 def device_facts(vm: VM) -> dict[str, Any]:
     adv = normalised_advanced(vm)
     emulated = [d for d in vm.disks if d.role != "os" and d.controller in ("sata", "ide")]
-    bound = host_bound_devices(adv)
+    bound, keys = host_bound(adv)
     return {
         "vm.data_disks_emulated": len(emulated),
         "vm.emulated_disk_buses": sorted({d.controller for d in emulated}),
@@ -34,30 +34,35 @@ def device_facts(vm: VM) -> dict[str, Any]:
         "vm.memory_limit_mib": _number(adv, "sched.mem.max"),
         "vm.host_bound_devices": bound,
         "vm.host_bound_count": len(bound),
+        "vm.host_bound_keys": keys,
     }
 
 
-def host_bound_devices(adv: dict[str, tuple[str, str]]) -> list[str]:
+def host_bound(adv: dict[str, tuple[str, str]]) -> tuple[list[str], list[str]]:
     """Devices connected to the host's hardware: a physical CD/DVD or floppy drive connected at
-    power-on, a serial or parallel port on a host device, a PCI passthrough (DirectPath) device.
+    power-on, a serial or parallel port on a host device, a PCI passthrough (DirectPath) device;
+    and the keys (as spelled) whose values make them so, which findings point at.
     A VM made for Workstation or Fusion (`virtualHW.productCompatibility = "hosted"`) has no
     vMotion to block."""
     compatibility = adv.get("virtualhw.productcompatibility")
     if compatibility is not None and compatibility[1].strip().lower() == "hosted":
-        return []
-    found = []
-    for low, (_, text) in adv.items():
+        return [], []
+    found: dict[str, str] = {}
+    for low, (spelling, text) in adv.items():
         value = text.strip().lower()
         if (match := _CONNECTED_DEVICE.match(low)) and value in _HOST_BACKINGS:
             device = match[1]
+            # A client device (`clientDevice`) is a drive of the machine running the vSphere Client
+            # or console (a remote backing in the vSphere API), not the host's hardware.
             if _on(adv, f"{device}.present", default=device.startswith("floppy")) and _on(
-                    adv, f"{device}.startconnected", default=True):
-                found.append(device)
+                    adv, f"{device}.startconnected", default=True) and not _on(adv, f"{device}.clientdevice", False):
+                found.setdefault(device, spelling)
         elif (match := _PORT.match(low)) and value == "device" and _on(adv, f"{match[1]}.present", default=False):
-            found.append(match[1])
+            found.setdefault(match[1], spelling)
         elif _PASSTHROUGH.match(low) and value == "true":
-            found.append(low.removesuffix(".present"))
-    return sorted(set(found))
+            found.setdefault(low.removesuffix(".present"), spelling)
+    devices = sorted(found)
+    return devices, [found[d] for d in devices]
 
 
 def _on(adv: dict[str, tuple[str, str]], key: str, default: bool) -> bool:

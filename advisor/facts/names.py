@@ -73,6 +73,12 @@ _declare(STRING,
     ("cluster.too_small_text", "kinds of host of the cluster with fewer logical processors than the VM has vCPUs"),
     ("cluster.mismatch_text", "other hosts of the cluster whose own vNUMA layout for the VM differs, with that layout"),
 )
+# The .vmx keys behind a finding, which its `locate` points at (advanced.{vm.host_bound_keys}).
+_declare(LIST_STRING,
+    ("vm.host_bound_keys", "the keys that put each of vm.host_bound_devices on the host's hardware"),
+    ("vm.intrmode_key_names", "the ethernetN.intrMode keys present"),
+    ("vm.io_filter_keys", "the <disk>.filters keys that attach an I/O filter"),
+)
 _declare(INT,
     ("vm.count", "identical VMs of this shape"),
     ("vm.vcpus", "vCPUs"),

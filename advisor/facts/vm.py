@@ -46,6 +46,8 @@ def vm_facts(vm: VM, unknown: frozenset[str] = frozenset()) -> dict[str, Any]:
     # Both kinds of key are rare: one substring search over all keys usually rules them out.
     joined = "\n".join(adv)
     kinds = [_key_kind(k) for k in adv] if ".intrmode" in joined or ".filters" in joined else []
+    filters = [spelling for kind, (spelling, text) in zip(kinds, adv.values(), strict=False)
+               if kind == "filters" and text.strip()]
     profile = (vm.gpu.profile or "") if vm.gpu else ""
     m = _PROFILE_GB.search(profile)
     cpr = vm.cpu_reservation
@@ -77,10 +79,11 @@ def vm_facts(vm: VM, unknown: frozenset[str] = frozenset()) -> dict[str, Any]:
         "vm.nics": len(vm.nics),
         "vm.legacy_nics": sum(1 for n in vm.nics if n.adapter in _LEGACY_NICS),
         "vm.intrmode_keys": kinds.count("intrmode"),
+        "vm.intrmode_key_names": [spelling for kind, (spelling, _) in zip(kinds, adv.values(), strict=False)
+                                  if kind == "intrmode"],
         # An I/O filter (VAIO) attached to a disk appears in the .vmx as <disk>.filters.
-        "vm.io_filter_disks": sum(
-            1 for kind, (_, text) in zip(kinds, adv.values(), strict=False) if kind == "filters" and text.strip()
-        ),
+        "vm.io_filter_keys": filters,
+        "vm.io_filter_disks": len(filters),
         "vm.gpu_passthrough": vm.gpu.passthrough if vm.gpu else 0,
         "vm.gpu_profile_gb": int(m.group(1)) if m else 0,
         "vm.java_jvms": vm.java.jvms if vm.java else 0,

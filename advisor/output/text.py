@@ -152,9 +152,9 @@ def _emit(console: Console, item: RenderableType, width: int, indent: int = 0) -
 
 
 def _quiet_line(f: Finding, rule_width: int = 0) -> Text:
-    """One self-contained line per finding, `file:line: RULE severity subject: message`, the rule
-    and severity padded so that they line up in columns."""
-    where = one_line(f.file or "-") + (f":{f.line}" if f.line else "")
+    """One self-contained line per finding, `file:line[:column]: RULE severity subject: message`
+    (the compilers' form editors jump to), the rule and severity padded so that they line up."""
+    where = one_line(f.file or "-") + (f":{f.line}" if f.line else "") + (f":{f.column}" if f.line and f.column else "")
     line = Text(f"{where}: ")
     line.append(f.rule.ljust(rule_width), style="bold")
     line.append(" ")

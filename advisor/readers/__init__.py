@@ -173,7 +173,7 @@ def _folder_siblings(path: Path) -> Iterator[tuple[Path, bytes]]:
 
     Unreadable siblings are skipped: reading this file should not fail because of another one.
     """
-    wanted = (".tf", ".tf.json", ".tfvars", ".tfvars.json", ".pkr.hcl", ".pkr.json", ".pkrvars.hcl")
+    wanted = (".tf", ".tf.json", ".tfvars", ".tfvars.json", ".pkr.hcl", ".pkr.json", ".pkrvars.hcl", ".pkrvars.json")
     try:
         entries = sorted(path.parent.iterdir())
     except OSError:

@@ -8,6 +8,7 @@ mapping (advisor.vmx.mapping) turns any template into advisor's VM model, and th
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import NamedTuple, Protocol
 
@@ -23,7 +24,7 @@ class Setting(NamedTuple):
     value: str | None
     line: int | None = None
     raw: str | None = None
-    column: int | None = None  # 1-based, where the format has columns (HCL); None: the line's start
+    column: int | None = None  # 1-based, in characters, where the format has columns; None: unknown
 
     @property
     def known(self) -> bool:
@@ -61,6 +62,12 @@ class TemplateVM:
     notes: list[str] = field(default_factory=list)
     # Inline suppressions found in the file: (rule id, reason, line).
     suppressions: list[tuple[str, str, int | None]] = field(default_factory=list)
+    # Keys (lower case) written as raw `.vmx` keys in the format's pass-through map (extra_config,
+    # configuration_parameters, vmx_data, vmw:ExtraConfig): a fix edits them there.
+    passthrough: set[str] = field(default_factory=set)
+    # line -> the 1-based column of the value on it, for a reader whose settings carry no column
+    # but whose format has one (.vmx: worked out only for the lines findings point at).
+    value_column: Callable[[int], int | None] | None = None
 
     def set(self, key: str, value: str | None, line: int | None = None, raw: str | None = None,
             column: int | None = None) -> None:

@@ -83,6 +83,7 @@ _OVF_CONFIG = {
 _OVF_SCSI = {"pvscsi": "VirtualSCSI", "lsilogic": "lsilogic", "lsisas1068": "lsilogicsas", "buslogic": "buslogic"}
 _OVF_NIC = {"vmxnet3": "VmxNet3", "e1000": "E1000", "e1000e": "E1000e"}  # as VMware's exports spell them
 _PACKER_SCSI = {"lsisas1068": "lsilogic-sas"}
+_PASSTHROUGH_OVF = 'vmw:ExtraConfig ovf:key="{key}"'
 _TERRAFORM_SCSI = {"lsisas1068": "lsilogic-sas"}
 
 
@@ -99,6 +100,8 @@ def template_fix(t: TemplateVM, vmx: dict[str, str]) -> dict[str, str]:
 
 def _translate(t: TemplateVM, key: str, value: str) -> tuple[str, str]:
     low = key.lower()
+    if low in t.passthrough:  # the template writes this key raw: the fix edits it where it is
+        return _passthrough(t, key), (value if t.kind == "ovf" else _quoted(value))
     nic, scsi = _NIC.match(low), _SCSI.match(low)
     if t.kind == "ovf":
         return _ovf(low, key, value, nic, scsi)
@@ -108,18 +111,27 @@ def _translate(t: TemplateVM, key: str, value: str) -> tuple[str, str]:
             return f"network_interface[{nic[1]}].adapter_type", text
         if scsi:
             return "scsi_type", _hcl_value(_TERRAFORM_SCSI.get(value, value))
-        return (_TERRAFORM[low], text) if low in _TERRAFORM else (f'extra_config["{key}"]', _quoted(value))
+        return (_TERRAFORM[low], text) if low in _TERRAFORM else (_passthrough(t, key), _quoted(value))
     if (t.builder or "").startswith("vsphere"):
         if nic:
             return f"network_adapters[{nic[1]}].network_card", text
         if scsi:
             return f"disk_controller_type[{scsi[1]}]", _hcl_value(_PACKER_SCSI.get(value, value))
-        return (_VSPHERE[low], text) if low in _VSPHERE else (f'configuration_parameters["{key}"]', _quoted(value))
+        return (_VSPHERE[low], text) if low in _VSPHERE else (_passthrough(t, key), _quoted(value))
     if nic and nic[1] == "0":
         return "network_adapter_type", text
     if scsi:
         return "disk_adapter_type", _hcl_value(value)
-    return (_VMWARE[low], text) if low in _VMWARE else (f'vmx_data["{key}"]', _quoted(value))
+    return (_VMWARE[low], text) if low in _VMWARE else (_passthrough(t, key), _quoted(value))
+
+
+def _passthrough(t: TemplateVM, key: str) -> str:
+    """Where the format takes a raw `.vmx` key."""
+    if t.kind == "ovf":
+        return _PASSTHROUGH_OVF.format(key=key)
+    if t.kind == "terraform":
+        return f'extra_config["{key}"]'
+    return f'configuration_parameters["{key}"]' if (t.builder or "").startswith("vsphere") else f'vmx_data["{key}"]'
 
 
 def _ovf(low: str, key: str, value: str, nic: re.Match | None, scsi: re.Match | None) -> tuple[str, str]:
@@ -131,7 +143,7 @@ def _ovf(low: str, key: str, value: str, nic: re.Match | None, scsi: re.Match | 
         return _OVF_ITEMS[low], value
     if low in _OVF_CONFIG:
         return f'vmw:Config ovf:key="{_OVF_CONFIG[low]}"', value.lower() if value in ("TRUE", "FALSE") else value
-    return f'vmw:ExtraConfig ovf:key="{key}"', value
+    return _PASSTHROUGH_OVF.format(key=key), value
 
 
 def _hcl_value(value: str) -> str:

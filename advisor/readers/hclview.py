@@ -115,21 +115,23 @@ def collection(raw: str, line: int | None, *, items=None, elems=None, column: in
 
 
 _NAME = r"[A-Za-z_][A-Za-z0-9_-]*"
-# var.NAME, optionally followed by steps into it: .key, .0, ["key"], [0]
-_VAR_REF = re.compile(rf'var\.({_NAME})((?:\.{_NAME}|\.\d+|\[\s*(?:"[^"\\$%]*"|\d+)\s*\])*)')
+# var.NAME or local.NAME, optionally followed by steps into it: .key, .0, ["key"], [0]
+_VAR_REF = re.compile(rf'(var|local)\.({_NAME})((?:\.{_NAME}|\.\d+|\[\s*(?:"[^"\\$%]*"|\d+)\s*\])*)')
 _VAR_STEP = re.compile(rf'\.({_NAME})|\.(\d+)|\[\s*"([^"]*)"\s*\]|\[\s*(\d+)\s*\]')
 
 
 def variable_reference(text: str, raw: str, line: int | None) -> Expr:
-    """An unknown Expr, naming the variable (and steps into it) when `text` is just a reference."""
+    """An unknown Expr, naming the variable or local (and steps into it) when `text` is just a
+    reference; a local is named `local.NAME`, as variable_defaults keeps it."""
     match = _VAR_REF.fullmatch(text.strip())
     if not match:
         return unknown(raw, line)
     steps: list[str | int] = []
-    for step in _VAR_STEP.finditer(match.group(2)):
+    for step in _VAR_STEP.finditer(match.group(3)):
         name, dotted_index, key, index = step.groups()
         steps.append(name if name is not None else key if key is not None else int(dotted_index or index))
-    return unknown(raw, line, var=match.group(1), var_path=tuple(steps))
+    name = match.group(2) if match.group(1) == "var" else f"local.{match.group(2)}"
+    return unknown(raw, line, var=name, var_path=tuple(steps))
 
 
 def template_string(text: str, raw: str, line: int | None, column: int | None = None) -> Expr:
@@ -305,3 +307,9 @@ def set_nic_type(vm: TemplateVM, number: int, expr: Expr, variables: Variables, 
             vm.notes.append(f"{option} = {short(expr.raw)}: not a single adapter type, unknown")
         return
     vm.set(f"ethernet{number}.virtualDev", types.get(name, name), expr.line, column=expr.column)
+
+
+def unknown_adapter(vm: TemplateVM, number: int, line: int | None, what: str) -> None:
+    """Adapters a `dynamic` block makes: they exist, but their number and types are unknown."""
+    vm.set(f"ethernet{number}.present", "TRUE", line)
+    vm.set(f"ethernet{number}.virtualDev", None, line, raw=f"({what})")

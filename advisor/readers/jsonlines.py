@@ -17,24 +17,28 @@ from advisor.readers.hclview import MAX_DEPTH, Block, Expr, collection, literal,
 
 
 class LinedDict(dict):
-    """A JSON object that remembers where it starts and the line of each of its keys."""
+    """A JSON object that remembers where it starts, the line of each of its keys and the
+    (line, column) where each value starts."""
 
     line: int | None = None
     lines: dict[str, int]
+    at: dict[str, tuple[int, int]]
 
 
 class LinedList(list):
-    """A JSON array that remembers where it starts and the line of each element."""
+    """A JSON array that remembers where it starts and the (line, column) of each element."""
 
     line: int | None = None
     lines: list[int]
+    at: list[tuple[int, int]]
 
 
 def parse_json(text: str, path: Path) -> Any:
     """Parse JSON, keeping the line of every object key and array element.
 
     The standard library validates first, so syntax errors carry its familiar messages and
-    positions; a small second pass then records lines, which `json` cannot report.
+    positions; a small second pass then records lines and columns, which `json` cannot report.
+    Columns count characters (code points), as SARIF's columnKind says.
     """
     try:
         json.loads(text)
@@ -65,6 +69,10 @@ class _LineJSON:
 
     def line_at(self, pos: int) -> int:
         return bisect.bisect_right(self.starts, pos)
+
+    def position(self, pos: int) -> tuple[int, int]:
+        line = bisect.bisect_right(self.starts, pos)
+        return line, pos - self.starts[line - 1] + 1
 
     def document(self) -> Any:
         value, _ = self.value(self._skip(0), 0)
@@ -98,7 +106,7 @@ class _LineJSON:
 
     def obj(self, pos: int, depth: int) -> tuple[LinedDict, int]:
         result = LinedDict()
-        result.line, result.lines = self.line_at(pos), {}
+        result.line, result.lines, result.at = self.line_at(pos), {}, {}
         pos = self._skip(pos + 1)
         if self.text[pos] == "}":
             return result, pos + 1
@@ -106,6 +114,7 @@ class _LineJSON:
             key_line = self.line_at(pos)
             key, pos = json.decoder.scanstring(self.text, pos + 1)  # type: ignore[attr-defined]  # untyped in typeshed
             pos = self._skip(self._skip(pos) + 1)  # past the colon
+            result.at[key] = self.position(pos)
             result[key], pos = self.value(pos, depth + 1)
             result.lines[key] = key_line
             pos = self._skip(pos)
@@ -115,12 +124,13 @@ class _LineJSON:
 
     def array(self, pos: int, depth: int) -> tuple[LinedList, int]:
         result = LinedList()
-        result.line, result.lines = self.line_at(pos), []
+        result.line, result.lines, result.at = self.line_at(pos), [], []
         pos = self._skip(pos + 1)
         if self.text[pos] == "]":
             return result, pos + 1
         while True:
-            result.lines.append(self.line_at(pos))
+            result.at.append(self.position(pos))
+            result.lines.append(result.at[-1][0])
             item, pos = self.value(pos, depth + 1)
             result.append(item)
             pos = self._skip(pos)
@@ -139,6 +149,16 @@ def json_line(container: Any, key: Any, default: int | None = None) -> int | Non
     return default
 
 
+def json_at(container: Any, key: Any, default: int | None = None) -> tuple[int | None, int | None]:
+    """Where the value `container[key]` starts, (line, column), as recorded by parse_json."""
+    at = getattr(container, "at", None)
+    if isinstance(container, LinedDict) and isinstance(at, dict) and key in at:
+        return at[key]
+    if isinstance(container, LinedList) and isinstance(at, list) and isinstance(key, int) and 0 <= key < len(at):
+        return at[key]
+    return default, None
+
+
 def json_start(container: Any, default: int | None = None) -> int | None:
     return getattr(container, "line", None) or default
 
@@ -147,20 +167,27 @@ def json_start(container: Any, default: int | None = None) -> int | None:
 _PACKER_USER = re.compile(r"\{\{\s*user\s+`([^`]+)`\s*\}\}")
 
 
-def expr_from_json(value: Any, line: int | None, syntax: str) -> Expr:
+def expr_from_json(value: Any, line: int | None, syntax: str, column: int | None = None) -> Expr:
     """Build an Expr from a JSON value; `syntax` is "hcl" (HCL JSON form) or "packer" (legacy)."""
     raw = value if isinstance(value, str) else json.dumps(value)
     if isinstance(value, dict):
-        items = {str(k): expr_from_json(v, json_line(value, k, line), syntax) for k, v in value.items()}
-        return collection(raw, line, items=items)
+        items = {str(k): _member(value, k, v, line, syntax) for k, v in value.items()}
+        return collection(raw, line, items=items, column=column)
     if isinstance(value, list):
-        elems = [expr_from_json(v, json_line(value, i, line), syntax) for i, v in enumerate(value)]
-        return collection(raw, line, elems=elems)
+        elems = [_member(value, i, v, line, syntax) for i, v in enumerate(value)]
+        return collection(raw, line, elems=elems, column=column)
     if not isinstance(value, str):
-        return literal(value, raw, line)
+        return literal(value, raw, line, column)
     if syntax == "packer":
-        return _packer_string(value, line)
-    return template_string(value, value, line)
+        expr = _packer_string(value, line)
+        expr.column = column
+        return expr
+    return template_string(value, value, line, column)
+
+
+def _member(container: Any, key: Any, value: Any, line: int | None, syntax: str) -> Expr:
+    member_line, column = json_at(container, key, line)
+    return expr_from_json(value, member_line, syntax, column)
 
 
 def _packer_string(value: str, line: int | None) -> Expr:
@@ -192,7 +219,8 @@ def json_block(obj: Any, block_type: str, labels: list[str], block_keys: dict[st
         if key in block_keys:
             block.blocks.extend(json_blocks(value, key, block_keys[key], block_keys, syntax, key_line))
         else:
-            block.attrs[key] = expr_from_json(value, key_line, syntax)
+            value_line, column = json_at(obj, key, key_line)
+            block.attrs[key] = expr_from_json(value, value_line, syntax, column)
     block.end_line = _json_end_line(obj, block.line)
     return block
 

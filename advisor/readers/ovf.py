@@ -165,7 +165,7 @@ def _operating_system(node: Node, vm: TemplateVM) -> None:
     if section is None:
         return
     if section.attrs.get("osType"):
-        vm.set("guestOS", section.attrs["osType"], section.line)
+        vm.set("guestOS", section.attrs["osType"], section.line, column=section.column)
         return
     description = section.find("Description")
     shown = description.text if description is not None and description.text else section.attrs.get("id", "?")
@@ -195,7 +195,7 @@ def _system_type(section: Node, vm: TemplateVM) -> None:
         return
     versions = [int(v) for v in re.findall(r"vmx-0*(\d{1,3})\b", family.text)]
     if versions:
-        vm.set("virtualHW.version", str(max(versions)), family.line, raw=family.text)
+        vm.set("virtualHW.version", str(max(versions)), family.line, raw=family.text, column=family.column)
         if len(versions) > 1:
             vm.notes.append(f"VirtualSystemType {family.text!r} allows several versions: the newest is read")
     else:
@@ -215,14 +215,15 @@ def _configs(section: Node, vm: TemplateVM, envelope: _Envelope) -> None:
         key = config.attrs["key"]
         if key in _CONFIG_KEYS:
             vmx_key, kind = _CONFIG_KEYS[key]
-            vm.set(vmx_key, _config_value(config.attrs.get("value", ""), kind), config.line)
+            vm.set(vmx_key, _config_value(config.attrs.get("value", ""), kind), config.line, column=config.column)
         elif key.rsplit(".", 1)[0] in _SHARE_CONFIGS:
             shares.setdefault(key.rsplit(".", 1)[0], {})[key.rsplit(".", 1)[1]] = config
     for prefix, parts in shares.items():
         _share_config(vm, _SHARE_CONFIGS[prefix], parts)
     for extra in section.find_all("ExtraConfig"):
         if "key" in extra.attrs and envelope.selected(extra):
-            vm.set(extra.attrs["key"], extra.attrs.get("value", ""), extra.line)
+            vm.set(extra.attrs["key"], extra.attrs.get("value", ""), extra.line, column=extra.column)
+            vm.passthrough.add(extra.attrs["key"].lower())
 
 
 def _config_value(value: str, kind: str) -> str:
@@ -235,6 +236,6 @@ def _share_config(vm: TemplateVM, key: str, parts: dict[str, Node]) -> None:
     level = parts.get("level")
     count = parts.get("shares")
     if level is not None and level.attrs.get("value", "").lower() != "custom":
-        vm.set(key, level.attrs.get("value", "").lower(), level.line)
+        vm.set(key, level.attrs.get("value", "").lower(), level.line, column=level.column)
     elif count is not None and small_int(count.attrs.get("value", "")) is not None:
-        vm.set(key, count.attrs["value"], count.line)
+        vm.set(key, count.attrs["value"], count.line, column=count.column)

@@ -85,7 +85,7 @@ def _quantity(item: Node, vm: TemplateVM, key: str, what: str) -> str | None:
         return None
     if small_int(node.text) is not None:
         return node.text
-    vm.set(key, None, node.line, raw=node.text)
+    vm.set(key, None, node.line, raw=node.text, column=node.column)
     vm.notes.append(f"{what} VirtualQuantity {node.text!r}: unknown")
     return None
 
@@ -95,12 +95,12 @@ def _cpu(item: Node, vm: TemplateVM) -> None:
     if quantity is not None:
         node = _field(item, "VirtualQuantity")
         assert node is not None  # _quantity read it
-        vm.set("numvcpus", str(int(quantity)), node.line)
+        vm.set("numvcpus", str(int(quantity)), node.line, column=node.column)
     cores = _field(item, "CoresPerSocket")
     if cores is not None and small_int(cores.text) is not None:
-        vm.set("cpuid.coresPerSocket", str(int(cores.text)), cores.line)
+        vm.set("cpuid.coresPerSocket", str(int(cores.text)), cores.line, column=cores.column)
     elif small_int(item.attrs.get("CoresPerSocket", "")) is not None:
-        vm.set("cpuid.coresPerSocket", str(int(item.attrs["CoresPerSocket"])), item.line)
+        vm.set("cpuid.coresPerSocket", str(int(item.attrs["CoresPerSocket"])), item.line, column=item.column)
     _allocation(item, vm, "hertz", 10**6, "sched.cpu")
 
 
@@ -112,10 +112,10 @@ def _memory(item: Node, vm: TemplateVM) -> None:
         units = _field(item, "AllocationUnits")
         megabytes = to_unit(quantity, units.text if units is not None else None, "byte", 2**20)
         if megabytes is None:
-            vm.set("memsize", None, node.line, raw=node.text)
+            vm.set("memsize", None, node.line, raw=node.text, column=node.column)
             vm.notes.append("memory VirtualQuantity has no usable AllocationUnits: memsize is unknown")
         else:
-            vm.set("memsize", str(megabytes), node.line)
+            vm.set("memsize", str(megabytes), node.line, column=node.column)
     _allocation(item, vm, "byte", 2**20, "sched.mem")
 
 
@@ -128,10 +128,10 @@ def _allocation(item: Node, vm: TemplateVM, base: str, target: int, prefix: str)
             continue
         value = to_unit(node.text, units.text if units is not None else None, base, target)
         vm.set(f"{prefix}.{suffix}", str(value) if value is not None else None, node.line,
-               raw=None if value is not None else node.text)
+               raw=None if value is not None else node.text, column=node.column)
     weight = _field(item, "Weight")
     if weight is not None and small_int(weight.text) is not None:
-        vm.set(f"{prefix}.shares", str(int(weight.text)), weight.line)
+        vm.set(f"{prefix}.shares", str(int(weight.text)), weight.line, column=weight.column)
 
 
 def _controller(item: Node, kind: int, vm: TemplateVM, controllers: dict, counts: dict[str, int]) -> None:
@@ -147,11 +147,12 @@ def _controller(item: Node, kind: int, vm: TemplateVM, controllers: dict, counts
     number = counts.get(bus, 0) if number is None else number
     counts[bus] = max(counts.get(bus, 0), number + 1)
     controllers[instance.text] = (bus, number)
-    vm.set(f"{bus}{number}.present", "TRUE", item.line)
+    vm.set(f"{bus}{number}.present", "TRUE", item.line, column=item.column)
     if bus == "scsi":
         subtype = _field(item, "ResourceSubType")
-        vm.set(f"scsi{number}.virtualDev", model, subtype.line if subtype is not None else item.line,
-               raw=None if model else (subtype.text if subtype is not None else None))
+        where = subtype if subtype is not None else item
+        unread = None if model else (subtype.text if subtype is not None else None)
+        vm.set(f"scsi{number}.virtualDev", model, where.line, raw=unread, column=where.column)
         if model is None:
             vm.notes.append(f"SCSI controller {number}: model {_subtype(item)!r} is unknown")
 
@@ -184,11 +185,11 @@ def _disk(item: Node, index: int, vm: TemplateVM, envelope, controllers: dict,
                     if u not in units and not (slot[0] == "scsi" and u == _SCSI_CONTROLLER_UNIT))
     units.add(unit)
     bus, number = slot
-    vm.set(f"{bus}{number}:{unit}.present", "TRUE", (address or item).line)
+    vm.set(f"{bus}{number}:{unit}.present", "TRUE", (address or item).line, column=(address or item).column)
     size = _disk_size(item, envelope)
     host = _field(item, "HostResource")
     if size is not None:
-        vm.set(f"advisor.disk{index}.size", str(size), (host or item).line)
+        vm.set(f"advisor.disk{index}.size", str(size), (host or item).line, column=(host or item).column)
     return True
 
 
@@ -207,13 +208,13 @@ def _disk_size(item: Node, envelope) -> int | None:
 
 
 def _nic(item: Node, index: int, vm: TemplateVM) -> None:
-    vm.set(f"ethernet{index}.present", "TRUE", item.line)
+    vm.set(f"ethernet{index}.present", "TRUE", item.line, column=item.column)
     subtype = _subtype(item)
     if not subtype:
         return
     node = _field(item, "ResourceSubType")
     assert node is not None  # _subtype read it
     model = _NIC_MODELS.get(subtype)
-    vm.set(f"ethernet{index}.virtualDev", model, node.line, raw=None if model else node.text)
+    vm.set(f"ethernet{index}.virtualDev", model, node.line, raw=None if model else node.text, column=node.column)
     if model is None:
         vm.notes.append(f"network adapter {index}: model {node.text!r} is unknown")

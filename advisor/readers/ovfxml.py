@@ -60,11 +60,13 @@ def _unsafe(name: str) -> bool:
 
 @dataclass(slots=True)
 class Node:
-    """An element reduced to what the reader needs: local name, attributes by local name, lines."""
+    """An element reduced to what the reader needs: local name, attributes by local name, and
+    where it starts (expat's line, and its column counted in characters from 1) and ends."""
 
     tag: str
     attrs: dict[str, str]
     line: int
+    column: int | None = None
     end_line: int | None = None
     text: str = ""
     children: list[Node] = field(default_factory=list)
@@ -100,7 +102,8 @@ class _TreeTarget:
         return self.parser.parser.CurrentLineNumber
 
     def start(self, tag: str, attrib: dict[str, str]) -> None:
-        node = Node(_local(tag), {_local(k): v for k, v in attrib.items()}, self._line())
+        node = Node(_local(tag), {_local(k): v for k, v in attrib.items()}, self._line(),
+                    self.parser.parser.CurrentColumnNumber + 1)
         if self.stack:
             self.stack[-1].children.append(node)
         elif self.root is None:

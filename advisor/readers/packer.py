@@ -34,7 +34,7 @@ from advisor.readers.hclview import (
     variable_defaults,
     vmx_value,
 )
-from advisor.readers.jsonlines import expr_from_json, json_block, json_blocks, json_line, parse_json
+from advisor.readers.jsonlines import expr_from_json, json_at, json_block, json_blocks, json_line, parse_json
 from advisor.readers.packer_devices import vmware_devices, vsphere_devices
 from advisor.readers.suppress import attach_suppressions, comment_suppressions, json_suppressions
 
@@ -143,9 +143,16 @@ def _hcl_json_sources(document: dict) -> tuple[list[tuple[str, str, Block]], Var
     lines = getattr(document, "lines", {})
     blocks = json_blocks(document.get("source"), "source", 2, _JSON_BLOCKS, "hcl", lines.get("source"))
     sources = [(b.labels[0], b.labels[1], b) for b in blocks]
+    return sources, variable_defaults(_json_variables(document))
+
+
+def _json_variables(document: dict) -> Block:
+    """The `variable` and `locals` objects of an HCL-JSON file as blocks (`${local.x}` resolves)."""
+    lines = getattr(document, "lines", {})
     root = Block(type="", labels=[])
     root.blocks = json_blocks(document.get("variable"), "variable", 1, {}, "hcl", lines.get("variable"))
-    return sources, variable_defaults(root)
+    root.blocks += json_blocks(document.get("locals"), "locals", 0, {}, "hcl", lines.get("locals"))
+    return root
 
 
 def _legacy_sources(document: dict, path: Path) -> tuple[list[tuple[str, str, Block]], Variables]:
@@ -165,6 +172,7 @@ def _legacy_sources(document: dict, path: Path) -> tuple[list[tuple[str, str, Bl
         if not isinstance(item, dict) or not isinstance(item.get("type"), str):
             continue
         block = json_block(item, "builder", [], _JSON_BLOCKS, "packer", json_line(builders, index))
+        block.column = json_at(builders, index)[1]
         label = item["type"]
         if "name" in block.attrs:  # the builder's name, used when vm_name is not known
             name, _ = resolve(block.attrs["name"], variables)
@@ -175,6 +183,9 @@ def _legacy_sources(document: dict, path: Path) -> tuple[list[tuple[str, str, Bl
 
 
 _SIBLING_CACHE: dict[tuple[str, bytes], tuple[Variables, Variables] | None] = {}
+# The files of a folder that make one configuration, and the variable files Packer loads by itself.
+_CONFIG_FILES = (".pkr.hcl", ".pkr.json", ".pkrvars.hcl", ".pkrvars.json")
+_AUTO_VAR_FILES = (".auto.pkrvars.hcl", ".auto.pkrvars.json")
 
 
 def _sibling_values(path: Path, data: bytes) -> tuple[Variables, Variables] | None:
@@ -184,7 +195,14 @@ def _sibling_values(path: Path, data: bytes) -> tuple[Variables, Variables] | No
         if len(_SIBLING_CACHE) > 512:
             _SIBLING_CACHE.clear()
         try:
-            root = parse_hcl(decode_text(data, path), path)
+            text = decode_text(data, path)
+            if path.name.lower().endswith(".json"):
+                document = parse_json(text, path)
+                root = _json_variables(document) if isinstance(document, dict) else Block(type="", labels=[])
+                if isinstance(document, dict):  # a .pkrvars.json: top-level names are the assignments
+                    root.attrs = {k: expr_from_json(v, json_line(document, k), "hcl") for k, v in document.items()}
+            else:
+                root = parse_hcl(text, path)
             _SIBLING_CACHE[key] = (variable_defaults(root), assigned_values(root, path.name))
         except InputError:
             _SIBLING_CACHE[key] = None
@@ -193,23 +211,27 @@ def _sibling_values(path: Path, data: bytes) -> tuple[Variables, Variables] | No
 
 def _with_siblings(variables: Variables, path: Path, siblings: Iterable[tuple[Path, bytes]] | None,
                    var_files: Iterable[tuple[Path, bytes]] = ()) -> Variables:
-    """Defaults from the folder's other `*.pkr.hcl`, this file's own, `*.auto.pkrvars.hcl`, then
-    each `--var-file` in the order given (Packer's order of precedence)."""
+    """Defaults from the folder's other `*.pkr.hcl` / `*.pkr.json`, this file's own, then
+    `*.auto.pkrvars.hcl` and `*.auto.pkrvars.json` (each kind by name), then each `--var-file` in
+    the order given: Packer's order (hashicorp/packer hcl2template/parser.go, Parser.Parse, "parse
+    var files"). A named file is read with no siblings at all: GetHCL2Files (hcl2template/utils.go)
+    returns a file argument alone, so no auto-loaded variable file applies to it."""
     defaults: Variables = {}
-    assigned: Variables = {}
+    assigned: list[tuple[tuple[bool, str], Variables]] = []
     for sibling, data in siblings or ():
         name = sibling.name.lower()
-        if sibling == path or not name.endswith((".pkr.hcl", ".pkrvars.hcl")):
+        if sibling == path or not name.endswith(_CONFIG_FILES):
             continue
         parsed = _sibling_values(sibling, data)
         if parsed is None:
             continue  # reported when that file is read itself
-        if name.endswith(".auto.pkrvars.hcl"):
-            assigned.update(parsed[1])
-        else:
+        if name.endswith(_AUTO_VAR_FILES):
+            assigned.append(((name.endswith(".json"), sibling.name), parsed[1]))
+        elif not name.endswith((".pkrvars.hcl", ".pkrvars.json")):  # named var files load only by --var-file
             defaults.update(parsed[0])
     defaults.update(variables)
-    defaults.update(assigned)
+    for _, values in sorted(assigned, key=lambda item: item[0]):
+        defaults.update(values)
     for var_file, data in var_files:
         parsed = _sibling_values(var_file, data)
         if parsed is not None:
@@ -238,11 +260,12 @@ def _read_source(builder: str, label: str, block: Block, path: Path, variables: 
         vm.notes.append(f"{builder} clones{what}: settings not written here come from the source")
         for option in _CLONE_INHERITS[family]:
             if option not in block.attrs:  # the source's value, which this file cannot show
-                vm.set(scalars[option][0], None, block.line, raw=f"(inherited from the source by {builder})")
+                vm.set(scalars[option][0], None, block.line, raw=f"(inherited from the source by {builder})",
+                       column=block.column)
     elif builder == "vmware-iso":
         for option, value, why in _VMWARE_ISO_DEFAULTS:
             if option not in block.attrs:
-                vm.set(scalars[option][0], value, block.line)
+                vm.set(scalars[option][0], value, block.line, column=block.column)
                 vm.notes.append(f"{option} not set: vmware-iso's default {value} ({why})")
     _foreign_options(builder, family, block, vm)
     if family == "vsphere":
@@ -278,8 +301,8 @@ def _firmware(vm: TemplateVM, expr: Expr, variables: Variables) -> None:
     """bios / efi / efi-secure; the last is EFI with secure boot on."""
     value = set_from_expr(vm, "firmware", "firmware", expr, "lower", variables)
     if isinstance(value, str) and value.lower() == "efi-secure":
-        vm.set("firmware", "efi", expr.line, raw=expr.raw)
-        vm.set("uefi.secureBoot.enabled", "TRUE", expr.line)
+        vm.set("firmware", "efi", expr.line, raw=expr.raw, column=expr.column)
+        vm.set("uefi.secureBoot.enabled", "TRUE", expr.line, column=expr.column)
 
 
 def _passthrough(vm: TemplateVM, option: str, expr: Expr, variables: Variables) -> None:
@@ -300,6 +323,7 @@ def _passthrough(vm: TemplateVM, option: str, expr: Expr, variables: Variables) 
             vm.notes.append(f"{option} {key} = {short(item.raw)}: using {item.value} from {item_origin}")
         if item.known and item.value is None:
             continue
+        vm.passthrough.add(key.lower())
         if item.known:
             vm.set(key, vmx_value(item.value, "str"), line, column=None if origin else item.column)
         else:

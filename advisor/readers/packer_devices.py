@@ -10,7 +10,7 @@ source whose layout this file cannot show, so their new disks and adapters get n
 from __future__ import annotations
 
 from advisor.readers.base import TemplateVM
-from advisor.readers.hclview import Block, Expr, Variables, as_int, resolved_value, set_nic_type
+from advisor.readers.hclview import Block, Expr, Variables, as_int, resolved_value, set_nic_type, unknown_adapter
 
 # Controller names -> (bus, SCSI model or None). "scsi" is lsilogic in both plugins (govmomi's
 # first SCSI type; the vmware plugin's documented meaning).
@@ -154,6 +154,11 @@ def _vsphere_nics(block: Block, vm: TemplateVM, variables: Variables) -> None:
     for number, adapter in enumerate(adapters):
         _nic(vm, number, adapter.line, adapter.attrs.get("network_card"), variables,
              f"network_adapters {number} network_card")
+    dynamic = next((b for b in block.children("dynamic") if b.labels[:1] == ["network_adapters"]), None)
+    if dynamic is not None:  # adapters exist, of types this file cannot show: `nics` is unknown
+        unknown_adapter(vm, len(adapters), dynamic.line, 'dynamic "network_adapters"')
+        vm.notes.append(f'dynamic "network_adapters" block (line {dynamic.line}): how many there are and '
+                        "their settings are unknown")
 
 
 def _nic(vm: TemplateVM, number: int, line: int | None, card: Expr | None, variables: Variables,
@@ -176,8 +181,8 @@ def vmware_devices(builder: str, block: Block, vm: TemplateVM, variables: Variab
         _vmware_disks(block, vm, variables)
         if expr is None:
             # "By default the e1000 network adapter type will be used by Packer" (HWConfig docs).
-            vm.set("ethernet0.present", "TRUE", block.line)
-            vm.set("ethernet0.virtualDev", "e1000", block.line)
+            vm.set("ethernet0.present", "TRUE", block.line, column=block.column)
+            vm.set("ethernet0.virtualDev", "e1000", block.line, column=block.column)
             vm.notes.append("network_adapter_type not set: vmware-iso's default adapter is e1000")
             return
     if expr is not None:

@@ -129,7 +129,9 @@ def _parse(text: str, path: Path, is_json: bool) -> tuple[Block, list[tuple[str,
     if not isinstance(document, dict):
         raise InputError("a Terraform JSON file must hold an object", file=str(path), line=1)
     root = Block(type="", labels=[], line=1, end_line=text.count("\n") + 1)
-    for key, labels in (("resource", 2), ("variable", 1)):
+    # `locals` is an object of names (or a list of them), read as a `locals` block: `${local.x}`
+    # resolves as in HCL.
+    for key, labels in (("resource", 2), ("variable", 1), ("locals", 0)):
         if key in document:
             root.blocks.extend(json_blocks(document[key], key, labels, _JSON_BLOCKS, "hcl",
                                            getattr(document, "lines", {}).get(key)))
@@ -257,12 +259,12 @@ def _shares(block: Block, vm: TemplateVM, variables: Variables, level_arg: str, 
         return  # null: the provider's default applies
     name = vmx_value(level.value, "lower") if level.known else None
     if name is None:
-        vm.set(key, None, level.line, raw=level.raw)
+        vm.set(key, None, level.line, raw=level.raw, column=level.column)
         if level.known:
             vm.notes.append(f"{level_arg} = {short(level.raw)}: not a share level, unknown")
         return
     if name != "custom":
-        vm.set(key, name, level.line)
+        vm.set(key, name, level.line, column=level.column)
         return
     if count_arg in block.attrs:
         set_from_expr(vm, key, count_arg, block.attrs[count_arg], "int", variables)
@@ -295,6 +297,7 @@ def _extra_config(block: Block, vm: TemplateVM, variables: Variables) -> None:
         line = expr.line if from_variable else item.line
         if item.known and item.value is None:
             continue  # null leaves the key unset
+        vm.passthrough.add(key.lower())
         if item.known:
             vm.set(key, vmx_value(item.value, "str"), line, column=None if from_variable else item.column)
         else:

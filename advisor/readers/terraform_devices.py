@@ -8,7 +8,17 @@ Provider defaults used where a device certainly exists (terraform-provider-vsphe
 from __future__ import annotations
 
 from advisor.readers.base import TemplateVM
-from advisor.readers.hclview import Block, Expr, Variables, as_int, resolved_value, set_nic_type, short, vmx_value
+from advisor.readers.hclview import (
+    Block,
+    Expr,
+    Variables,
+    as_int,
+    resolved_value,
+    set_nic_type,
+    short,
+    unknown_adapter,
+    vmx_value,
+)
 
 _SCSI_TYPES = {"pvscsi": "pvscsi", "lsilogic": "lsilogic", "lsilogic-sas": "lsisas1068", "buslogic": "buslogic"}
 _NIC_TYPES = {"vmxnet3": "vmxnet3", "e1000": "e1000", "e1000e": "e1000e", "sriov": "sriov",
@@ -67,7 +77,7 @@ def _scsi_type(vm: TemplateVM, expr: Expr, variables: Variables, numbers: list[i
     if expr.known and device is None:
         vm.notes.append(f"scsi_type = {short(expr.raw)}: not a single controller type, unknown")
     for number in numbers:
-        vm.set(f"scsi{number}.virtualDev", device, expr.line, raw=None if device else expr.raw)
+        vm.set(f"scsi{number}.virtualDev", device, expr.line, raw=None if device else expr.raw, column=expr.column)
 
 
 def _disk(vm: TemplateVM, index: int, disk: Block, variables: Variables,
@@ -128,6 +138,8 @@ def network(block: Block, vm: TemplateVM, variables: Variables) -> None:
     after_dynamic = False
     for child in block.blocks:
         if child.type == "dynamic" and child.labels[:1] == ["network_interface"]:
+            if not after_dynamic:  # adapters exist, of types this file cannot show: `nics` is unknown
+                unknown_adapter(vm, number, child.line, 'dynamic "network_interface"')
             after_dynamic = True
         elif child.type == "network_interface":
             if after_dynamic:
@@ -139,11 +151,11 @@ def network(block: Block, vm: TemplateVM, variables: Variables) -> None:
 
 
 def _nic(vm: TemplateVM, number: int, nic: Block, variables: Variables, cloned: bool) -> None:
-    vm.set(f"ethernet{number}.present", "TRUE", nic.line)
+    vm.set(f"ethernet{number}.present", "TRUE", nic.line, column=nic.column)
     expr = nic.attrs.get("adapter_type")
     if expr is None:
         # The provider's default is vmxnet3; a clone keeps the template's adapter type (unknown here).
         vm.set(f"ethernet{number}.virtualDev", None if cloned else "vmxnet3", nic.line,
-               raw="(the template's adapter)" if cloned else None)
+               raw="(the template's adapter)" if cloned else None, column=nic.column)
         return
     set_nic_type(vm, number, expr, variables, f"network_interface {number} adapter_type", _NIC_TYPES)
