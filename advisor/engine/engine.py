@@ -25,7 +25,7 @@ from advisor.engine.hostresult import capacity_summary, host_result, vm_layouts
 from advisor.engine.policy import Exemption, Policy
 from advisor.engine.recommend import Fixed, Recommendation, recommend
 from advisor.engine.render import REMOVE, FindingShape, fill, located_path, render_fix
-from advisor.engine.undecided import is_missing_fact, needs_text
+from advisor.engine.undecided import applies_without, is_missing_fact, needs_text
 from advisor.facts.facts import facts_for, host_facts, placement_facts, version_facts
 from advisor.model.cluster import ClusterHost
 from advisor.model.spec import VM, Host
@@ -259,7 +259,7 @@ class Evaluator:
         if group is None:
             rules, _ = self._rules_for(workload, version)
             known = [r for r in rules if unknown.isdisjoint(r.facts)]
-            partial = [r for r in rules if not unknown.isdisjoint(r.facts)]
+            partial = [r for r in rules if not unknown.isdisjoint(r.facts) and applies_without(r.facts & unknown)]
             group = self._groups[key] = _Group(rules, tuple(r.id for r in rules), unknown, known, partial, hosted)
         return group
 

@@ -6,11 +6,13 @@ every legacy NIC or SCSI controller of the VM (`ethernet{each.legacy_nic}.virtua
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from advisor.engine.catalog import PLACEHOLDER, Rule
+from advisor.engine.undecided import needed_noun
 from advisor.model.spec import VM
 
 REMOVE = "REMOVE"  # a fix's .vmx value that deletes the key
@@ -28,8 +30,26 @@ def _text(value: Any) -> str:
     return str(value)
 
 
+# A placeholder and the unit written after it ("{vm.full_cpu_reservation_mhz} MHz").
+_WITH_UNIT = re.compile(PLACEHOLDER.pattern + r"(?: (?:MHz|MiB|GB|cores|vCPUs))?")
+
+
 def fill(template: str, facts: dict[str, Any]) -> str:
-    return PLACEHOLDER.sub(lambda m: _text(facts.get(m.group(1))), template)
+    """The template with the facts' values; an unknown one (a fact a finding decided without)
+    says what it needs instead of a number: "unknown: it needs the host's nominal core clock
+    (host.core_mhz)", so no text reads "unknown MHz"."""
+    def value(m: re.Match[str]) -> str:
+        known = facts.get(m.group(1))
+        if known is None:
+            return f"unknown: it needs {needed_noun(m.group(1))}"
+        return _text(known) + m.group(0)[m.group(0).index("}") + 1:]
+
+    return _WITH_UNIT.sub(value, template)
+
+
+def unknown_in(template: str, facts: dict[str, Any]) -> bool:
+    """Whether the template reads a fact that is not known."""
+    return any(facts.get(name) is None for name in PLACEHOLDER.findall(template))
 
 
 def located_path(locate: str, facts: dict[str, Any], line_of: Callable[[str], int | None]) -> str:
@@ -73,13 +93,18 @@ def render_fix(rule: Rule, facts: dict[str, Any], vm: VM | None) -> dict[str, An
         elif not markers:
             if value == REMOVE and vm is not None and vm.setting(fill(key, facts)) is None:
                 continue  # nothing to remove: the VM does not set the key
+            if unknown_in(str(value), facts):
+                continue  # never write a value advisor does not know; the text says what it needs
             vmx[fill(key, facts)] = fill(str(value), facts)
     if vmx:
         fix["vmx"] = vmx
     for part in ("guest", "host", "resize"):
         values = getattr(rule.d.fix, part)
         if values:
-            fix[part] = {k: (fill(v, facts) if isinstance(v, str) else v) for k, v in values.items()}
+            known = {k: (fill(v, facts) if isinstance(v, str) else v) for k, v in values.items()
+                     if not (isinstance(v, str) and unknown_in(v, facts))}
+            if known:
+                fix[part] = known
     fix["text"] = fill(rule.d.fix.text, facts)
     fix["kind"] = rule.d.fix.kind
     if rule.d.fix.condition:

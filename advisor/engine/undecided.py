@@ -20,6 +20,10 @@ DERIVED_FROM = {
     "vm.full_cpu_reservation": "host.core_mhz",
     "vm.full_cpu_reservation_mhz": "host.core_mhz",
 }
+# Fact families that exist only where the spec describes them: `cluster.*` needs a `cluster:`
+# list. A rule whose unknown facts are all of such a family does not apply (it is neither
+# evaluated nor listed as "not evaluated"): LIM012 says nothing of a host with no cluster.
+_DESCRIBED_FAMILIES = ("cluster",)
 # Fact families that only a host (or its vSphere version) can give.
 _HOST_FAMILIES = ("host", "topo", "place", "version")
 
@@ -38,6 +42,17 @@ def _noun(name: str) -> str:
     owner = {"host": "the host's ", "vm": "the VM's ", "topo": "the predicted topology: ",
              "place": "the host's placement: ", "version": "the vSphere version's "}.get(name.split(".")[0], "")
     return f"{owner}{doc} ({name})"
+
+
+def applies_without(names: Iterable[str]) -> bool:
+    """Whether a rule whose facts `names` are unknown still applies (False: every one of them
+    belongs to a part of the spec that is not described, such as `cluster:`)."""
+    return not all(n.split(".")[0] in _DESCRIBED_FAMILIES for n in names)
+
+
+def needed_noun(name: str) -> str:
+    """What a missing fact needs, in words: a derived fact names the fact it comes from."""
+    return _noun(DERIVED_FROM.get(name, name))
 
 
 def needs_text(rule: str, names: Iterable[str], hosted: bool = False) -> str:

@@ -97,6 +97,8 @@ def _per_vm_topology_facts(host: Host, vm: VM, topo: Topology) -> dict[str, Any]
         out["vm.full_cpu_reservation"], out["vm.cpu_reservation_mhz"] = True, full
     elif full is not None:
         out["vm.full_cpu_reservation"] = isinstance(cpr, int) and cpr >= full
+    elif not cpr:
+        out["vm.full_cpu_reservation"] = False  # nothing reserved: not in full, whatever the clock
     else:
         out["vm.full_cpu_reservation"] = None
     if vm.sql:

@@ -211,6 +211,34 @@ def test_latency_sensitivity_high_without_memory_reservation_errors_without_the_
     assert any(f.rule == "SCHED004" and f.severity == "error" for f in run.findings)
 
 
+def test_an_unknown_clock_is_named_in_the_finding_and_never_written():
+    # Without the host's clock the full CPU reservation (vCPUs x clock, D "Latency sensitivity")
+    # is unknown: the message says what it needs and no .vmx value reads "unknown".
+    run = check({"host": host(2, 20), "vms": [{"name": "trade", "vcpus": 8, "memory": "32GB",
+                                               "workload": "latency-critical", "latency_sensitivity": "high"}]})
+    [finding] = [f for f in run.findings if f.rule == "SCHED004"]
+    needs = "it needs the host's nominal core clock (host.core_mhz)"
+    assert needs in finding.message and needs in finding.fix["text"]
+    assert "unknown MHz" not in finding.message + finding.fix["text"]
+    written = run.vms[0].recommended_vmx
+    assert "sched.cpu.min" not in written and written["sched.mem.pin"] == "TRUE"
+    assert not any("unknown" in value for value in written.values())
+    clocked = check({"host": host(2, 20, core_mhz=3000), "vms": [{"name": "trade", "vcpus": 8, "memory": "32GB",
+                                                                  "workload": "latency-critical",
+                                                                  "latency_sensitivity": "high"}]})
+    assert clocked.vms[0].recommended_vmx["sched.cpu.min"] == "24000"
+
+
+def test_cluster_rules_are_quiet_when_no_cluster_is_described():
+    # LIM012 compares the hosts of a `cluster:`; with none described it does not apply.
+    vm = {"name": "app", "vcpus": 36, "memory": "128GB"}
+    alone = check({"host": host(2, 20), "vms": [vm]})
+    assert not any("LIM012" in line for line in alone.vms[0].skipped)
+    assert "LIM012" not in rules_of(alone)
+    clustered = check({"host": host(2, 20), "cluster": [host(4, 14, memory="1TB")], "vms": [vm]})
+    assert "LIM012" in rules_of(clustered)
+
+
 def test_an_undecidable_rule_is_listed_in_text_json_and_sarif():
     from advisor.output import render
 
