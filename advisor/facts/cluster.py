@@ -16,6 +16,7 @@ from advisor.facts.topology import shape_key
 from advisor.model.cluster import ClusterHost, host_shape
 from advisor.model.spec import VM, Host
 from advisor.model.versions import Version, max_hw_for
+from advisor.numa.controls import flag
 from advisor.numa.topology import Topology, layout_text, predict
 
 
@@ -53,6 +54,9 @@ def cluster_facts(host: Host, vm: VM, version: Version, topo: Topology, others: 
         "cluster.mismatched_hosts": mismatched_hosts,
         "cluster.mismatch_text": "; ".join(mismatched),
         "cluster.smallest_node_cores": smallest,
+        # numa.autosize.once = FALSE rebuilds the layout at every power-on, on the host the VM
+        # then runs on (Denneman 2022: with vmx.reboot.PowerCycle the next reboot does it).
+        "cluster.layout_kept": flag(vm, "numa.autosize.once") is not False,
         "cluster.fits_smallest_node": vm.vcpus <= smallest or (
             bool(topo.vnuma_exposed) and max(topo.vnuma_nodes) <= smallest),
     }

@@ -15,6 +15,7 @@ from advisor.facts.host import host_facts, version_facts
 from advisor.facts.limits import limit_facts, prefer_aligned_sockets, smt_of
 from advisor.facts.names import BOOL, DOUBLE, FACTS, INT, LIST_INT, LIST_STRING, STRING, FactDef
 from advisor.facts.placement import packing_suggestion, placement_facts
+from advisor.facts.reshape import reshape_facts
 from advisor.facts.sql import sql_topology_facts
 from advisor.facts.topology import aligned_vcpus, memory_facts, shape_key, socket_per_vnode, topology_facts
 from advisor.facts.vm import _TOPOLOGY_FIELDS, vm_facts
@@ -80,6 +81,7 @@ def facts_for(host: Host | None, vm: VM, version: Version | None,
         prefer_aligned_sockets(vm, facts, facts.get("topo.aligned_cores_per_socket"))
         if cluster:
             facts.update(cluster_facts(host, vm, version, topo, cluster, cache))
+    facts.update(reshape_facts(host, vm, version, facts))
     return facts, topo
 
 

@@ -258,3 +258,20 @@ _declare(BOOL,
     ("cluster.fits_smallest_node", "each vNUMA node of the VM fits the cluster's smallest NUMA node"),
 )
 
+
+# The values fixes set (advisor/facts/reshape.py): what a `resize:` changes the VM to.
+_declare(INT,
+    ("vm.devices_min_hw", "lowest virtual hardware version the VM's devices need (VMXNET3, PVSCSI: 7; NVMe: 13)"),
+    ("vm.fitting_cores_per_socket",
+     "cores per socket within the version's, the 128-socket and the SQL edition's limits, one socket per vNUMA node "
+     "where allowed"),
+    ("vm.latency_max_vcpus", "most vCPUs a latency-sensitive VM may have and leave the VMkernel a core"),
+    ("vm.jvm_vms", "VMs the JVMs become at one JVM per VM"),
+    ("vm.memory_per_jvm_mib", "the VM's memory per JVM (MiB)"),
+    ("sql.licensed_vcpus", "vCPUs SQL Server's licence lets it use (Server + CAL: 20; the edition's cap)"),
+    ("sql.licensed_cores_per_socket", "cores per socket for the VM resized to sql.licensed_vcpus"),
+    ("sql.licensed_maxdop", "MAXDOP of Microsoft's table for the VM resized to sql.licensed_vcpus"),
+)
+_declare(BOOL,
+    ("cluster.layout_kept", "the VM keeps its first power-on vNUMA layout (numa.autosize.once not FALSE)"),
+)

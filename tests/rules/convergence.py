@@ -34,6 +34,7 @@ GUEST = {
     "affinity mask": ("sql", "affinity_mask", 0),
     "priority boost": ("sql", "priority_boost", False),
     "lightweight pooling": ("sql", "lightweight_pooling", False),
+    "Docker network mode": ("containers", "networking", None),
 }
 HOST = {
     "Power.CpuPolicy": ("power_policy", "high-performance"),

@@ -1,0 +1,102 @@
+"""Facts about the shape a fix gives the VM: the values a rule's `resize:` sets.
+
+A fix must state its change in terms a user (and the convergence test, tests/rules) can apply,
+and the change must not trade one finding for another of the same weight. These facts compute
+such values from the limits, the topology and the SQL Server facts together, so they run after
+every other family (facts.facts_for):
+
+- the lowest virtual hardware version the VM's devices need (VMXNET3 and PVSCSI 7, NVMe 13: the
+  hardware table in rules/limits/vsphere.yaml);
+- cores per socket within every limit: one virtual socket per vNUMA node (VMware's rightsizing
+  rule, NUMA002) when that is allowed, else the divisor of the vCPUs nearest below the
+  version's cores-per-socket limit that keeps the sockets within 128 and the SQL Server
+  edition's socket cap;
+- the vCPUs SQL Server's licence lets it use (Server + CAL: 20 cores; the edition's cap), with
+  the cores per socket and Microsoft's MAXDOP for the VM resized to that count, so the resize
+  brings no NUMA011/SQL005/SQL003 finding of its own;
+- how many vCPUs a latency-sensitive VM may have and still leave the VMkernel a core;
+- one VM per JVM (seed 002: one JVM per 2-vCPU VM matched native performance).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from advisor.facts.limits import smt_of
+from advisor.model.spec import VM, Host
+from advisor.model.versions import Version, hw_feature
+
+_SERVER_CAL_CORES = 20  # Server + CAL licensing: 20 cores per instance (rule SQL004)
+_NEWEST_HW = 22
+
+
+def _devices_min_hw(vm: VM, facts: dict[str, Any]) -> int | None:
+    needed = [feature for feature, used in (
+        ("vmxnet3", facts.get("vm.nics", 0) > facts.get("vm.legacy_nics", 0)),
+        ("pvscsi", facts.get("vm.uses_pvscsi")), ("nvme", facts.get("vm.uses_nvme"))) if used]
+    start = vm.hardware_version or 1
+    for hw in range(start, _NEWEST_HW + 1):
+        if all(hw_feature(hw, feature) for feature in needed):
+            return hw
+    return None
+
+
+def fitting_cores_per_socket(vcpus: int, aligned: int | None, max_cps: int | None, max_sockets: int,
+                             edition_sockets: int = 0) -> int | None:
+    """Cores per socket within the limits: `aligned` (one socket per vNUMA node) when allowed,
+    else the largest divisor of the vCPUs that is."""
+    sockets_cap = min(max_sockets, edition_sockets) if edition_sockets > 0 else max_sockets
+
+    def allowed(cps: int) -> bool:
+        return vcpus % cps == 0 and (max_cps is None or cps <= max_cps) and vcpus // cps <= sockets_cap
+
+    if aligned and allowed(aligned):
+        return aligned
+    return max((d for d in range(1, vcpus + 1) if allowed(d)), default=None)
+
+
+def _licensed(host: Host, vm: VM, version: Version, facts: dict[str, Any]) -> dict[str, Any]:
+    """The VM resized to the vCPUs its SQL Server licence uses, and that shape's settings."""
+    from advisor.facts.sql import recommended_maxdop, sql_year
+    from advisor.facts.topology import socket_per_vnode
+    from advisor.numa.topology import predict
+
+    assert vm.sql is not None
+    caps = [c for c in (_SERVER_CAL_CORES if facts.get("sql.server_cal") else 0,
+                        facts.get("sql.edition_max_cores") or 0) if c > 0]
+    vcpus = min([vm.vcpus, *caps])
+    resized = predict(host, vm.model_copy(update={"vcpus": vcpus, "cores_per_socket": None}), version)
+    nodes = tuple(resized.vnuma_nodes) if resized.vnuma_exposed else (vcpus,)
+    cps = fitting_cores_per_socket(vcpus, socket_per_vnode(nodes, vcpus), facts.get("vm.max_cores_per_socket"),
+                                   facts.get("vm.max_sockets") or 128, facts.get("sql.edition_max_sockets") or 0)
+    threads = 2 if vm.latency_sensitivity == "high-ht" else 1
+    recommended, _ = recommended_maxdop(sql_year(vm.sql.version), nodes, threads)
+    configured = vm.sql.maxdop
+    return {
+        "sql.licensed_vcpus": vcpus,
+        "sql.licensed_cores_per_socket": cps,
+        # The configured MAXDOP stays where it is within the table; 0 (all processors) or a
+        # larger value becomes the table's.
+        "sql.licensed_maxdop": configured if 0 < configured <= recommended else recommended,
+    }
+
+
+def reshape_facts(host: Host | None, vm: VM, version: Version | None, facts: dict[str, Any]) -> dict[str, Any]:
+    """The values the fixes' resizes set, from the facts of every other family."""
+    out: dict[str, Any] = {"vm.devices_min_hw": _devices_min_hw(vm, facts)}
+    if vm.java and vm.java.jvms > 1:
+        out["vm.jvm_vms"] = vm.count * vm.java.jvms
+        out["vm.memory_per_jvm_mib"] = vm.memory // vm.java.jvms // 4 * 4  # memsize: a multiple of 4 MB
+    aligned = facts.get("topo.aligned_cores_per_socket")
+    if host is not None and aligned is not None:
+        out["vm.fitting_cores_per_socket"] = fitting_cores_per_socket(
+            vm.vcpus, aligned, facts.get("vm.max_cores_per_socket"), facts.get("vm.max_sockets") or 128,
+            facts.get("sql.edition_max_sockets") or 0)
+    if host is not None:
+        # One core left to the VMkernel, rounded down so the vNUMA nodes stay equal (NUMA003).
+        cores = host.cores - 1
+        cores -= cores % -(-cores // host.cores_per_node)
+        out["vm.latency_max_vcpus"] = cores * smt_of(vm, host)
+        if vm.sql is not None and version is not None:
+            out.update(_licensed(host, vm, version, facts))
+    return out
