@@ -82,12 +82,42 @@ def _device_indexes(vm: VM, marker: str) -> list[int]:
                    if d.controller in ("lsilogic", "lsisas", "buslogic") and d.role != "os" and d.bus not in boot})
 
 
+def _unsupported_scsi(vm: VM, facts: dict[str, Any]) -> list[str]:
+    """PVSCSI controllers of a VM whose hardware version lacks PVSCSI and whose host cannot run
+    the version that has it (HYG003: then the controller changes, not the version)."""
+    if facts.get("vm.devices_min_hw") is not None or facts.get("vm.hw_supports_pvscsi") is not False:
+        return []
+    return [str(bus) for bus in sorted({d.bus for d in vm.disks if d.controller == "pvscsi"})]
+
+
+def _host_drives(vm: VM, facts: dict[str, Any]) -> list[str]:
+    """CD/DVD and floppy drives on the host's own hardware, connected at power-on (HOST006)."""
+    from advisor.facts.devices import host_bound_devices
+    from advisor.vmx.mapping import normalised_advanced
+
+    return [d for d in host_bound_devices(normalised_advanced(vm)) if d.startswith(("ide", "sata", "scsi", "floppy"))]
+
+
+def _filtered_disks(vm: VM, facts: dict[str, Any]) -> list[str]:
+    """Disks with an I/O filter (`<disk>.filters`, STO004), spelled as the VM spells them."""
+    return sorted(key[: -len(".filters")] for key, value in vm.advanced.items()
+                  if key.lower().endswith(".filters") and str(value).strip())
+
+
+# Markers naming each device of a kind: the fix sets a key per device ("{each.host_drive}.startConnected").
+_NAMED = {"{each.host_drive}": _host_drives, "{each.filtered_disk}": _filtered_disks,
+          "{each.unsupported_scsi}": _unsupported_scsi}
+
+
 def render_fix(rule: Rule, facts: dict[str, Any], vm: VM | None) -> dict[str, Any]:
     fix: dict[str, Any] = {}
     vmx: dict[str, str] = {}
     for key, value in rule.d.fix.vmx.items():
-        markers = [m for m in (_NIC_INDEX, _SCSI_INDEX) if m in key]
-        if markers and vm is not None:
+        markers = [m for m in (_NIC_INDEX, _SCSI_INDEX, *_NAMED) if m in key]
+        if markers and vm is not None and markers[0] in _NAMED:
+            for name in _NAMED[markers[0]](vm, facts):
+                vmx[key.replace(markers[0], name)] = fill(str(value), facts)
+        elif markers and vm is not None:
             for index in _device_indexes(vm, markers[0]):
                 vmx[key.replace(markers[0], str(index))] = fill(str(value), facts)
         elif not markers:

@@ -35,11 +35,36 @@ def placement_facts(host: Host, items: list[tuple[VM, Topology]]) -> tuple[dict[
         "place.balanced": placement.balanced,
         "place.node_load_text": ", ".join(str(n) for n in load),
         "place.suggestion": packing_suggestion(host, items),
+        **_resized_host(host, items),
     }
     return facts, placement
 
 
+def _resized_host(host: Host, items: list[tuple[VM, Topology]]) -> dict[str, Any]:
+    """The host's VMs as one group resized by a host finding's fix (its `resize:`): the aligned
+    packing, as many of the largest VM as fit the cores, or a scale-out to 2-4 VMs of at most a
+    node each (seed 002's Hadoop runs)."""
+    largest = max((vm.vcpus for vm, _ in items), default=1)
+    total = sum(vm.vcpus * vm.count for vm, _ in items)
+    memory = sum(vm.memory * vm.count for vm, _ in items)
+    count, size = packing(host, items)
+    scale = min(4, max(2, math.ceil(total / host.cores_per_node)))
+    return {
+        "place.suggested_count": count,
+        "place.suggested_vcpus": size,
+        "place.count_within_cores": max(1, host.cores // largest),
+        "place.scaleout_vms": scale,
+        "place.scaleout_vcpus": min(host.cores_per_node, max(1, total // scale)),
+        "place.scaleout_memory_mib": memory // scale // 4 * 4,
+    }
+
+
 def packing_suggestion(host: Host, items: list[tuple[VM, Topology]]) -> str:
+    count, size = packing(host, items)
+    return f"{count} × {size} vCPU"
+
+
+def packing(host: Host, items: list[tuple[VM, Topology]]) -> tuple[int, int]:
     """VMs sized so every node carries the same load, for about the same total vCPUs.
 
     The 001 paper's 9 × 8 vCPU case on 10-core nodes: 10-vCPU VMs split a node evenly, and
@@ -57,5 +82,5 @@ def packing_suggestion(host: Host, items: list[tuple[VM, Topology]]) -> str:
     count = max(step, math.ceil(total / size / step) * step)
     while count > step and count * size > host.logical_cpus:
         count -= step
-    return f"{count} × {size} vCPU"
+    return count, size
 

@@ -83,7 +83,10 @@ def _licensed(host: Host, vm: VM, version: Version, facts: dict[str, Any]) -> di
 
 def reshape_facts(host: Host | None, vm: VM, version: Version | None, facts: dict[str, Any]) -> dict[str, Any]:
     """The values the fixes' resizes set, from the facts of every other family."""
-    out: dict[str, Any] = {"vm.devices_min_hw": _devices_min_hw(vm, facts)}
+    needed = _devices_min_hw(vm, facts)
+    runs = facts.get("host.max_hw")
+    # A version the host cannot run is no fix: the device changes instead (HYG003).
+    out: dict[str, Any] = {"vm.devices_min_hw": needed if runs is None or needed is None or needed <= runs else None}
     if vm.java and vm.java.jvms > 1:
         out["vm.jvm_vms"] = vm.count * vm.java.jvms
         out["vm.memory_per_jvm_mib"] = vm.memory // vm.java.jvms // 4 * 4  # memsize: a multiple of 4 MB

@@ -104,14 +104,26 @@ def apply_vmx(vm: dict[str, Any], key: str, value: str) -> None:
         advanced[key] = value
 
 
+def _resize_data_disks(vm: dict[str, Any], field: str, value: Any) -> None:
+    data = [d for d in vm.get("disks") or [] if d.get("role") != "os"]
+    for index, disk in enumerate(data):
+        # bus "own": a controller of its own, scsi1 to scsi3 (four SCSI controllers per VM)
+        disk[field] = 1 + index % 3 if (field, value) == ("bus", "own") else _number(value)
+
+
 def apply_fix(root: dict[str, Any], vm_name: str | None, fix: dict[str, Any]) -> dict[str, Any]:
     """A copy of the spec with a finding's fix applied to its VM (or its host)."""
     root = copy.deepcopy(root)
+    if vm_name is None and "count" in (fix.get("resize") or {}):
+        root["vms"] = root["vms"][:1]  # a host finding's resize describes the host's VMs as one group
     vms = [vm for vm in root["vms"] if vm_name is None or vm["name"] == vm_name]
     for vm in vms:
         for key, value in (fix.get("vmx") or {}).items():
             apply_vmx(vm, key, value)
         for field, value in (fix.get("resize") or {}).items():
+            if field.startswith("data_disks."):  # that field of every disk but the boot disk
+                _resize_data_disks(vm, field.removeprefix("data_disks."), value)
+                continue
             # The resize states the field: a .vmx key saying the same goes (one statement).
             for key in [k for k in vm.get("advanced", {}) if SCALAR_KEYS.get(k.lower(), ("",))[0] == field
                         or (field == "memory_reservation" and k.lower() == "sched.mem.pin")]:

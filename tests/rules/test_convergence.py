@@ -21,26 +21,8 @@ from advisor.model.base import WORKLOADS
 from advisor.vocab import SEVERITY_RANK
 
 CATALOG = builtin_catalog()
-# Rules whose fix does not converge today, each with why. Strict: the test fails as soon as one
-# converges, so the list only shrinks. A fix that is only advice text needs a `resize:` or
-# `host:` part that a user (and this harness) can apply; that is catalog work (issue 17's room).
-NOT_CONVERGING = {
-    **dict.fromkeys(["HOST001", "HOST002", "HOST004", "HOST005", "HYG003", "NET003", "NET004", "NUMA007",
-                     "SCALE001", "SCHED005", "SCHED006", "SQL005", "STO002", "STO004"],
-                    "the fix is advice text only: nothing a user can apply mechanically"),
-    "SCALE003": "resize sets 2 vCPUs but the finding counts JVMs per VM (java.jvms stays)",
-    # Rules landed with issues 17-19 after this list was made; the same catalog work applies.
-    **dict.fromkeys(["HOST006", "HYG004", "LIM001", "LIM002", "LIM003", "LIM007", "LIM008", "LIM011", "MEM004",
-                     "SCHED008", "SCHED009", "STO005"],
-                    "the fix is advice text only: nothing a user can apply mechanically"),
-    "LIM012": "the condition does not read numa.autosize.once, so the written FALSE leaves the finding",
-    "SQL004": "resizing to 20 vCPUs lowers the recommended MAXDOP below the configured one (SQL003)",
-    "SQL008": "resizing to the edition's core cap brings NUMA011 and SQL005 on the new shape",
-}
 FAILING = [
-    pytest.param(rule, index, example, id=f"{rule.id}-fail{index}",
-                 marks=[pytest.mark.xfail(reason=NOT_CONVERGING[rule.id], strict=True)]
-                 if rule.id in NOT_CONVERGING else [])
+    pytest.param(rule, index, example, id=f"{rule.id}-fail{index}")
     for rule in CATALOG.rules
     for index, example in enumerate(rule.examples["fail"])
 ]
