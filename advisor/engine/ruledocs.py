@@ -30,6 +30,21 @@ fix of an info finding is optional. Suggestions are shown with their condition i
 in JSON (`suggested_vmx`) and in SARIF (`properties.written`, `properties.condition`), and
 `advisor fix` writes one only when its rule is selected by id (`--select NUMA004`). When two
 applied fixes set the same key, the more severe finding wins.
+
+## Every fix converges
+
+Every rule's fix states its change in terms that can be applied, even where advisor does not
+write it: `.vmx` keys (`REMOVE` deletes one; `{each.…}` sets a key per device of a kind),
+`resize:` of spec fields (`data_disks.<field>` sets it on every disk but the boot disk, bus `own`
+gives each its own controller), `guest:` settings in the guest, and `host:` settings on the host
+or in its BIOS. A host finding's `resize:` describes the host's VMs as one group (the packing it
+proposes). A decision only a person can take — turning Fault Tolerance off, a licence, moving VMs
+to another host — is a suggestion whose condition names it, and still states the spec it leads
+to. tests/rules/test_convergence.py applies each rule's fix to each of its failing examples and
+checks again: the finding must be gone and no finding as severe must appear; a fix with nothing
+to apply, or one that does not converge, fails the test. A sweep over host profiles, workloads,
+vCPU counts and memory sizes applies everything advisor writes and checks that a second run
+writes nothing new and the worst severity does not rise.
 """
 
 
