@@ -1,7 +1,9 @@
 """Where ESXi's NUMA scheduler homes every VM's NUMA clients on one host.
 
 Each instance of each VM (a VM with count 8 is eight VMs) is placed in spec order, every
-client on the least-loaded physical node, one VM's clients on distinct nodes where possible.
+client on the least-loaded physical node, one VM's clients on distinct nodes where possible. A
+VM with numa.nodeAffinity is placed on its listed nodes only (vSphere Resource Management,
+"Specifying NUMA Controls": the affinity limits the nodes for its vCPUs and memory).
 That is the initial placement the scheduler aims for (001_a02093f92473a34b.txt explains its
 9×8 result by three VMs landing on one node); later load balancing is not modelled.
 
@@ -59,30 +61,33 @@ def place(host: Host, vms: Sequence[tuple[str, int, Topology]]) -> Placement:
         if not topo.numa_managed:
             unmanaged += topo.vcpus * count
             continue
-        per_node, simulated = _place_identical(topo.numa_clients, count, load)
+        per_node, simulated = _place_identical(topo.numa_clients, count, load, topo.node_affinity)
         steps += simulated
         for node, sizes in enumerate(per_node):
             residents[node].extend((name, size, n) for size, n in sorted(sizes.items(), reverse=True))
     return Placement(host.nodes, host.cores_per_node, host.threads_per_node, load, residents, unmanaged, steps)
 
 
-def _place_identical(clients: tuple[int, ...], count: int, load: list[int]) -> tuple[list[dict[int, int]], int]:
+def _place_identical(clients: tuple[int, ...], count: int, load: list[int],
+                     allowed: tuple[int, ...] | None = None) -> tuple[list[dict[int, int]], int]:
     """Place `count` identical instances one after another (updating `load`); per node, how
-    many clients of each size landed there, and how many instances were simulated."""
+    many clients of each size landed there, and how many instances were simulated. `allowed`:
+    the nodes numa.nodeAffinity leaves the VM (None: every node)."""
     nodes = len(load)
+    pool = list(allowed) if allowed else list(range(nodes))  # only these nodes' loads change
     per_node: list[dict[int, int]] = [{} for _ in range(nodes)]
     seen: dict[tuple[int, ...], tuple[int, int]] | None = {}  # relative loads -> (instance, lowest load)
     homes: list[tuple[int, ...]] = []  # the nodes of each simulated instance's clients
     done = 0
     while done < count:
-        low = min(load)
+        low = min(load[n] for n in pool)
         if seen is not None:
-            state = tuple(value - low for value in load)
+            state = tuple(load[n] - low for n in pool)
             if state in seen:
                 first, first_low = seen[state]
                 period = done - first
                 cycles = (count - done) // period
-                for node in range(nodes):
+                for node in pool:
                     load[node] += (low - first_low) * cycles
                 for chosen in homes[first:done]:
                     for size, node in zip(clients, chosen, strict=True):
@@ -91,7 +96,7 @@ def _place_identical(clients: tuple[int, ...], count: int, load: list[int]) -> t
                 seen = None  # fewer than one cycle is left: simulate it
                 continue
             seen[state] = (done, low)
-        chosen = place_clients(clients, nodes, load)
+        chosen = place_clients(clients, nodes, load, allowed)
         homes.append(chosen)
         for size, node in zip(clients, chosen, strict=True):
             per_node[node][size] = per_node[node].get(size, 0) + 1

@@ -66,6 +66,9 @@ class Topology:
     # vNUMA nodes follow virtual sockets: before 6.5, or numa.vcpu.followcorespersocket /
     # Numa.FollowCoresPerSocket (facts read this, so the fact and the layout cannot disagree).
     follows_cores_per_socket: bool = False
+    # numa.nodeAffinity: the only physical nodes ESXi may home the VM's clients on, for CPU and
+    # memory (vSphere Resource Management, "Specifying NUMA Controls", GUID-68817061); None: any.
+    node_affinity: tuple[int, ...] | None = None
 
     @property
     def balanced(self) -> bool:
@@ -202,6 +205,7 @@ def predict(host: Host, vm: VM, version: Version) -> Topology:
         reasons=tuple(reasons),
         uncertain=tuple(uncertain),
         follows_cores_per_socket=c.follow_cps,
+        node_affinity=c.node_affinity if c.numa_managed else None,
     )
 
 

@@ -182,7 +182,8 @@ def _naive(nodes: int, vms) -> tuple[list[int], list[dict]]:
     for name, count, topo in vms:
         for _ in range(count):
             if topo.numa_managed:
-                for size, node in zip(topo.numa_clients, place_clients(topo.numa_clients, nodes, load), strict=True):
+                chosen = place_clients(topo.numa_clients, nodes, load, topo.node_affinity)
+                for size, node in zip(topo.numa_clients, chosen, strict=True):
                     per[node][(name, size)] = per[node].get((name, size), 0) + 1
     return load, per
 
@@ -196,8 +197,10 @@ def test_placement_of_repeated_instances_equals_one_by_one() -> None:
         vms = []
         for i in range(rnd.randint(1, 4)):
             clients = tuple(rnd.randint(1, 12) for _ in range(rnd.randint(1, 4)))
+            # numa.nodeAffinity on some VMs: a subset of the nodes
+            affinity = tuple(sorted(rnd.sample(range(nodes), rnd.randint(1, nodes)))) if rnd.random() < 0.3 else None
             vms.append((f"v{i}", rnd.randint(1, 300), NS(numa_managed=rnd.random() < 0.9, vcpus=sum(clients),
-                                                         numa_clients=clients)))
+                                                         numa_clients=clients, node_affinity=affinity)))
         got = place(NS(nodes=nodes, cores_per_node=8, threads_per_node=16), vms)
         load, per = _naive(nodes, vms)
         assert got.load == load
@@ -209,7 +212,7 @@ def test_placement_work_is_bounded_by_nodes_not_count(nodes: int, clients: tuple
     from advisor.numa.placement import place
 
     got = place(NS(nodes=nodes, cores_per_node=32, threads_per_node=64),
-                [("a", 100_000, NS(numa_managed=True, vcpus=sum(clients), numa_clients=clients))])
+                [("a", 100_000, NS(numa_managed=True, vcpus=sum(clients), numa_clients=clients, node_affinity=None))])
     assert sum(got.load) == 100_000 * sum(clients)
     assert got.steps <= 2 * nodes + 64  # instances simulated; the other ~100,000 are whole cycles
 

@@ -161,6 +161,17 @@ def test_node_affinity_keeps_the_vm_on_its_nodes():
     assert topo.numa_managed and set(topo.client_nodes) == {2, 3}
 
 
+def test_node_affinity_holds_in_the_host_wide_placement():
+    # The same document: the affinity limits the nodes for every instance of the VM, so a host's
+    # packing never homes such a VM elsewhere, however loaded its nodes get.
+    run = check({"host": host(4, 10), "vms": [
+        {"name": "pinned", "count": 4, "vcpus": 10, "memory": "32GB", "advanced": {"numa.nodeAffinity": "2,3"}},
+        {"name": "free", "count": 2, "vcpus": 10, "memory": "32GB"}]})
+    [result] = run.hosts
+    assert result.node_load == [10, 10, 20, 20]
+    assert all(name != "pinned" for node in (0, 1) for name, _, _ in result.residents[node])
+
+
 def test_recorded_layout_is_kept_and_the_fix_clears_it():
     # F8: 36 vCPUs recorded as 2 x 18 keep two virtual nodes on 4 x 14 cores, with 3 clients.
     advanced = {"numa.autosize.vcpu.maxPerVirtualNode": "18", "numa.autosize.cookie": "360022"}
