@@ -105,12 +105,20 @@ def _resized_keys(vm: Any, core_mhz: int | None, resize: dict[str, Any]) -> dict
     return keys
 
 
-def _fix_keys(fix: dict[str, Any], vm: Any, core_mhz: int | None) -> dict[str, str]:
-    """The .vmx keys a fix sets: its resize as the keys it becomes, then its own keys."""
+def _fix_keys(fix: dict[str, Any], vm: Any, core_mhz: int | None,
+              combined: dict[str, Any] | None = None) -> dict[str, str]:
+    """The .vmx keys a fix sets: its resize as the keys it becomes, then its own keys.
+
+    `combined`: every written resize together. A value one field implies depends on another
+    (a full CPU reservation is vCPUs x clock), so the keys are those of the VM resized by all of
+    them; this fix contributes the keys its own resize changes.
+    """
     keys: dict[str, str] = {}
     resize = fix.get("resize") or {}
     if vm is not None and resize:
-        keys.update(_resized_keys(vm, core_mhz, resize))
+        own = _resized_keys(vm, core_mhz, resize)
+        together = _resized_keys(vm, core_mhz, combined) if combined else own
+        keys.update({k: together.get(k, value) for k, value in own.items()})
     elif resize.get("cores_per_socket") is not None:
         keys["cpuid.coresPerSocket"] = str(resize["cores_per_socket"])
     keys.update({str(k): str(v) for k, v in (fix.get("vmx") or {}).items()})
@@ -141,8 +149,10 @@ def recommend(fixes: Iterable[Fixed], base: dict[str, str] | None = None,
             item.rule, item.severity, condition_of(item), {str(k): str(v) for k, v in (fix.get("vmx") or {}).items()},
             dict(fix.get("resize") or {}), dict(fix.get("guest") or {}), str(fix.get("text", ""))))
     # Least severe first, so the most severe fix is applied last and wins a shared key.
-    for item in sorted(written, key=lambda f: SEVERITY_RANK[f.severity]):
-        for key, value in _fix_keys(item.fix, vm, core_mhz).items():
+    written.sort(key=lambda f: SEVERITY_RANK[f.severity])
+    combined = {k: v for item in written for k, v in (item.fix.get("resize") or {}).items()}
+    for item in written:
+        for key, value in _fix_keys(item.fix, vm, core_mhz, combined).items():
             key = spelled.get(key.lower(), canonical_key(key))
             spelled[key.lower()] = key
             if value == REMOVE:

@@ -116,6 +116,15 @@ def test_configured_severity_decides_through_the_engine():
     assert written == "10"
 
 
+def test_written_resizes_are_combined_before_they_become_keys():
+    # HOST003 cuts 12 vCPUs to the host's 4 logical processors; SCHED003 reserves all CPU. A
+    # full reservation is vCPUs x clock (D "Latency sensitivity"), so it is the resized VM's.
+    run = check({"host": host(1, 4, core_mhz=2800) | {"threads_per_core": 1},
+                 "vms": [{"name": "trade", "vcpus": 12, "memory": "16GB", "workload": "latency-critical"}]})
+    written = run.vms[0].recommended_vmx
+    assert written["numvcpus"] == "4" and written["sched.cpu.min"] == str(4 * 2800)
+
+
 def test_info_fixes_are_not_written_but_shown():
     run = check({"host": "dell-r720-e5-2697v2", "vms": [{"name": "app", "vcpus": 15, "memory": "32GB"}]})
     assert "NUMA005" in rules_of(run)
