@@ -41,18 +41,38 @@ def _devices_min_hw(vm: VM, facts: dict[str, Any]) -> int | None:
     return None
 
 
-def fitting_cores_per_socket(vcpus: int, aligned: int | None, max_cps: int | None, max_sockets: int,
-                             edition_sockets: int = 0) -> int | None:
-    """Cores per socket within the limits: `aligned` (one socket per vNUMA node) when allowed,
-    else the largest divisor of the vCPUs that is."""
+def fitting_cores_per_socket(vcpus: int, preferred: tuple[int | None, ...], node_cores: int, max_cps: int | None,
+                             max_sockets: int, edition_sockets: int = 0) -> int | None:
+    """Cores per socket within the limits: the first of `preferred` (one socket per vNUMA node of
+    the layout the VM gets) that is allowed, else the allowed divisor of the vCPUs nearest a
+    physical node's cores (sockets the size of the host's nodes)."""
     sockets_cap = min(max_sockets, edition_sockets) if edition_sockets > 0 else max_sockets
 
     def allowed(cps: int) -> bool:
         return vcpus % cps == 0 and (max_cps is None or cps <= max_cps) and vcpus // cps <= sockets_cap
 
-    if aligned and allowed(aligned):
-        return aligned
-    return max((d for d in range(1, vcpus + 1) if allowed(d)), default=None)
+    for cps in preferred:
+        if cps and allowed(cps):
+            return cps
+    return min((d for d in range(1, vcpus + 1) if allowed(d)), key=lambda d: (abs(d - node_cores), -d),
+               default=None)
+
+
+def _preferred_cps(host: Host, vm: VM, version: Version | None, facts: dict[str, Any]) -> tuple[int | None, ...]:
+    """One socket per vNUMA node of the layout the VM gets once advisor's fixes are applied:
+    the preferHT layout where NUMA001 writes preferHT (its condition, advisor/facts/topology.py),
+    else the default layout."""
+    from advisor.facts.topology import _with_advanced, _without_autosize, socket_per_vnode
+    from advisor.numa.topology import predict
+
+    aligned = facts.get("topo.aligned_cores_per_socket")
+    numa001 = (facts.get("topo.wide") and facts.get("topo.vnuma_balanced") is False
+               and facts.get("topo.prefer_ht_balances") and facts.get("topo.prefer_ht_memory_fits"))
+    if not numa001 or version is None:
+        return (aligned,)
+    fresh = _with_advanced(_without_autosize(vm), "numa.vcpu.preferHT", "TRUE", cores_per_socket=None)
+    nodes = predict(host, fresh, version).vnuma_nodes
+    return (socket_per_vnode(tuple(nodes), vm.vcpus), aligned)
 
 
 def _licensed(host: Host, vm: VM, version: Version, facts: dict[str, Any]) -> dict[str, Any]:
@@ -67,8 +87,9 @@ def _licensed(host: Host, vm: VM, version: Version, facts: dict[str, Any]) -> di
     vcpus = min([vm.vcpus, *caps])
     resized = predict(host, vm.model_copy(update={"vcpus": vcpus, "cores_per_socket": None}), version)
     nodes = tuple(resized.vnuma_nodes) if resized.vnuma_exposed else (vcpus,)
-    cps = fitting_cores_per_socket(vcpus, socket_per_vnode(nodes, vcpus), facts.get("vm.max_cores_per_socket"),
-                                   facts.get("vm.max_sockets") or 128, facts.get("sql.edition_max_sockets") or 0)
+    cps = fitting_cores_per_socket(vcpus, (socket_per_vnode(nodes, vcpus),), host.cores_per_node,
+                                   facts.get("vm.max_cores_per_socket"), facts.get("vm.max_sockets") or 128,
+                                   facts.get("sql.edition_max_sockets") or 0)
     threads = 2 if vm.latency_sensitivity == "high-ht" else 1
     recommended, _ = recommended_maxdop(sql_year(vm.sql.version), nodes, threads)
     configured = vm.sql.maxdop
@@ -90,11 +111,14 @@ def reshape_facts(host: Host | None, vm: VM, version: Version | None, facts: dic
     if vm.java and vm.java.jvms > 1:
         out["vm.jvm_vms"] = vm.count * vm.java.jvms
         out["vm.memory_per_jvm_mib"] = vm.memory // vm.java.jvms // 4 * 4  # memsize: a multiple of 4 MB
-    aligned = facts.get("topo.aligned_cores_per_socket")
-    if host is not None and aligned is not None:
-        out["vm.fitting_cores_per_socket"] = fitting_cores_per_socket(
-            vm.vcpus, aligned, facts.get("vm.max_cores_per_socket"), facts.get("vm.max_sockets") or 128,
-            facts.get("sql.edition_max_sockets") or 0)
+    if host is not None and facts.get("topo.aligned_cores_per_socket") is not None:
+        limits = (facts.get("vm.max_cores_per_socket"), facts.get("vm.max_sockets") or 128,
+                  facts.get("sql.edition_max_sockets") or 0)
+        aligned = fitting_cores_per_socket(vm.vcpus, (facts["topo.aligned_cores_per_socket"],), host.cores_per_node,
+                                           *limits)
+        # Only a VM whose own alignment breaks a limit needs the what-if layout (LIM001/002, SQL005).
+        out["vm.fitting_cores_per_socket"] = aligned if aligned == facts["topo.aligned_cores_per_socket"] else (
+            fitting_cores_per_socket(vm.vcpus, _preferred_cps(host, vm, version, facts), host.cores_per_node, *limits))
     if host is not None:
         # One core left to the VMkernel, rounded down so the vNUMA nodes stay equal (NUMA003).
         cores = host.cores - 1
