@@ -11,6 +11,7 @@ from typing import Any
 
 from advisor.model.spec import VM, Host
 from advisor.model.versions import Version
+from advisor.numa.layout import UNEVEN_SPLIT
 from advisor.numa.topology import Topology, predict
 
 # Largest vGPU profile per GPU model (frame buffer per GPU in GB) - NVIDIA GRID profile tables.
@@ -74,6 +75,8 @@ def topology_facts(host: Host, vm: VM, version: Version, topo: Topology) -> dict
     v = vm.vcpus
     out: dict[str, Any] = {
         "topo.layout": runs(topo.vnuma_nodes),
+        "topo.layout_note": "; how vSphere 6.5+ spreads the remainder is not documented, so these sizes are a guess"
+        if any(UNEVEN_SPLIT in note for note in topo.uncertain) else "",
         "topo.clients_layout": runs(topo.numa_clients),
         "topo.summary": topo.summary(),
         "topo.vnuma_nodes": len(topo.vnuma_nodes) if topo.vnuma_exposed else 1,

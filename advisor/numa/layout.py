@@ -147,6 +147,10 @@ def _spread_memory(host: Host, v: int, memory: int, c: NumaControls, version: Ve
     return out
 
 
+# The uncertainty note of an uneven 6.5+ split (facts read it: a message shows the sizes as a guess).
+UNEVEN_SPLIT = "is not divisible over"
+
+
 def _by_default(v: int, c: NumaControls, version: Version) -> Layout:
     cap = c.capacity
     if v < c.vcpu_min or v <= cap:
@@ -161,7 +165,7 @@ def _by_default(v: int, c: NumaControls, version: Version) -> Layout:
     out.reasons.append(f"{v} vCPU exceed a node's {cap} {_unit(c)}: "
                        f"{len(out.vnodes)} nodes of at most {max(out.vnodes)} (fewest nodes that fit)")
     if version >= V65 and len(set(out.vnodes)) > 1:
-        out.uncertain.append(f"{v} is not divisible over {len(out.vnodes)} nodes; VMware does not document how "
+        out.uncertain.append(f"{v} {UNEVEN_SPLIT} {len(out.vnodes)} nodes; VMware does not document how "
                              "6.5+ spreads the remainder (shown: fill each node, last takes the rest)")
     return out
 

@@ -208,6 +208,15 @@ def test_uneven_split_on_65_is_uncertain_and_no_warning_reads_the_sizes():
     assert not topo.vnuma_balanced  # certain: 22 does not divide over 3 nodes however it is spread
 
 
+@pytest.mark.parametrize(("esxi", "guess"), [("6.7", True), ("6.0", False)])
+def test_a_warning_on_an_uneven_split_says_when_its_sizes_are_a_guess(esxi, guess):
+    # NUMA001 fires on the certain part (the nodes are unequal); before 6.5 the paper documents
+    # [10×6, 4] (seed 001), from 6.5 the spread of the remainder is not documented.
+    run = check({"host": host(4, 10, memory="1TB", esxi=esxi), "vms": [{"name": "sql", "vcpus": 64, "memory": "256GB"}]})
+    [finding] = [f for f in run.findings if f.rule == "NUMA001"]
+    assert ("sizes are a guess" in finding.message) is guess
+
+
 def test_hot_add_with_allow_hotadd_on_vsphere_8_is_not_certain():
     topo = predict(_host(2, 20), VM(name="a", vcpus=32, memory="64GB", cpu_hot_add=True,
                                     advanced={"numa.allowHotadd": "TRUE"}), Version(8, 0))
