@@ -32,7 +32,7 @@ _NEWEST_HW = 22
 
 def _devices_min_hw(vm: VM, facts: dict[str, Any]) -> int | None:
     needed = [feature for feature, used in (
-        ("vmxnet3", facts.get("vm.nics", 0) > facts.get("vm.legacy_nics", 0)),
+        ("vmxnet3", (facts.get("vm.nics") or 0) > (facts.get("vm.legacy_nics") or 0)),
         ("pvscsi", facts.get("vm.uses_pvscsi")), ("nvme", facts.get("vm.uses_nvme"))) if used]
     start = vm.hardware_version or 1
     for hw in range(start, _NEWEST_HW + 1):
@@ -108,7 +108,7 @@ def reshape_facts(host: Host | None, vm: VM, version: Version | None, facts: dic
     runs = facts.get("host.max_hw")
     # A version the host cannot run is no fix: the device changes instead (HYG003).
     out: dict[str, Any] = {"vm.devices_min_hw": needed if runs is None or needed is None or needed <= runs else None}
-    if vm.java and vm.java.jvms > 1:
+    if vm.java and vm.java.jvms > 1 and facts.get("vm.memory_mib") is not None:
         out["vm.jvm_vms"] = vm.count * vm.java.jvms
         out["vm.memory_per_jvm_mib"] = vm.memory // vm.java.jvms // 4 * 4  # memsize: a multiple of 4 MB
     if host is not None and facts.get("topo.aligned_cores_per_socket") is not None:
@@ -124,6 +124,6 @@ def reshape_facts(host: Host | None, vm: VM, version: Version | None, facts: dic
         cores = host.cores - 1
         cores -= cores % -(-cores // host.cores_per_node)
         out["vm.latency_max_vcpus"] = cores * smt_of(vm, host)
-        if vm.sql is not None and version is not None:
+        if vm.sql is not None and version is not None and facts.get("vm.vcpus") is not None:
             out.update(_licensed(host, vm, version, facts))
     return out
