@@ -212,7 +212,8 @@ def test_uneven_split_on_65_is_uncertain_and_no_warning_reads_the_sizes():
 def test_a_warning_on_an_uneven_split_says_when_its_sizes_are_a_guess(esxi, guess):
     # NUMA001 fires on the certain part (the nodes are unequal); before 6.5 the paper documents
     # [10×6, 4] (seed 001), from 6.5 the spread of the remainder is not documented.
-    run = check({"host": host(4, 10, memory="1TB", esxi=esxi), "vms": [{"name": "sql", "vcpus": 64, "memory": "256GB"}]})
+    run = check({"host": host(4, 10, memory="1TB", esxi=esxi),
+                 "vms": [{"name": "sql", "vcpus": 64, "memory": "256GB"}]})
     [finding] = [f for f in run.findings if f.rule == "NUMA001"]
     assert ("sizes are a guess" in finding.message) is guess
 
