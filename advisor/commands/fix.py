@@ -43,6 +43,7 @@ def command(file, host_ref, vsphere, workload, write, select, ignore_, config_fi
     from advisor.load.yamlfile import read_bytes
     from advisor.readers import vmxfile
     from advisor.vmx.document import VmxDocument, apply, is_locked, unified_diff
+    from advisor.vmx.recommendation import changes as recommended_changes
 
     path = Path(file)
     if path.suffix.lower() not in (".vmx", ".vmtx"):
@@ -65,13 +66,14 @@ def command(file, host_ref, vsphere, workload, write, select, ignore_, config_fi
         # The one recommendation check and vmx show: only what is right for this VM as described,
         # plus the suggestions of rules named one by one in --select.
         rec = evaluator.recommendations[id(run.vms[0])]
-        reasons = {key.lower(): rule for key, (rule, _) in rec.reasons.items()}
-        reasons.update({key.lower(): "removed" for key, value in rec.changes.items() if value is None})
+        # Built without the VM's own keys, the recommendation is exactly what the fixes change.
+        desired = recommended_changes(rec.vm)
+        reasons = {key.lower(): rule for key, (rule, _) in rec.vm.reasons.items()}
+        reasons.update({key.lower(): "removed" for key, value in desired.items() if value is None})
         for suggestion in rec.suggestions:
             keys = ", ".join(f"{k} = {v}" for k, v in suggestion.vmx.items()) or suggestion.text
             click.echo(f"# not written: {suggestion.rule} suggests {keys} if {suggestion.condition}; "
                        f"to write it: --select {suggestion.rule}", err=True)
-        desired = dict(rec.changes)
         before = doc.to_bytes()
         changes = apply(doc, desired)
         after = doc.to_bytes()

@@ -50,11 +50,12 @@ def command(file: str, only: tuple[str, ...], form: str, full: bool, config_file
         loaded = load_spec(file, s.profiles)
         target_hw = min([max_hw_for(loaded.version), *(max_hw_for(c.host.esxi) for c in loaded.cluster)])
     for result in chosen:
+        rec = result.recommendation
         if full:
             from advisor.emit.vmxfrag import render_full
 
-            parts.append(render_full(result.name, result.recommended_vmx, result.vmx_reasons, target_hw))
+            parts.append(render_full(rec, target_hw))
         else:
-            parts.append(render(form, result.name, result.recommended_vmx, result.vmx_reasons))
+            parts.append(render(form, rec))
     text = ("\n" if form in ("vmx", "terraform", "packer", "powercli", "govc") else "").join(parts)
     click.echo(text, nl=not text.endswith("\n"))

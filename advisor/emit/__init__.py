@@ -1,18 +1,23 @@
 """Emitters: advisor's recommended .vmx settings written for the tool that will apply them.
 
-Every emitter takes the same input: the VM's name, the complete ordered dict of recommended
-.vmx keys in VMware's spelling, and (rule id, reason) for the keys a rule changed. Modules are
-imported only when their format is asked for, so `advisor` starts without loading PyYAML or
-the HCL helpers it does not need.
+Every emitter takes the same input: the VM's recommendation as a typed value
+(advisor.model.recommendation.RecommendedVM, built once by advisor.engine.recommend), which
+carries the reason (rule id, summary) of each key a rule set. Modules are imported only when
+their format is asked for, so `advisor` starts without loading PyYAML or the HCL helpers it does
+not need.
 """
 
 from __future__ import annotations
 
 from importlib import import_module
+from typing import TYPE_CHECKING
 
 from advisor.errors import UsageError
 from advisor.vocab import EMIT_FORMATS as FORMATS
 from advisor.vocab import EmitFormat
+
+if TYPE_CHECKING:
+    from advisor.model.recommendation import RecommendedVM
 
 # format -> (module, function); every EmitFormat member has one (tests/unit/test_vocab.py).
 _RENDERERS: dict[str, tuple[str, str]] = {
@@ -27,9 +32,14 @@ _RENDERERS: dict[str, tuple[str, str]] = {
 }
 
 
-def render(fmt: str, name: str, settings: dict[str, str], reasons: dict[str, tuple[str, str]] | None = None) -> str:
+def render(fmt: str, rec: RecommendedVM) -> str:
     """The recommendation as text in format ``fmt`` (one of FORMATS, or "vmx-full")."""
     if fmt not in _RENDERERS:
         raise UsageError(f"unknown output format {fmt!r}; choose one of: {', '.join(FORMATS)}")
+    if not isinstance(rec.name, str) or not rec.name.strip():
+        from advisor.errors import InputError
+
+        raise InputError("a VM name is needed to render a configuration", field="name")
     module, function = _RENDERERS[fmt]
-    return getattr(import_module(module), function)(name, settings, reasons or {})
+    text: str = getattr(import_module(module), function)(rec)
+    return text

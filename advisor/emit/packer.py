@@ -21,25 +21,27 @@ from typing import Any
 
 from advisor.emit import hcl
 from advisor.emit.guestid import api_guest_id
-from advisor.emit.recommended import NIC_NAMES, SCSI_NAMES, Recommended
+from advisor.emit.recommended import NIC_NAMES, SCSI_NAMES, api_ready, extras, nic_kinds, scsi_kinds
+from advisor.model.recommendation import RecommendedVM
+from advisor.vmx.recommendation import field_of
 
-# (option, .vmx key, kind)
+# (option, .vmx key)
 _SCALARS = (
-    ("CPUs", "numvcpus", "int"),
-    ("cpu_cores", "cpuid.coresPerSocket", "int"),
-    ("CPU_reservation", "sched.cpu.min", "int"),
-    ("CPU_limit", "sched.cpu.max", "int"),
-    ("CPU_hot_plug", "vcpu.hotadd", "bool"),
-    ("RAM", "memsize", "int"),
-    ("RAM_hot_plug", "mem.hotadd", "bool"),
-    ("NestedHV", "vhv.enable", "bool"),
-    ("vm_version", "virtualHW.version", "int"),
+    ("CPUs", "numvcpus"),
+    ("cpu_cores", "cpuid.coresPerSocket"),
+    ("CPU_reservation", "sched.cpu.min"),
+    ("CPU_limit", "sched.cpu.max"),
+    ("CPU_hot_plug", "vcpu.hotadd"),
+    ("RAM", "memsize"),
+    ("RAM_hot_plug", "mem.hotadd"),
+    ("NestedHV", "vhv.enable"),
+    ("vm_version", "virtualHW.version"),
 )
 _VARIABLES = ("vcenter_server", "username", "password", "cluster", "datastore", "network")
 _IND = "  "
 
 
-def _options(rec: Recommended) -> tuple[list[tuple[str, Any, list[str]]], set[str]]:
+def _options(rec: RecommendedVM) -> tuple[list[tuple[str, Any, list[str]]], set[str]]:
     """(option, Python value, the .vmx keys behind it) in output order, and the keys consumed.
 
     Values are Python data so the HCL and JSON renderers share one decision about every key.
@@ -52,20 +54,19 @@ def _options(rec: Recommended) -> tuple[list[tuple[str, Any, list[str]]], set[st
         consumed.update(k.lower() for k in keys)
 
     add("vm_name", rec.name)
-    guest = rec.get("guestOS")
-    if guest is not None:
-        add("guest_os_type", api_guest_id(guest)[0], "guestOS")
-    for option, key, kind in _SCALARS:
-        if rec.get(key) is not None:
-            add(option, rec.int(key) if kind == "int" else rec.bool(key), key)
-    if rec.bool("sched.mem.pin"):
+    if rec.guest_os is not None:
+        add("guest_os_type", api_guest_id(rec.guest_os)[0], "guestOS")
+    for option, key in _SCALARS:
+        if field_of(rec, key) is not None:
+            add(option, field_of(rec, key), key)
+    if rec.memory_pinned:
         # RAM_reserve_all reserves all memory and cannot be combined with RAM_reservation.
         add("RAM_reserve_all", True, "sched.mem.pin", "sched.mem.min")
-    elif rec.get("sched.mem.min") is not None:
-        add("RAM_reservation", rec.int("sched.mem.min"), "sched.mem.min")
-        if rec.get("sched.mem.pin") is not None:
+    elif rec.memory_reservation is not None:
+        add("RAM_reservation", rec.memory_reservation, "sched.mem.min")
+        if rec.memory_pinned is not None:
             consumed.add("sched.mem.pin")  # FALSE is the builder's default
-    controllers = rec.scsi_controllers()
+    controllers = scsi_kinds(rec)
     known = {bus: kind for bus, kind in controllers.items() if kind in SCSI_NAMES}
     if known and len(known) == len(controllers) and list(controllers) == list(range(len(controllers))):
         add("disk_controller_type", [SCSI_NAMES[k]["packer"] for k in controllers.values()],
@@ -73,24 +74,22 @@ def _options(rec: Recommended) -> tuple[list[tuple[str, Any, list[str]]], set[st
     return out, consumed
 
 
-def _storage(rec: Recommended) -> list[dict[str, Any]]:
+def _storage(rec: RecommendedVM) -> list[dict[str, Any]]:
     """One storage entry per known disk size (MB), on the Nth controller when there are several."""
-    controllers = len(rec.scsi_controllers())
+    controllers = len(rec.controllers)
     blocks = []
-    for index, size in sorted(rec.disk_sizes.items()):
-        if not size.strip().isdigit():
-            continue
-        block: dict[str, Any] = {"disk_size": int(size), "disk_thin_provisioned": True}
+    for disk in rec.disks:
+        block: dict[str, Any] = {"disk_size": disk.size_mib, "disk_thin_provisioned": True}
         if controllers > 1:
-            block["disk_controller_index"] = min(index, controllers - 1)
+            block["disk_controller_index"] = min(disk.index, controllers - 1)
         blocks.append(block)
     return blocks
 
 
-def _adapters(rec: Recommended, consumed: set[str]) -> list[tuple[dict[str, str], str]]:
+def _adapters(rec: RecommendedVM, consumed: set[str]) -> list[tuple[dict[str, str], str]]:
     """(network_adapters entry, .vmx key) for each NIC whose type the builder knows."""
     adapters = []
-    for index, kind in rec.nics().items():
+    for index, kind in nic_kinds(rec).items():
         if kind in NIC_NAMES:
             key = f"ethernet{index}.virtualDev"
             adapters.append(({"network_card": NIC_NAMES[kind]["packer"]}, key))
@@ -103,9 +102,9 @@ def _adapters(rec: Recommended, consumed: set[str]) -> list[tuple[dict[str, str]
 # --------------------------------------------------------------------------------------------
 
 
-def render(name: str, settings: dict[str, str], reasons: dict[str, tuple[str, str]] | None = None) -> str:
+def render(rec: RecommendedVM) -> str:
     """An HCL2 ``source "vsphere-iso"`` block (with the variables it references)."""
-    rec = Recommended.of(name, settings, reasons)
+    name = api_ready(rec).name
     options, consumed = _options(rec)
     lines: list[str] = [f"# Generated by advisor for VM {hcl.string(name)}.\n"]
     for variable in _VARIABLES:
@@ -129,10 +128,10 @@ def render(name: str, settings: dict[str, str], reasons: dict[str, tuple[str, st
         lines.append(f"{_IND}network_adapters {{\n{_IND * 2}network      = var.network\n")
         lines.extend(f"{_IND * 2}{k} = {_hcl_value(v)}\n" for k, v in adapter.items())
         lines.append(f"{_IND}}}\n")
-    extras = rec.extras(consumed)
-    if extras:
+    rest = extras(rec, consumed)
+    if rest:
         lines.append(f"{_IND}configuration_parameters = {{\n")
-        for key, value in extras:
+        for key, value in rest:
             reason = rec.reason(key)
             if reason:
                 lines.append(hcl.comment(reason, _IND * 2))
@@ -157,9 +156,9 @@ def _hcl_value(value: Any) -> str:
 # --------------------------------------------------------------------------------------------
 
 
-def render_json(name: str, settings: dict[str, str], reasons: dict[str, tuple[str, str]] | None = None) -> str:
+def render_json(rec: RecommendedVM) -> str:
     """The same builder as a legacy JSON template (``{"builders": [...]}``)."""
-    rec = Recommended.of(name, settings, reasons)
+    name = api_ready(rec).name
     options, consumed = _options(rec)
     builder: dict[str, Any] = {"type": "vsphere-iso"}
     notes: list[str] = [f"Generated by advisor for VM {name!r}."]
@@ -177,10 +176,10 @@ def render_json(name: str, settings: dict[str, str], reasons: dict[str, tuple[st
         notes.extend(f"network_adapters: {text}" for text in rec.reasons_for([key]))
     if adapters:
         builder["network_adapters"] = adapters
-    extras = rec.extras(consumed)
-    if extras:
-        builder["configuration_parameters"] = _go_literal(dict(extras))
-        notes.extend(f"{key}: {text}" for key, _ in extras if (text := rec.reason(key)))
+    rest = extras(rec, consumed)
+    if rest:
+        builder["configuration_parameters"] = _go_literal(dict(rest))
+        notes.extend(f"{key}: {text}" for key, _ in rest if (text := rec.reason(key)))
     template = {
         "_comment": notes,
         "variables": {variable: "" for variable in _VARIABLES},

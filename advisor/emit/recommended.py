@@ -1,11 +1,10 @@
-"""The emitters' shared view of a recommendation: typed access to the .vmx keys, and the rest.
+"""What every emitter does the same way with a recommendation (advisor.model.recommendation).
 
-Every emitter gets the same input — the complete, ordered .vmx keys advisor recommends, plus a
-(rule id, reason) for some of them — and must decide, per key, whether its tool has a native
-argument for it or whether the key goes into the tool's "extra config" map. This module does the
-parts that are the same for all of them: case-insensitive lookup, typed values, the controllers
-and NICs the keys describe, and the list of keys left over once an emitter has consumed its
-native ones.
+Every emitter gets the same typed value and must decide, per key, whether its tool has a native
+argument for it or whether the key goes into the tool's "extra config" map. This module holds
+the parts that are the same for all of them: the tools' names for controller and adapter types,
+the check that a value can go to an API at all, and the keys left over once an emitter has
+consumed its native ones.
 
 Some keys are never passed through as extra config: the vSphere API owns them through
 VirtualMachineConfigSpec properties or device specs (a ConfigSpec may not set through
@@ -15,19 +14,13 @@ extraConfig what it has a property for), or they only make sense inside a comple
 
 from __future__ import annotations
 
-import builtins
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 
 from advisor.errors import InputError
-from advisor.vmx.spelling import canonical_key
-from advisor.vocab import read_bool
+from advisor.model.recommendation import RecommendedVM
+from advisor.vmx.recommendation import invalid, to_vmx
 
-ADVISOR_PREFIX = "advisor."
-_SCSI_DEV = re.compile(r"scsi(\d+)\.virtualdev")
-_NIC_DEV = re.compile(r"ethernet(\d+)\.virtualdev")
-_DISK_SIZE = re.compile(r"advisor\.disk(\d+)\.size")
 # Keys only a whole .vmx file carries; API-driven tools create or derive them themselves.
 _FILE_ONLY = re.compile(
     r"\.encoding|config\.version|displayname|virtualhw\.productcompatibility|nvram|sched\.cpu\.units"
@@ -55,106 +48,38 @@ NIC_NAMES = {
 }
 
 
-@dataclass
-class Recommended:
-    """Settings keyed case-insensitively, with VMware's spelling and the reasons kept alongside."""
-
-    name: str
-    values: dict[str, str] = field(default_factory=dict)  # lower key -> value, in input order
-    spelling: dict[str, str] = field(default_factory=dict)  # lower key -> canonical spelling
-    reasons: dict[str, tuple[str, str]] = field(default_factory=dict)  # lower key -> (rule, text)
-    disk_sizes: dict[int, str] = field(default_factory=dict)  # advisor.diskN.size (MB)
-
-    @classmethod
-    def of(cls, name: str, settings: dict[str, str], reasons: dict[str, tuple[str, str]] | None) -> Recommended:
-        if not isinstance(name, str) or not name.strip():
-            raise InputError("a VM name is needed to render a configuration", field="name")
-        rec = cls(name=name)
-        for key, value in settings.items():
-            low = str(key).lower()
-            if low.startswith(ADVISOR_PREFIX):
-                match = _DISK_SIZE.fullmatch(low)
-                if match:
-                    rec.disk_sizes[int(match.group(1))] = str(value)
-                continue
-            rec.values[low] = str(value)
-            rec.spelling[low] = canonical_key(str(key))
-        for key, reason in (reasons or {}).items():
-            rec.reasons[str(key).lower()] = (str(reason[0]), str(reason[1]))
-        return rec
-
-    # ------------------------------------------------------------------ typed access
-
-    def get(self, key: str) -> str | None:
-        return self.values.get(key.lower())
-
-    def int(self, key: str) -> int | None:
-        """A whole number, or None when absent; a value that is not one is an InputError."""
-        text = self.get(key)
-        if text is None:
-            return None
-        try:
-            return int(text.strip(), 10)
-        except ValueError:
-            raise InputError(f"{text!r} is not a whole number", field=self.spelling[key.lower()]) from None
-
-    def bool(self, key: str) -> bool | None:
-        text = self.get(key)
-        if text is None:
-            return None
-        value = read_bool(text)
-        if value is not None:
-            return value
-        raise InputError(f"{text!r} is not TRUE or FALSE", field=self.spelling[key.lower()])
-
-    def latency(self) -> str | None:
-        """sched.cpu.latencySensitivity when it is one of the API's named levels."""
-        text = self.get("sched.cpu.latencySensitivity")
-        return text.strip().lower() if text and text.strip().lower() in LATENCY_LEVELS else None
-
-    def scsi_controllers(self) -> dict[builtins.int, str]:
-        """Bus number -> scsiN.virtualDev (lower case), in bus order."""
-        found = {int(m.group(1)): v.strip().lower() for k, v in self.values.items() if (m := _SCSI_DEV.fullmatch(k))}
-        return dict(sorted(found.items()))
-
-    def nics(self) -> dict[builtins.int, str]:
-        """NIC index -> ethernetN.virtualDev (lower case), in index order."""
-        found = {int(m.group(1)): v.strip().lower() for k, v in self.values.items() if (m := _NIC_DEV.fullmatch(k))}
-        return dict(sorted(found.items()))
-
-    # ------------------------------------------------------------------ what is left
-
-    def extras(self, consumed: Iterable[str]) -> list[tuple[str, str]]:
-        """(spelling, value) of every key an API tool should set as extra config: not consumed
-        by a native argument and not one only a whole .vmx file carries."""
-        used = {key.lower() for key in consumed}
-        return [
-            (self.spelling[low], value)
-            for low, value in self.values.items()
-            if low not in used and not _FILE_ONLY.fullmatch(low)
-        ]
-
-    def reason(self, *keys: str) -> str | None:
-        """``RULE: reason`` for the first of ``keys`` that has one (for a comment line)."""
-        for key in keys:
-            hit = self.reasons.get(key.lower())
-            if hit:
-                return one_line(f"{hit[0]}: {hit[1]}")
-        return None
-
-    def reasons_for(self, keys: Iterable[str]) -> list[str]:
-        """Every distinct ``RULE: reason`` among ``keys``, in order."""
-        out: list[str] = []
-        for key in keys:
-            text = self.reason(key)
-            if text and text not in out:
-                out.append(text)
-        return out
+def api_ready(rec: RecommendedVM) -> RecommendedVM:
+    """``rec`` when a tool's API can take it: it has a name, and every key with a field holds a
+    value of that field (``numvcpus = "many"`` has no native argument to go to)."""
+    if not isinstance(rec.name, str) or not rec.name.strip():
+        raise InputError("a VM name is needed to render a configuration", field="name")
+    problem = invalid(rec)
+    if problem is not None:
+        raise problem
+    return rec
 
 
-def one_line(text: str) -> str:
-    """A reason flattened to one line, so it stays inside a single comment."""
-    return " ".join(str(text).split())
+def latency(rec: RecommendedVM) -> str | None:
+    """The latency sensitivity when it is one of the API's named levels."""
+    return rec.latency_sensitivity if rec.latency_sensitivity in LATENCY_LEVELS else None
+
+
+def scsi_kinds(rec: RecommendedVM) -> dict[int, str]:
+    """Bus -> scsiN.virtualDev, in bus order."""
+    return {c.bus: c.virtual_dev for c in rec.controllers}
+
+
+def nic_kinds(rec: RecommendedVM) -> dict[int, str]:
+    """Slot -> ethernetN.virtualDev, in slot order."""
+    return {n.index: n.adapter for n in rec.nics}
+
+
+def extras(rec: RecommendedVM, consumed: Iterable[str]) -> list[tuple[str, str]]:
+    """(spelling, value) of every key an API tool should set as extra config: not consumed by a
+    native argument and not one only a whole .vmx file carries."""
+    used = {key.lower() for key in consumed}
+    return [(key, value) for key, value in to_vmx(rec).items()
+            if key.lower() not in used and not _FILE_ONLY.fullmatch(key.lower())]
 
 
 _LINE_BREAKING = re.compile("[\x00-\x1f\x7f\x85\u2028\u2029]")

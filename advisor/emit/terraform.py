@@ -18,29 +18,31 @@ import math
 
 from advisor.emit import hcl
 from advisor.emit.guestid import api_guest_id
-from advisor.emit.recommended import NIC_NAMES, SCSI_NAMES, Recommended
+from advisor.emit.recommended import NIC_NAMES, SCSI_NAMES, api_ready, extras, latency, nic_kinds, scsi_kinds
+from advisor.model.recommendation import RecommendedVM
+from advisor.vmx.recommendation import field_of
 
-# Native integer / boolean arguments: (argument, .vmx key, kind).
+# Native integer / boolean arguments: (argument, .vmx key).
 _SCALARS = (
-    ("num_cpus", "numvcpus", "int"),
-    ("num_cores_per_socket", "cpuid.coresPerSocket", "int"),
-    ("memory", "memsize", "int"),
-    ("cpu_hot_add_enabled", "vcpu.hotadd", "bool"),
-    ("cpu_hot_remove_enabled", "vcpu.hotremove", "bool"),
-    ("memory_hot_add_enabled", "mem.hotadd", "bool"),
-    ("cpu_reservation", "sched.cpu.min", "int"),
-    ("cpu_limit", "sched.cpu.max", "int"),
-    ("memory_reservation", "sched.mem.min", "int"),
-    ("memory_limit", "sched.mem.max", "int"),
-    ("memory_reservation_locked_to_max", "sched.mem.pin", "bool"),
-    ("nested_hv_enabled", "vhv.enable", "bool"),
-    ("enable_disk_uuid", "disk.EnableUUID", "bool"),
+    ("num_cpus", "numvcpus"),
+    ("num_cores_per_socket", "cpuid.coresPerSocket"),
+    ("memory", "memsize"),
+    ("cpu_hot_add_enabled", "vcpu.hotadd"),
+    ("cpu_hot_remove_enabled", "vcpu.hotremove"),
+    ("memory_hot_add_enabled", "mem.hotadd"),
+    ("cpu_reservation", "sched.cpu.min"),
+    ("cpu_limit", "sched.cpu.max"),
+    ("memory_reservation", "sched.mem.min"),
+    ("memory_limit", "sched.mem.max"),
+    ("memory_reservation_locked_to_max", "sched.mem.pin"),
+    ("nested_hv_enabled", "vhv.enable"),
+    ("enable_disk_uuid", "disk.EnableUUID"),
 )
 _IND = "  "
 
 
-def render(name: str, settings: dict[str, str], reasons: dict[str, tuple[str, str]] | None = None) -> str:
-    rec = Recommended.of(name, settings, reasons)
+def render(rec: RecommendedVM) -> str:
+    name = api_ready(rec).name
     consumed: set[str] = set()
     body: list[str] = []
 
@@ -56,15 +58,14 @@ def render(name: str, settings: dict[str, str], reasons: dict[str, tuple[str, st
     body.append(f"{_IND}resource_pool_id = var.resource_pool_id\n")
     body.append(f"{_IND}datastore_id     = var.datastore_id\n")
     _guest(rec, arg, body)
-    if rec.get("virtualHW.version") is not None:
-        arg("hardware_version", str(rec.int("virtualHW.version")), "virtualHW.version")
-    for argument, key, kind in _SCALARS:
-        if rec.get(key) is None:
-            continue
-        value = str(rec.int(key)) if kind == "int" else hcl.boolean(bool(rec.bool(key)))
-        arg(argument, value, key)
-    if rec.latency():
-        arg("latency_sensitivity", hcl.string(rec.latency() or ""), "sched.cpu.latencySensitivity")
+    if rec.hardware_version is not None:
+        arg("hardware_version", str(rec.hardware_version), "virtualHW.version")
+    for argument, key in _SCALARS:
+        value = field_of(rec, key)
+        if value is not None:
+            arg(argument, hcl.boolean(value) if isinstance(value, bool) else str(value), key)
+    if latency(rec):
+        arg("latency_sensitivity", hcl.string(latency(rec) or ""), "sched.cpu.latencySensitivity")
     _scsi(rec, arg, body)
     _nics(rec, body, consumed)
     _disks(rec, body)
@@ -76,8 +77,8 @@ def render(name: str, settings: dict[str, str], reasons: dict[str, tuple[str, st
     )
 
 
-def _guest(rec: Recommended, arg, body: list[str]) -> None:
-    guest = rec.get("guestOS")
+def _guest(rec: RecommendedVM, arg, body: list[str]) -> None:
+    guest = rec.guest_os
     if guest is None:
         return
     guest_id, certain = api_guest_id(guest)
@@ -86,9 +87,9 @@ def _guest(rec: Recommended, arg, body: list[str]) -> None:
     arg("guest_id", hcl.string(guest_id), "guestOS")
 
 
-def _scsi(rec: Recommended, arg, body: list[str]) -> None:
+def _scsi(rec: RecommendedVM, arg, body: list[str]) -> None:
     """scsi_type is one type for every controller; scsi_controller_count how many there are."""
-    controllers = rec.scsi_controllers()
+    controllers = scsi_kinds(rec)
     if not controllers:
         return
     keys = [f"scsi{bus}.virtualDev" for bus in controllers]
@@ -103,8 +104,8 @@ def _scsi(rec: Recommended, arg, body: list[str]) -> None:
     arg("scsi_controller_count", str(max(controllers) + 1))
 
 
-def _nics(rec: Recommended, body: list[str], consumed: set[str]) -> None:
-    for index, kind in rec.nics().items():
+def _nics(rec: RecommendedVM, body: list[str], consumed: set[str]) -> None:
+    for index, kind in nic_kinds(rec).items():
         key = f"ethernet{index}.virtualDev"
         text = rec.reason(key)
         if text:
@@ -118,18 +119,15 @@ def _nics(rec: Recommended, body: list[str], consumed: set[str]) -> None:
         body.append(f"{_IND}}}\n")
 
 
-def _disks(rec: Recommended, body: list[str]) -> None:
-    """Disks whose size advisor knows (``advisor.diskN.size``, MB); the provider wants GB.
+def _disks(rec: RecommendedVM, body: list[str]) -> None:
+    """Disks whose size advisor knows (MiB); the provider wants GB.
 
     Disk N goes on the Nth SCSI controller when there are several: the provider numbers units
     across controllers, 15 per controller (unit 15 is scsi1:0).
     """
-    buses = list(rec.scsi_controllers())
-    for index, size in sorted(rec.disk_sizes.items()):
-        try:
-            gigabytes = max(1, math.ceil(int(size) / 1024))
-        except ValueError:
-            continue
+    buses = [c.bus for c in rec.controllers]
+    for disk in rec.disks:
+        index, gigabytes = disk.index, max(1, math.ceil(disk.size_mib / 1024))
         body.append(f"{_IND}disk {{\n")
         body.append(f"{_IND * 2}label       = {hcl.string(f'disk{index}')}\n")
         body.append(f"{_IND * 2}size        = {gigabytes}\n")
@@ -138,12 +136,12 @@ def _disks(rec: Recommended, body: list[str]) -> None:
         body.append(f"{_IND}}}\n")
 
 
-def _extra_config(rec: Recommended, body: list[str], consumed: set[str]) -> None:
-    extras = rec.extras(consumed)
-    if not extras:
+def _extra_config(rec: RecommendedVM, body: list[str], consumed: set[str]) -> None:
+    rest = extras(rec, consumed)
+    if not rest:
         return
     body.append(f"{_IND}extra_config = {{\n")
-    for key, value in extras:
+    for key, value in rest:
         text = rec.reason(key)
         if text:
             body.append(hcl.comment(text, _IND * 2))

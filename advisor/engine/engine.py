@@ -336,10 +336,12 @@ class Evaluator:
 
     def _recommend(self, result: VmResult, vm: VM, host: Host | None, fixes: list[Fixed]) -> Recommendation:
         from advisor.vmx.mapping import vm_to_vmx
+        from advisor.vmx.recommendation import to_vmx
 
         base = vm_to_vmx(vm, host.core_mhz if host else None) if self.full_vmx else None
         rec = recommend(fixes, base, self.explicit, vm, host.core_mhz if host else None)
-        result.recommended_vmx = rec.settings
+        result.recommendation = rec.vm
+        result.recommended_vmx = to_vmx(rec.vm)
         result.vmx_reasons = rec.reasons
         result.recommended_guest = rec.guest
         result.suggested_vmx = [s.as_dict() for s in rec.suggestions]

@@ -4,7 +4,9 @@ A recommendation has two parts (docs/rules.md, "What advisor writes"):
 
 - **settings** advisor writes: the fixes of unsuppressed findings whose *configured* severity
   is warning or error and whose rule declares its fix ``kind: apply`` (right for the VM as
-  described). `recommended_vmx`, `advisor vmx`, every emitter and `advisor fix` write these.
+  described). They end as one typed value (``Recommendation.vm``,
+  advisor.model.recommendation.RecommendedVM) that `recommended_vmx`, `advisor vmx`, every
+  emitter, `advisor fix` and `advisor size` all write.
 - **suggestions**: every other fix that changes something — a rule of ``kind: suggest`` (it
   depends on what advisor cannot see: a workload trait, a measurement; shown with its
   condition), or the fix of an info finding (optional by severity). They are reported, and
@@ -21,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from advisor.engine.render import REMOVE
+from advisor.model.recommendation import RecommendedVM
 from advisor.vocab import BLOCKING, SEVERITY_RANK
 
 
@@ -83,6 +86,8 @@ class Recommendation:
     guest: dict[str, Any] = field(default_factory=dict)
     host: dict[str, str] = field(default_factory=dict)
     suggestions: list[Suggestion] = field(default_factory=list)
+    # The settings as the one typed value every command writes (built last, by recommend()).
+    vm: RecommendedVM = field(default_factory=lambda: RecommendedVM(name=""))
 
 
 def _resized_keys(vm: Any, core_mhz: int | None, resize: dict[str, Any]) -> dict[str, str]:
@@ -133,6 +138,7 @@ def recommend(fixes: Iterable[Fixed], base: dict[str, str] | None = None,
     changes). explicit: rule ids the user named one by one; their suggestions are written too.
     vm, core_mhz: the VM as specified, so a written resize becomes the .vmx keys it changes.
     """
+    from advisor.vmx.recommendation import from_vmx
     from advisor.vmx.spelling import canonical_key
 
     out = Recommendation(settings=dict(base or {}))
@@ -166,4 +172,6 @@ def recommend(fixes: Iterable[Fixed], base: dict[str, str] | None = None,
         out.guest.update(item.fix.get("guest") or {})
         out.host.update({k: str(v) for k, v in (item.fix.get("host") or {}).items()})
     out.suggestions.sort(key=lambda s: (-SEVERITY_RANK[s.severity], s.rule))
+    # The VM's own keys in their order, then each key a fix set or removed (None), at its first place.
+    out.vm = from_vmx(vm.name if vm is not None else "", {**(base or {}), **out.changes}, out.reasons)
     return out

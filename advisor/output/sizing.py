@@ -144,7 +144,7 @@ def render_text(s: Sizing, color: bool) -> str:
         for info in best.info:
             indented(f"info {info}", "blue")
         indented(".vmx settings (as `advisor vmx` prints them):", "dim")
-        fragment = render_settings("vmx", best.spec["vms"][0]["name"], best.recommended_vmx, best.vmx_reasons)
+        fragment = render_settings("vmx", best.recommendation)
         for line in fragment.rstrip("\n").splitlines():
             indented(line, depth=4)
     if s.rejected:

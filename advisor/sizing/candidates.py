@@ -7,6 +7,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+from advisor.model.recommendation import RecommendedVM
 from advisor.model.spec import Host
 from advisor.model.versions import Version
 from advisor.numa.topology import Topology
@@ -53,6 +54,7 @@ class Proposal:
     host_changes: dict[str, tuple[Any, Any]]  # field -> (profile value, proposed value)
     recommended_vmx: dict[str, str]
     vmx_reasons: dict[str, tuple[str, str]]
+    recommendation: RecommendedVM  # what `advisor vmx` would write for the proposal's VM
     recommended_guest: dict[str, Any]
     info: list[str]  # info-level findings on the emitted spec: rule id and message
     memory_local: bool = True  # memory fits the nodes the VM spans, shared with the VMs homed there

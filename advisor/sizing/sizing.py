@@ -274,6 +274,7 @@ class Sizer:
             node_load=list(placement.load), clients_per_node=list(placement.clients_per_node), balanced=even,
             explanation=self._explain(cand, count, memory, shaped, placement, even), spec=spec,
             host_changes=changes, recommended_vmx=dict(result.recommended_vmx), vmx_reasons=dict(result.vmx_reasons),
+            recommendation=result.recommendation,
             recommended_guest=dict(result.recommended_guest),
             info=[f"{f.rule}: {f.message}" for f in run.findings if f.suppressed is None],
         )

@@ -60,19 +60,38 @@ def _affinity(text: str) -> str | None:
     return None if low in {"", "all"} else low
 
 
-# .vmx key (lower case) -> (VM field, parse .vmx text -> field value)
+# The one key <-> field table: .vmx key as VMware spells it -> (field, parse .vmx text -> field
+# value, which model has the field). "vm": a spec VM and a recommendation
+# (advisor.model.recommendation); "spec": only a spec VM (sched.cpu.affinity reads "all" as no
+# affinity, so a recommendation keeps that key's text); "recommendation": settings a spec states
+# only under `advanced:`, which emitters write as their tool's native arguments. Fields are
+# written back with vmx_text.
+FIELD_KEYS: dict[str, tuple[str, Callable[[str], Any], str]] = {
+    "numvcpus": ("vcpus", _int, "vm"),
+    "cpuid.coresPerSocket": ("cores_per_socket", _int, "vm"),
+    "memsize": ("memory", _int, "vm"),
+    "virtualHW.version": ("hardware_version", _int, "vm"),
+    "guestOS": ("guest_os", str.strip, "vm"),
+    "vcpu.hotadd": ("cpu_hot_add", parse_bool, "vm"),
+    "vcpu.hotremove": ("cpu_hot_remove", parse_bool, "recommendation"),
+    "mem.hotadd": ("memory_hot_add", parse_bool, "vm"),
+    "sched.cpu.latencySensitivity": ("latency_sensitivity", _latency, "vm"),
+    "sched.cpu.min": ("cpu_reservation", _int, "vm"),
+    "sched.cpu.max": ("cpu_limit", _int, "recommendation"),
+    "sched.mem.min": ("memory_reservation", _int, "vm"),
+    "sched.mem.max": ("memory_limit", _int, "recommendation"),
+    "sched.mem.pin": ("memory_pinned", parse_bool, "recommendation"),
+    "sched.cpu.affinity": ("cpu_affinity", _affinity, "spec"),
+    "vhv.enable": ("nested_hv", parse_bool, "recommendation"),
+    "disk.EnableUUID": ("disk_uuid", parse_bool, "recommendation"),
+}
+# .vmx key (lower case) -> (VM field, parse): the keys a spec states as fields.
 SCALAR_KEYS: dict[str, tuple[str, Callable[[str], Any]]] = {
-    "numvcpus": ("vcpus", _int),
-    "cpuid.corespersocket": ("cores_per_socket", _int),
-    "memsize": ("memory", _int),
-    "virtualhw.version": ("hardware_version", _int),
-    "guestos": ("guest_os", str.strip),
-    "vcpu.hotadd": ("cpu_hot_add", parse_bool),
-    "mem.hotadd": ("memory_hot_add", parse_bool),
-    "sched.cpu.latencysensitivity": ("latency_sensitivity", _latency),
-    "sched.cpu.min": ("cpu_reservation", _int),
-    "sched.mem.min": ("memory_reservation", _int),
-    "sched.cpu.affinity": ("cpu_affinity", _affinity),
+    key.lower(): (field, parse) for key, (field, parse, model) in FIELD_KEYS.items() if model != "recommendation"
+}
+# .vmx key (lower case) -> (spelling, field, parse): the keys a recommendation holds as fields.
+RECOMMENDATION_KEYS: dict[str, tuple[str, str, Callable[[str], Any]]] = {
+    key.lower(): (key, field, parse) for key, (field, parse, model) in FIELD_KEYS.items() if model != "spec"
 }
 
 _NIC_KEY = re.compile(r"^ethernet(\d+)\.virtualdev$")
@@ -160,10 +179,17 @@ def _advanced_role(low: str) -> str | tuple[str, str] | None:
         return "scalar"
     if low == "sched.mem.pin":
         return "pin"
+    slot = device_slot(low)
+    return (slot[0], str(slot[1])) if slot else None
+
+
+def device_slot(low: str) -> tuple[str, int] | None:
+    """("nic", N) for ethernetN.virtualDev, ("scsi", N) for scsiN.virtualDev (lower-case keys),
+    else None: the keys that are a device's type rather than a field of their own."""
     if match := _NIC_KEY.match(low):
-        return ("nic", match[1])
+        return ("nic", int(match[1]))
     if match := _SCSI_KEY.match(low):
-        return ("scsi", match[1])
+        return ("scsi", int(match[1]))
     return None
 
 

@@ -16,15 +16,16 @@ import hcl2
 import pytest
 import yaml
 
-from advisor.emit import FORMATS, render
+from advisor import emit
+from advisor.emit import FORMATS, packer, vmxfrag
 from advisor.emit import govc as govc_emit
 from advisor.emit.guestid import api_guest_id
-from advisor.emit.packer import render_json
-from advisor.emit.vmxfrag import render_full
 from advisor.errors import InputError, UsageError
+from advisor.model.recommendation import DiskSize, RecommendedVM
 from advisor.readers import packer as packer_reader
 from advisor.readers import terraform as terraform_reader
 from advisor.vmx.document import VmxDocument
+from advisor.vmx.recommendation import from_vmx
 
 SQL = {
     "numvcpus": "64", "cpuid.coresPerSocket": "1", "memsize": "262144", "numa.vcpu.preferHT": "TRUE",
@@ -48,6 +49,28 @@ REASONS = {
     "scsi0.virtualDev": ("STO001", "PVSCSI for high I/O"),
 }
 NAMES = ["sql01", 'SQL "prod" 01', "O'Brien\u2019s VM", "web 01 [blue] *", "two\nlines; rm -rf /"]
+
+_DISK_SIZE = re.compile(r"advisor\.disk(\d+)\.size")
+
+
+def typed(name: str, settings: dict[str, str], reasons: dict[str, tuple[str, str]]) -> RecommendedVM:
+    """The recommendation these .vmx keys state; the tables give disk N's size (MiB) as
+    ``advisor.diskN.size``, which is no .vmx key, so it becomes a DiskSize."""
+    disks = [DiskSize(int(m[1]), int(v)) for k, v in settings.items() if (m := _DISK_SIZE.fullmatch(k))]
+    return from_vmx(name, {k: v for k, v in settings.items() if not _DISK_SIZE.fullmatch(k)}, reasons, disks)
+
+
+def render(fmt: str, name: str, settings: dict[str, str], reasons: dict[str, tuple[str, str]]) -> str:
+    return emit.render(fmt, typed(name, settings, reasons))
+
+
+def render_json(name: str, settings: dict[str, str], reasons: dict[str, tuple[str, str]]) -> str:
+    return packer.render_json(typed(name, settings, reasons))
+
+
+def render_full(name: str, settings: dict[str, str], reasons: dict[str, tuple[str, str]]) -> str:
+    return vmxfrag.render_full(typed(name, settings, reasons))
+
 
 cases = pytest.mark.parametrize("settings", list(SETTINGS.values()), ids=list(SETTINGS))
 names = pytest.mark.parametrize("name", NAMES)
@@ -288,7 +311,7 @@ def test_powercli_uses_documented_parameters_and_safe_quotes(settings, name):
 @names
 def test_govc_lines_split_back_into_the_intended_arguments(settings, name):
     text = render("govc", name, settings, REASONS)
-    runs, _comments = govc_emit.commands(name, settings, REASONS)
+    runs, _comments = govc_emit.commands(typed(name, settings, REASONS))
     lines = [line for line in _logical_lines(text) if not line.startswith("#")]
     assert [shlex.split(line) for line in lines] == runs
     change = runs[0]

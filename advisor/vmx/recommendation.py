@@ -1,0 +1,130 @@
+"""A recommendation (advisor.model.recommendation.RecommendedVM) read from and written as .vmx keys.
+
+Both directions use the one key <-> field table, advisor.vmx.mapping: a key with a field becomes
+that field through the table's parser and is written back with vmx_text; scsiN.virtualDev and
+ethernetN.virtualDev become the typed controllers and NICs. Reading then writing gives the same
+keys in the same order; only spellings VMware does not write change (``true`` -> ``TRUE``,
+``NUMVCPUS`` -> ``numvcpus``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from advisor.errors import InputError
+from advisor.model.recommendation import DiskSize, NicSlot, RecommendedVM, ScsiController
+from advisor.vmx.spelling import canonical_key
+from advisor.vmx.mapping import RECOMMENDATION_KEYS, device_slot, vmx_text
+from advisor.vocab import NIC_VIRTUALDEV, SCSI_FROM_VIRTUALDEV
+
+
+def from_vmx(name: str, keys: Mapping[str, str | None], reasons: Mapping[str, tuple[str, str]] | None = None,
+             disks: Iterable[DiskSize] = ()) -> RecommendedVM:
+    """The recommendation that ``keys`` state, in their order; a value of None is a key the
+    recommendation removes. Keys that differ only in case are one key (the last value wins,
+    at the first one's place)."""
+    values: dict[str, str | None] = {}
+    spelled: dict[str, str] = {}
+    for key, value in keys.items():
+        low = str(key).lower()
+        values[low] = None if value is None else str(value)
+        spelled[low] = canonical_key(str(key))
+    fields: dict[str, Any] = {}
+    controllers: dict[int, ScsiController] = {}
+    nics: dict[int, NicSlot] = {}
+    advanced: dict[str, str] = {}
+    for low, text in values.items():
+        if text is None:
+            continue
+        try:
+            parsed = _parse(low, text)
+        except ValueError:
+            parsed = None
+        if parsed is None:
+            advanced[low] = text
+        elif isinstance(parsed, ScsiController):
+            controllers[parsed.bus] = parsed
+        elif isinstance(parsed, NicSlot):
+            nics[parsed.index] = parsed
+        else:
+            fields[parsed[0]] = parsed[1]
+    return RecommendedVM(
+        name=name, **fields,
+        controllers=tuple(controllers[bus] for bus in sorted(controllers)),
+        nics=tuple(nics[index] for index in sorted(nics)),
+        disks=tuple(sorted(disks, key=lambda d: d.index)),
+        advanced=advanced, order=tuple(spelled.values()),
+        removed=frozenset(low for low, text in values.items() if text is None),
+        reasons={str(k).lower(): (str(rule), str(text)) for k, (rule, text) in (reasons or {}).items()},
+    )
+
+
+def _parse(low: str, text: str) -> tuple[str, Any] | ScsiController | NicSlot | None:
+    """(field, value), a device, or None for a key without a field; ValueError for a text that is
+    no value of its field."""
+    if low in RECOMMENDATION_KEYS:
+        _, field, parse = RECOMMENDATION_KEYS[low]
+        return field, parse(text)
+    slot = device_slot(low)
+    if slot is None:
+        return None
+    kind = text.strip().lower()
+    if slot[0] == "scsi":
+        if kind not in SCSI_FROM_VIRTUALDEV:
+            raise ValueError(f"{text!r} is not a SCSI controller type")
+        return ScsiController(slot[1], SCSI_FROM_VIRTUALDEV[kind])  # type: ignore[arg-type]
+    if kind not in NIC_VIRTUALDEV:
+        raise ValueError(f"{text!r} is not a network adapter type")
+    return NicSlot(slot[1], kind)  # type: ignore[arg-type]
+
+
+def field_of(rec: RecommendedVM, key: str) -> Any:
+    """The typed value behind a key with a field (``numvcpus`` -> rec.vcpus); None when unset."""
+    return getattr(rec, RECOMMENDATION_KEYS[key.lower()][1])
+
+
+def text_of(rec: RecommendedVM, key: str) -> str | None:
+    """The .vmx text of one key of the recommendation, None when it does not state it."""
+    low = key.lower()
+    if low in rec.removed:
+        return None
+    if low in RECOMMENDATION_KEYS:
+        value = field_of(rec, low)
+        if value is not None:
+            return vmx_text(value)
+    slot = device_slot(low)
+    if slot is not None:
+        device = rec.controller(slot[1]) if slot[0] == "scsi" else rec.nic(slot[1])
+        if isinstance(device, ScsiController):
+            return device.virtual_dev
+        if isinstance(device, NicSlot):
+            return device.adapter
+    return rec.advanced.get(low)
+
+
+def to_vmx(rec: RecommendedVM) -> dict[str, str]:
+    """Every key the recommendation sets, in order, spelled as VMware spells it."""
+    out: dict[str, str] = {}
+    for key in rec.order:
+        text = text_of(rec, key)
+        if text is not None:
+            out[key] = text
+    return out
+
+
+def changes(rec: RecommendedVM) -> dict[str, str | None]:
+    """to_vmx plus the keys the recommendation removes (None), in order: what `advisor fix`
+    makes a .vmx say."""
+    return {key: text_of(rec, key) for key in rec.order}
+
+
+def invalid(rec: RecommendedVM) -> InputError | None:
+    """The first key whose text is no value of its field (``numvcpus = "many"``), as an input
+    error naming it: a tool's native argument cannot take it."""
+    for low, text in rec.advanced.items():
+        try:
+            _parse(low, text)
+        except ValueError as exc:
+            return InputError(str(exc), field=rec.spelling(low))
+    return None
