@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-AS = ("vmx", "terraform", "packer", "packer-json", "powercli", "govc", "ansible")
+from advisor.vocab import EMIT_FORMATS as AS
 
 
 @click.command("vmx")

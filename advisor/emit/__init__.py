@@ -36,10 +36,8 @@ def render(fmt: str, rec: RecommendedVM) -> str:
     """The recommendation as text in format ``fmt`` (one of FORMATS, or "vmx-full")."""
     if fmt not in _RENDERERS:
         raise UsageError(f"unknown output format {fmt!r}; choose one of: {', '.join(FORMATS)}")
-    if not isinstance(rec.name, str) or not rec.name.strip():
-        from advisor.errors import InputError
+    from advisor.emit.recommended import named
 
-        raise InputError("a VM name is needed to render a configuration", field="name")
     module, function = _RENDERERS[fmt]
-    text: str = getattr(import_module(module), function)(rec)
+    text: str = getattr(import_module(module), function)(named(rec))
     return text

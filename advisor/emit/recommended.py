@@ -48,12 +48,17 @@ NIC_NAMES = {
 }
 
 
+def named(rec: RecommendedVM) -> RecommendedVM:
+    """``rec`` when it has a name: every format names the VM it configures."""
+    if not isinstance(rec.name, str) or not rec.name.strip():
+        raise InputError("a VM name is needed to render a configuration", field="name")
+    return rec
+
+
 def api_ready(rec: RecommendedVM) -> RecommendedVM:
     """``rec`` when a tool's API can take it: it has a name, and every key with a field holds a
     value of that field (``numvcpus = "many"`` has no native argument to go to)."""
-    if not isinstance(rec.name, str) or not rec.name.strip():
-        raise InputError("a VM name is needed to render a configuration", field="name")
-    problem = invalid(rec)
+    problem = invalid(named(rec))
     if problem is not None:
         raise problem
     return rec

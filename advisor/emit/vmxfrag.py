@@ -15,7 +15,6 @@ disk's size (the .vmdk does).
 from __future__ import annotations
 
 import re
-
 from collections.abc import Callable
 
 from advisor.emit.recommended import scsi_kinds

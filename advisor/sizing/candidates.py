@@ -12,6 +12,7 @@ from advisor.model.spec import Host
 from advisor.model.versions import Version
 from advisor.numa.topology import Topology
 from advisor.sizing.shapes import WorkloadSizing
+from advisor.vmx.recommendation import to_vmx
 
 # --- the request and what comes back --------------------------------------------------------
 
@@ -52,14 +53,17 @@ class Proposal:
     explanation: list[str]
     spec: dict[str, Any]  # the spec `--emit-spec` writes (host by reference where possible)
     host_changes: dict[str, tuple[Any, Any]]  # field -> (profile value, proposed value)
-    recommended_vmx: dict[str, str]
-    vmx_reasons: dict[str, tuple[str, str]]
     recommendation: RecommendedVM  # what `advisor vmx` would write for the proposal's VM
     recommended_guest: dict[str, Any]
     info: list[str]  # info-level findings on the emitted spec: rule id and message
     memory_local: bool = True  # memory fits the nodes the VM spans, shared with the VMs homed there
     other_hosts: list[dict[str, Any]] = field(default_factory=list)
     sort_key: tuple[Any, ...] = ()
+
+    @property
+    def recommended_vmx(self) -> dict[str, str]:
+        """The recommendation's .vmx keys (the JSON report's `recommended_vmx`)."""
+        return to_vmx(self.recommendation)
 
     @property
     def label(self) -> str:

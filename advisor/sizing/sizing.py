@@ -273,8 +273,7 @@ class Sizer:
             cores_per_socket=cps or 1, memory_mib=memory, topology=shaped,
             node_load=list(placement.load), clients_per_node=list(placement.clients_per_node), balanced=even,
             explanation=self._explain(cand, count, memory, shaped, placement, even), spec=spec,
-            host_changes=changes, recommended_vmx=dict(result.recommended_vmx), vmx_reasons=dict(result.vmx_reasons),
-            recommendation=result.recommendation,
+            host_changes=changes, recommendation=result.recommendation,
             recommended_guest=dict(result.recommended_guest),
             info=[f"{f.rule}: {f.message}" for f in run.findings if f.suppressed is None],
         )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import inspect
 import re
 from pathlib import Path
 
@@ -11,9 +12,11 @@ import pytest
 from advisor import emit, output
 from advisor.facts.facts import facts_for
 from advisor.load.hosts import host_from_data
+from advisor.model.recommendation import RecommendedVM
 from advisor.model.spec import VM, Host
 from advisor.model.versions import Version
 from advisor.numa.topology import predict
+from advisor.vmx.recommendation import from_vmx
 from advisor.vocab import FORMATS, EmitFormat, Format, read_bool
 
 ADVISOR = Path(__file__).resolve().parents[2] / "advisor"
@@ -25,10 +28,18 @@ def test_every_report_format_has_a_formatter(fmt: Format) -> None:
     assert callable(getattr(module, "render", None)), f"{module.__name__} has no render()"
 
 
-@pytest.mark.parametrize("fmt", list(EmitFormat))
-def test_every_emit_format_has_an_emitter(fmt: EmitFormat) -> None:
+@pytest.mark.parametrize("fmt", [*EmitFormat, "vmx-full"])
+def test_every_emit_format_has_an_emitter_taking_the_typed_recommendation(fmt: str) -> None:
     module_name, function = emit._RENDERERS[fmt]
-    assert callable(getattr(importlib.import_module(module_name), function))
+    renderer = getattr(importlib.import_module(module_name), function)
+    first = next(iter(inspect.signature(renderer).parameters.values()))
+    assert first.annotation in ("RecommendedVM", RecommendedVM), f"{module_name}.{function} takes {first}"
+    rec = from_vmx("vm1", {"numvcpus": "4", "memsize": "8192", "scsi0.virtualDev": "pvscsi",
+                           "ethernet0.virtualDev": "vmxnet3", "numa.vcpu.preferHT": "TRUE"},
+                   {"numa.vcpu.preferHT": ("NUMA001", "balance the nodes")})
+    text = emit.render(fmt, rec)
+    assert "vm1" in text or fmt == EmitFormat.VMX
+    assert "NUMA001" in text and "preferHT" in text
 
 
 def test_cli_offers_exactly_the_formats() -> None:
