@@ -21,7 +21,7 @@ from typing import Any
 import yaml
 
 from advisor.emit.guestid import api_guest_id
-from advisor.emit.recommended import NIC_NAMES, SCSI_NAMES, api_ready, extras, nic_kinds, scsi_kinds
+from advisor.emit.recommended import NIC_NAMES, SCSI_NAMES, api_ready, extras
 from advisor.model.recommendation import RecommendedVM
 from advisor.vmx.recommendation import field_of
 
@@ -58,7 +58,7 @@ def task(rec: RecommendedVM) -> tuple[dict[str, Any], list[str]]:
     if rec.hardware_version is not None:
         hardware["version"] = rec.hardware_version
         consumed.add("virtualhw.version")
-    controllers = scsi_kinds(rec)
+    controllers = rec.scsi_types()
     kinds = {kind for kind in controllers.values() if kind in SCSI_NAMES}
     if len(kinds) == 1 and len(kinds) == len(set(controllers.values())):
         hardware["scsi"] = SCSI_NAMES[kinds.pop()]["ansible"]
@@ -83,7 +83,7 @@ def task(rec: RecommendedVM) -> tuple[dict[str, Any], list[str]]:
     if hardware:
         params["hardware"] = hardware
     networks = []
-    for index, kind in nic_kinds(rec).items():
+    for index, kind in rec.nic_types().items():
         if kind in NIC_NAMES:
             networks.append({"name": _NETWORK, "device_type": NIC_NAMES[kind]["ansible"]})
             consumed.add(f"ethernet{index}.virtualdev")

@@ -17,16 +17,7 @@ from __future__ import annotations
 import shlex
 
 from advisor.emit.guestid import api_guest_id
-from advisor.emit.recommended import (
-    NIC_NAMES,
-    SCSI_NAMES,
-    api_ready,
-    comment_safe,
-    extras,
-    latency,
-    nic_kinds,
-    scsi_kinds,
-)
+from advisor.emit.recommended import NIC_NAMES, SCSI_NAMES, api_ready, comment_safe, extras, latency
 from advisor.model.recommendation import RecommendedVM
 from advisor.vmx.recommendation import field_of
 
@@ -64,8 +55,8 @@ def commands(rec: RecommendedVM) -> tuple[list[list[str]], list[str]]:
         consumed.add("guestos")
     consumed.add("virtualhw.version")  # vm.upgrade below, never ExtraConfig
     # Device types are not ExtraConfig: they are replaced by hand (see _device_steps).
-    consumed.update(f"scsi{bus}.virtualdev" for bus, kind in scsi_kinds(rec).items() if kind in SCSI_NAMES)
-    consumed.update(f"ethernet{index}.virtualdev" for index, kind in nic_kinds(rec).items() if kind in NIC_NAMES)
+    consumed.update(f"scsi{bus}.virtualdev" for bus, kind in rec.scsi_types().items() if kind in SCSI_NAMES)
+    consumed.update(f"ethernet{index}.virtualdev" for index, kind in rec.nic_types().items() if kind in NIC_NAMES)
     for key, extra in extras(rec, consumed):
         change += ["-e", f"{key}={extra}"]
     runs = [change]
@@ -93,13 +84,13 @@ def _device_steps(rec: RecommendedVM, name: str) -> list[str]:
     """Manual steps for controller and NIC types, which govc cannot change in place."""
     vm = comment_safe(shlex.quote(name))
     steps: list[str] = []
-    for bus, kind in scsi_kinds(rec).items():
+    for bus, kind in rec.scsi_types().items():
         if kind in SCSI_NAMES:
             steps += [
                 f"scsi{bus} should be {kind}; govc cannot change a controller's type in place:",
                 f"  govc device.scsi.add -vm {vm} -type {kind}   # then move the disks to it (guest driver first)",
             ]
-    for index, kind in nic_kinds(rec).items():
+    for index, kind in rec.nic_types().items():
         if kind in NIC_NAMES:
             steps += [
                 f"ethernet{index} should be {kind}; govc cannot change an adapter's type in place:",

@@ -21,7 +21,7 @@ from typing import Any
 
 from advisor.emit import hcl
 from advisor.emit.guestid import api_guest_id
-from advisor.emit.recommended import NIC_NAMES, SCSI_NAMES, api_ready, extras, nic_kinds, scsi_kinds
+from advisor.emit.recommended import NIC_NAMES, SCSI_NAMES, api_ready, extras
 from advisor.model.recommendation import RecommendedVM
 from advisor.vmx.recommendation import field_of
 
@@ -66,7 +66,7 @@ def _options(rec: RecommendedVM) -> tuple[list[tuple[str, Any, list[str]]], set[
         add("RAM_reservation", rec.memory_reservation, "sched.mem.min")
         if rec.memory_pinned is not None:
             consumed.add("sched.mem.pin")  # FALSE is the builder's default
-    controllers = scsi_kinds(rec)
+    controllers = rec.scsi_types()
     known = {bus: kind for bus, kind in controllers.items() if kind in SCSI_NAMES}
     if known and len(known) == len(controllers) and list(controllers) == list(range(len(controllers))):
         add("disk_controller_type", [SCSI_NAMES[k]["packer"] for k in controllers.values()],
@@ -89,7 +89,7 @@ def _storage(rec: RecommendedVM) -> list[dict[str, Any]]:
 def _adapters(rec: RecommendedVM, consumed: set[str]) -> list[tuple[dict[str, str], str]]:
     """(network_adapters entry, .vmx key) for each NIC whose type the builder knows."""
     adapters = []
-    for index, kind in nic_kinds(rec).items():
+    for index, kind in rec.nic_types().items():
         if kind in NIC_NAMES:
             key = f"ethernet{index}.virtualDev"
             adapters.append(({"network_card": NIC_NAMES[kind]["packer"]}, key))

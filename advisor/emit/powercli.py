@@ -20,16 +20,7 @@ from __future__ import annotations
 import re
 
 from advisor.emit.guestid import api_guest_id
-from advisor.emit.recommended import (
-    NIC_NAMES,
-    SCSI_NAMES,
-    api_ready,
-    comment_safe,
-    extras,
-    latency,
-    nic_kinds,
-    scsi_kinds,
-)
+from advisor.emit.recommended import NIC_NAMES, SCSI_NAMES, api_ready, comment_safe, extras, latency
 from advisor.model.recommendation import RecommendedVM
 from advisor.vmx.recommendation import field_of
 
@@ -150,7 +141,7 @@ def _resources(rec: RecommendedVM, out: list[str], consumed: set[str]) -> None:
 
 
 def _controllers(rec: RecommendedVM, out: list[str], consumed: set[str]) -> None:
-    controllers = {bus: kind for bus, kind in scsi_kinds(rec).items() if kind in SCSI_NAMES}
+    controllers = {bus: kind for bus, kind in rec.scsi_types().items() if kind in SCSI_NAMES}
     if not controllers:
         return
     keys = [f"scsi{bus}.virtualDev" for bus in controllers]
@@ -169,7 +160,7 @@ def _controllers(rec: RecommendedVM, out: list[str], consumed: set[str]) -> None
 
 
 def _adapters(rec: RecommendedVM, out: list[str], consumed: set[str]) -> None:
-    nics = {index: kind for index, kind in nic_kinds(rec).items() if kind in NIC_NAMES}
+    nics = {index: kind for index, kind in rec.nic_types().items() if kind in NIC_NAMES}
     if not nics:
         return
     keys = [f"ethernet{index}.virtualDev" for index in nics]

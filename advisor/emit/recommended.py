@@ -69,16 +69,6 @@ def latency(rec: RecommendedVM) -> str | None:
     return rec.latency_sensitivity if rec.latency_sensitivity in LATENCY_LEVELS else None
 
 
-def scsi_kinds(rec: RecommendedVM) -> dict[int, str]:
-    """Bus -> scsiN.virtualDev, in bus order."""
-    return {c.bus: c.virtual_dev for c in rec.controllers}
-
-
-def nic_kinds(rec: RecommendedVM) -> dict[int, str]:
-    """Slot -> ethernetN.virtualDev, in slot order."""
-    return {n.index: n.adapter for n in rec.nics}
-
-
 def extras(rec: RecommendedVM, consumed: Iterable[str]) -> list[tuple[str, str]]:
     """(spelling, value) of every key an API tool should set as extra config: not consumed by a
     native argument and not one only a whole .vmx file carries."""

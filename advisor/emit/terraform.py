@@ -18,7 +18,7 @@ import math
 
 from advisor.emit import hcl
 from advisor.emit.guestid import api_guest_id
-from advisor.emit.recommended import NIC_NAMES, SCSI_NAMES, api_ready, extras, latency, nic_kinds, scsi_kinds
+from advisor.emit.recommended import NIC_NAMES, SCSI_NAMES, api_ready, extras, latency
 from advisor.model.recommendation import RecommendedVM
 from advisor.vmx.recommendation import field_of
 
@@ -89,7 +89,7 @@ def _guest(rec: RecommendedVM, arg, body: list[str]) -> None:
 
 def _scsi(rec: RecommendedVM, arg, body: list[str]) -> None:
     """scsi_type is one type for every controller; scsi_controller_count how many there are."""
-    controllers = scsi_kinds(rec)
+    controllers = rec.scsi_types()
     if not controllers:
         return
     keys = [f"scsi{bus}.virtualDev" for bus in controllers]
@@ -105,7 +105,7 @@ def _scsi(rec: RecommendedVM, arg, body: list[str]) -> None:
 
 
 def _nics(rec: RecommendedVM, body: list[str], consumed: set[str]) -> None:
-    for index, kind in nic_kinds(rec).items():
+    for index, kind in rec.nic_types().items():
         key = f"ethernet{index}.virtualDev"
         text = rec.reason(key)
         if text:

@@ -17,7 +17,6 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from advisor.emit.recommended import scsi_kinds
 from advisor.model.recommendation import RecommendedVM
 from advisor.vmx.document import render_fragment
 from advisor.vmx.recommendation import to_vmx
@@ -91,7 +90,7 @@ def _disks(rec: RecommendedVM, get: Callable[[str], str | None], put: Put) -> No
     """scsiN controllers, each with one disk at unit 0 named the way ESXi names them."""
     stem = _FILE_UNSAFE.sub("_", rec.name).strip() or "disk"
     sizes = {disk.index: disk.size_mib for disk in rec.disks}
-    for index, (bus, kind) in enumerate(scsi_kinds(rec).items()):
+    for index, (bus, kind) in enumerate(rec.scsi_types().items()):
         put(f"scsi{bus}.present", get(f"scsi{bus}.present") or "TRUE")
         put(f"scsi{bus}.virtualDev", kind)
         size = sizes.get(index)

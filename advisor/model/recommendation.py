@@ -78,6 +78,14 @@ class RecommendedVM:
     # lower-case key -> (rule id, one-line reason) for each key a rule set.
     reasons: Mapping[str, tuple[str, str]] = field(default_factory=dict)
 
+    def scsi_types(self) -> dict[int, str]:
+        """Bus -> scsiN.virtualDev, in bus order."""
+        return {c.bus: c.virtual_dev for c in self.controllers}
+
+    def nic_types(self) -> dict[int, str]:
+        """Slot -> ethernetN.virtualDev, in slot order."""
+        return {n.index: n.adapter for n in self.nics}
+
     def controller(self, bus: int) -> ScsiController | None:
         return next((c for c in self.controllers if c.bus == bus), None)
 
