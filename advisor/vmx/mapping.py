@@ -183,6 +183,7 @@ def _advanced_role(low: str) -> str | tuple[str, str] | None:
     return (slot[0], str(slot[1])) if slot else None
 
 
+@lru_cache(maxsize=8192)
 def device_slot(low: str) -> tuple[str, int] | None:
     """("nic", N) for ethernetN.virtualDev, ("scsi", N) for scsiN.virtualDev (lower-case keys),
     else None: the keys that are a device's type rather than a field of their own."""

@@ -10,6 +10,7 @@ keys in the same order; only spellings VMware does not write change (``true`` ->
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from functools import lru_cache
 from typing import Any
 
 from advisor.errors import InputError
@@ -17,6 +18,9 @@ from advisor.model.recommendation import DiskSize, NicSlot, RecommendedVM, ScsiC
 from advisor.vmx.spelling import canonical_key
 from advisor.vmx.mapping import RECOMMENDATION_KEYS, device_slot, vmx_text
 from advisor.vocab import NIC_VIRTUALDEV, SCSI_FROM_VIRTUALDEV
+
+# Every VM of a run repeats the same few dozen keys: each is spelled once.
+_spelling = lru_cache(maxsize=8192)(canonical_key)
 
 
 def from_vmx(name: str, keys: Mapping[str, str | None], reasons: Mapping[str, tuple[str, str]] | None = None,
@@ -29,7 +33,7 @@ def from_vmx(name: str, keys: Mapping[str, str | None], reasons: Mapping[str, tu
     for key, value in keys.items():
         low = str(key).lower()
         values[low] = None if value is None else str(value)
-        spelled[low] = canonical_key(str(key))
+        spelled[low] = _spelling(str(key))
     fields: dict[str, Any] = {}
     controllers: dict[int, ScsiController] = {}
     nics: dict[int, NicSlot] = {}
