@@ -38,7 +38,7 @@ def render(rec: RecommendedVM) -> str:
 
 
 def render_full(rec: RecommendedVM, hardware_version: int | None = None) -> str:
-    """A complete .vmx for a new VM named ``name`` with the recommended settings.
+    """A complete .vmx for a new VM with the recommended settings.
 
     ``hardware_version`` is the newest the target host runs (advisor.model.versions.max_hw_for),
     used when the VM states none; the fixed default is only for callers without a target.
