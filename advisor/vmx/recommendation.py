@@ -15,8 +15,8 @@ from typing import Any
 
 from advisor.errors import InputError
 from advisor.model.recommendation import DiskSize, NicSlot, RecommendedVM, ScsiController
-from advisor.vmx.spelling import canonical_key
 from advisor.vmx.mapping import RECOMMENDATION_KEYS, device_slot, vmx_text
+from advisor.vmx.spelling import canonical_key
 from advisor.vocab import NIC_VIRTUALDEV, SCSI_FROM_VIRTUALDEV
 
 # Every VM of a run repeats the same few dozen keys: each is spelled once.
