@@ -241,6 +241,7 @@ def merge(parts: list[Run], evaluator: Evaluator) -> Run:
         run.absorb(part)
     run.vms.sort(key=lambda v: (v.file, v.line or 0, v.name))
     run.errors.sort(key=lambda e: (e.file, e.line or 0))
+    run.hosts.sort(key=lambda h: (h.file, h.name))  # workers finish in any order
     run.files.sort()
     run.notes.sort()
     run.evaluated.sort(key=lambda e: (e[2], e[1]))  # by file and subject: independent of scheduling
