@@ -16,7 +16,7 @@ fixes is built by advisor.engine.recommend, the one place that decides what is w
 from __future__ import annotations
 
 import gc
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Set
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,7 +26,7 @@ from advisor.engine.policy import Exemption, Policy
 from advisor.engine.recommend import Fixed, Recommendation, recommend
 from advisor.engine.render import REMOVE, FindingShape, fill, located_path, render_fix
 from advisor.engine.undecided import applies_without, is_missing_fact, needs_text
-from advisor.facts.facts import facts_for, host_facts, placement_facts, version_facts
+from advisor.facts.facts import facts_for, host_facts, placement_facts, topology_for, version_facts
 from advisor.model.cluster import ClusterHost
 from advisor.model.spec import VM, Host
 from advisor.model.versions import Version
@@ -195,33 +195,45 @@ class Evaluator:
     # -- a host and its VMs -------------------------------------------------------------
     def evaluate(self, subjects: list[Subject], host: Host | None, version: Version | None,
                  host_file: str | None = None, host_line: Callable[[str], int | None] | None = None,
-                 cluster: tuple[ClusterHost, ...] = ()) -> None:
-        """Evaluate VMs that share a host (or no host at all, for lint without --host)."""
+                 cluster: tuple[ClusterHost, ...] = (), release: bool = False) -> None:
+        """Evaluate VMs that share a host (or no host at all, for lint without --host).
+
+        release: the caller holds the subjects nowhere else and does not read them afterwards:
+        each is dropped from the list after its turn, so a large spec's VMs give their memory
+        back while the results grow (advisor.engine.specs.check_files)."""
         # The spec and catalog live for the whole run: frozen, the collector skips them
         # instead of rescanning them on every collection the evaluation's allocations
         # trigger (about a fifth of the evaluation time for 10,000 VMs).
         gc.freeze()
         try:
-            self._evaluate(subjects, host, version, host_file, host_line, cluster)
+            self._evaluate(subjects, host, version, host_file, host_line, cluster, release)
         finally:
             gc.unfreeze()
 
     def _evaluate(self, subjects: list[Subject], host: Host | None, version: Version | None,
                   host_file: str | None, host_line: Callable[[str], int | None] | None,
-                  cluster: tuple[ClusterHost, ...] = ()) -> None:
-        computed: list[tuple[Subject, dict[str, Any], Topology | None]] = []
+                  cluster: tuple[ClusterHost, ...] = (), release: bool = False) -> None:
+        # Two passes, so that no VM's facts outlive its own turn: placement needs every VM's
+        # topology first (shared per shape and memory size through `cache`, which also keeps
+        # them alive for `shown`'s ids), then each VM's facts are built, evaluated and dropped.
         cache: dict[tuple[Any, ...], Any] = {}
-        for s in subjects:
-            facts, topo = facts_for(host, s.vm, version, s.unknown, cache, cluster)
-            computed.append((s, facts, topo))
         place_facts: dict[str, Any] = {}
         placement = None
-        known_topos = [(s.vm, t) for s, _, t in computed if t is not None]
-        if host is not None and known_topos:
-            place_facts, placement = placement_facts(host, known_topos)
+        if host is not None and version is not None:
+            known_topos: list[tuple[VM, Topology]] = []
+            for s in subjects:
+                hit = topology_for(host, s.vm, version, s.unknown, cache)
+                if hit is not None:
+                    known_topos.append((s.vm, hit[0]))
+            if known_topos:
+                place_facts, placement = placement_facts(host, known_topos)
+            del known_topos
+        workloads = {s.vm.workload for s in subjects}
+        file = host_file or (subjects[0].file if subjects else "")
 
         shown: dict[int, tuple[dict[str, Any], tuple[Layout, ...]]] = {}  # VMs of one shape share a Topology
-        for s, facts, topo in computed:
+        for index, s in enumerate(subjects):
+            facts, topo = facts_for(host, s.vm, version, s.unknown, cache, cluster)
             facts.update(place_facts)
             topo_dict: dict[str, Any] | None = None
             layouts: tuple[Layout, ...] = ()
@@ -230,17 +242,11 @@ class Evaluator:
                     shown[id(topo)] = vm_layouts(topo, host, s.vm, version)
                 topo_dict, layouts = shown[id(topo)]
             self._evaluate_vm(s, facts, topo_dict, host, version, layouts)
+            if release:  # the caller keeps nothing else of the VM: its model and lines go now
+                subjects[index] = None  # type: ignore[call-overload]
 
         if host is not None and version is not None:
-            self._evaluate_host(
-                subjects,
-                host,
-                version,
-                place_facts,
-                placement,
-                host_file or (subjects[0].file if subjects else ""),
-                host_line,
-            )
+            self._evaluate_host(workloads, host, version, place_facts, placement, file, host_line)
 
     def _rules_for(self, workload: str, version: Version | None) -> tuple[list[Rule], tuple[str, ...]]:
         """The VM rules that apply to a workload and version, and every fact they read."""
@@ -354,10 +360,9 @@ class Evaluator:
             self.run.notes.append(f"{ex.describe()}: unused suppression (no {ex.rule} finding"
                                   + (f" for vm {vm_name})" if vm_name else ")"))
 
-    def _evaluate_host(self, subjects: list[Subject], host: Host, version: Version, place_facts: dict[str, Any],
+    def _evaluate_host(self, workloads: Set[str], host: Host, version: Version, place_facts: dict[str, Any],
                        placement: Placement | None, file: str, host_line: Callable[[str], int | None] | None) -> None:
         facts = host_facts(host) | version_facts(version) | place_facts
-        workloads = {s.vm.workload for s in subjects}
         activation = self.env.Activation(_activation(facts))
         subject = f"host {host.name}"
         recommended: dict[str, str] = {}

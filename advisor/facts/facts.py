@@ -26,7 +26,7 @@ from advisor.numa.topology import Topology, predict, with_memory
 
 __all__ = ["BOOL", "DOUBLE", "FACTS", "INT", "LIST_INT", "LIST_STRING", "STRING", "FactDef", "aligned_vcpus",
            "facts_for", "host_facts", "known", "packing_suggestion", "placement_facts", "socket_per_vnode",
-           "version_facts"]
+           "topology_for", "version_facts"]
 
 _CONTEXT = ("host and version facts",)
 
@@ -64,25 +64,45 @@ def facts_for(host: Host | None, vm: VM, version: Version | None,
         if hw_limit is not None and hw_limit < limit:
             limit, why = hw_limit, f"hardware version {vm.hardware_version}"
         facts["vm.max_vcpus"], facts["vm.max_vcpus_why"] = limit, why
-    if host is not None and version is not None and not (unknown & _TOPOLOGY_FIELDS):
-        key = shape_key(vm) if cache is not None else ()
-        hit = cache.get(key) if cache is not None else None
-        if hit is None:
-            topo = predict(host, vm, version)
-            hit = (topo, topology_facts(host, vm, version, topo), vm.memory)
-            if cache is not None:
-                cache[key] = hit
-        else:
-            topo = hit[0] if hit[2] == vm.memory else with_memory(hit[0], host, vm.memory)
-        facts.update(hit[1])
-        topo = topo or hit[0]
-        facts.update(memory_facts(host, vm, topo))
-        facts.update(_per_vm_topology_facts(host, vm, topo))
-        prefer_aligned_sockets(vm, facts, facts.get("topo.aligned_cores_per_socket"))
-        if cluster:
-            facts.update(cluster_facts(host, vm, version, topo, cluster, cache))
+    if host is not None and version is not None:
+        hit = topology_for(host, vm, version, unknown, cache)
+        if hit is not None:
+            topo, shape_facts = hit
+            facts.update(shape_facts)
+            facts.update(memory_facts(host, vm, topo))
+            facts.update(_per_vm_topology_facts(host, vm, topo))
+            prefer_aligned_sockets(vm, facts, facts.get("topo.aligned_cores_per_socket"))
+            if cluster:
+                facts.update(cluster_facts(host, vm, version, topo, cluster, cache))
     facts.update(reshape_facts(host, vm, version, facts))
     return facts, topo
+
+
+def topology_for(host: Host, vm: VM, version: Version, unknown: frozenset[str] = frozenset(),
+                 cache: dict[tuple[Any, ...], Any] | None = None) -> tuple[Topology, dict[str, Any]] | None:
+    """The VM's predicted topology and the facts of its vCPU shape, or None when a field the
+    prediction reads is unknown.
+
+    With `cache`, VMs of one shape share the prediction and its facts, and VMs of one shape and
+    memory size share one Topology: the engine's placement pass and its evaluation pass both
+    ask, and the report keeps one topology dict per Topology, not one per VM.
+    """
+    if unknown & _TOPOLOGY_FIELDS:
+        return None
+    if cache is None:
+        topo = predict(host, vm, version)
+        return topo, topology_facts(host, vm, version, topo)
+    key = shape_key(vm)
+    hit = cache.get(key)
+    if hit is None:
+        topo = predict(host, vm, version)
+        hit = cache[key] = (topo, topology_facts(host, vm, version, topo), vm.memory)
+    if hit[2] == vm.memory:
+        return hit[0], hit[1]
+    sized = cache.get((key, vm.memory))
+    if sized is None:
+        sized = cache[(key, vm.memory)] = with_memory(hit[0], host, vm.memory)
+    return sized, hit[1]
 
 
 def _per_vm_topology_facts(host: Host, vm: VM, topo: Topology) -> dict[str, Any]:

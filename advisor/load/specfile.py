@@ -11,7 +11,7 @@ from pydantic import ValidationError
 from advisor.errors import InputError
 from advisor.load.hosts import BUNDLED, HostProfiles, inline_or_named
 from advisor.load.validation import to_input_errors
-from advisor.load.yamlfile import LocDict, gc_paused, line_of, loads, read_bytes
+from advisor.load.yamlfile import LocDict, LocList, gc_paused, line_of, loads, read_bytes
 from advisor.model.cluster import ClusterHost, distinct_hosts
 from advisor.model.spec import VM, ClusterMember, Host, Spec
 from advisor.model.versions import Version
@@ -36,7 +36,29 @@ class LoadedSpec:
 
     def vm_field_line(self, index: int, field: str) -> int | None:
         """Line of a VM field, or of the advanced key that set it, else of the VM itself."""
-        vm_node = self.root["vms"][index] if isinstance(self.root, dict) else None
+        return self.vm_place(index).field_line(field)
+
+    def vm_place(self, index: int) -> VmPlace:
+        """Where the VM is in the file, holding only its own part of the tree."""
+        vms = self.root.get("vms") if isinstance(self.root, dict) else None
+        node = vms[index] if isinstance(vms, LocList) and 0 <= index < len(vms) else None
+        return VmPlace(self.vm_line(index), node)
+
+
+@dataclass(slots=True)
+class VmPlace:
+    """One VM's lines: what the engine locates a finding with, without the rest of the file."""
+
+    line: int | None  # the VM's own
+    node: Any  # its mapping in the parsed tree
+
+    def line_at(self, *loc: Any) -> int | None:
+        """The line of a path inside the VM (LoadedSpec.line("vms", index, *loc))."""
+        return line_of(self.node, loc, self.line) if self.node is not None else self.line
+
+    def field_line(self, field: str) -> int | None:
+        """Line of a VM field, or of the advanced key that set it, else of the VM itself."""
+        vm_node = self.node
         if isinstance(vm_node, LocDict):
             if field in vm_node.lines:
                 return vm_node.lines[field]

@@ -328,9 +328,10 @@ def load(path: str | os.PathLike[str]) -> Any:
     return loads(read_bytes(path), str(path))
 
 
-def line_of(root: Any, loc: tuple[Any, ...]) -> int | None:
-    """The line of the deepest element of `loc` (a pydantic error location) we can find."""
-    best = getattr(root, "line", None)
+def line_of(root: Any, loc: tuple[Any, ...], start: int | None = None) -> int | None:
+    """The line of the deepest element of `loc` (a pydantic error location) we can find;
+    `start` is the line given when not even its first step is found (default: root's own)."""
+    best = getattr(root, "line", None) if start is None else start
     node = root
     for part in loc:
         if isinstance(node, LocDict) and part in node:
