@@ -41,7 +41,7 @@ def measure(spec: Path, profile: Path | None = None) -> dict:
     t0, c0 = time.perf_counter(), time.process_time()
     loaded = load_spec(spec)
     t1 = time.perf_counter()
-    evaluator = Evaluator(catalog, Policy())
+    evaluator = Evaluator(catalog, Policy(), keep_recommendations=False)  # as check_files
     evaluate_spec(loaded, evaluator, release=True)  # as advisor check does: each VM freed after its turn
     del loaded
     run = evaluator.finish()

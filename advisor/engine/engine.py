@@ -26,7 +26,7 @@ from advisor.engine.policy import Exemption, Policy
 from advisor.engine.recommend import Fixed, Recommendation, recommend
 from advisor.engine.render import REMOVE, FindingShape, fill, located_path, render_fix
 from advisor.engine.undecided import applies_without, is_missing_fact, needs_text
-from advisor.facts.facts import facts_for, host_facts, placement_facts, topology_for, version_facts
+from advisor.facts.facts import facts_for, host_facts, placement_facts, predicted, version_facts
 from advisor.model.cluster import ClusterHost
 from advisor.model.spec import VM, Host
 from advisor.model.versions import Version
@@ -112,10 +112,12 @@ def _combined_program(env: Any, rules: list[Rule]) -> Any:
 class Evaluator:
     """Runs one catalog under one policy; collects findings into a Run."""
 
-    def __init__(self, catalog: Catalog, policy: Policy | None = None, full_vmx: bool = True) -> None:
+    def __init__(self, catalog: Catalog, policy: Policy | None = None, full_vmx: bool = True,
+                 keep_recommendations: bool = True) -> None:
         """full_vmx: recommend every key of the VM (check, vmx) or only the keys fixes change
         (lint: a template already holds the rest, and a large estate should not be copied
-        into memory once more)."""
+        into memory once more). keep_recommendations: keep each VM's Recommendation for the
+        caller (advisor fix); the report needs only what its VmResult holds."""
         from advisor.engine.conditions import cel_env
 
         self.full_vmx = full_vmx
@@ -132,6 +134,7 @@ class Evaluator:
         self.explicit = frozenset(s for s in self.policy.select if s in catalog.ids())
         # id(VmResult) -> the VM's Recommendation (advisor fix reads the changes it makes).
         self.recommendations: dict[int, Recommendation] = {}
+        self.keep_recommendations = keep_recommendations
         for r in self.vm_rules + self.host_rules:
             self.run.rules[r.id] = r.metadata() | {"severity": self.policy.severity_of(r)}
 
@@ -222,9 +225,9 @@ class Evaluator:
         if host is not None and version is not None:
             known_topos: list[tuple[VM, Topology]] = []
             for s in subjects:
-                hit = topology_for(host, s.vm, version, s.unknown, cache)
-                if hit is not None:
-                    known_topos.append((s.vm, hit[0]))
+                topo = predicted(host, s.vm, version, s.unknown, cache)
+                if topo is not None:
+                    known_topos.append((s.vm, topo))
             if known_topos:
                 place_facts, placement = placement_facts(host, known_topos)
             del known_topos
@@ -335,7 +338,9 @@ class Evaluator:
             self.run.findings.append(finding)
             if finding.suppressed is None:
                 fixes.append(Fixed(rule.id, finding.severity, rule.d.summary, finding.fix))
-        self.recommendations[id(result)] = self._recommend(result, vm, host, fixes)
+        rec = self._recommend(result, vm, host, fixes)
+        if self.keep_recommendations:
+            self.recommendations[id(result)] = rec
         self.run.vms.append(result)
         for ex in s.exemptions:
             self._note_exemption(ex, vm.name)

@@ -76,7 +76,7 @@ def check_files(files: Iterable[str], catalog: Catalog, policy: Policy, profiles
     from advisor.load.specfile import load_spec, parse_spec
     from advisor.report.findings import InputProblem
 
-    evaluator = Evaluator(catalog, policy)
+    evaluator = Evaluator(catalog, policy, keep_recommendations=False)  # the report reads the VM results
     for file in files:
         try:
             loaded = parse_spec(given[file], file, profiles) if given and file in given else load_spec(file, profiles)

@@ -25,8 +25,8 @@ from advisor.model.versions import Version
 from advisor.numa.topology import Topology, predict, with_memory
 
 __all__ = ["BOOL", "DOUBLE", "FACTS", "INT", "LIST_INT", "LIST_STRING", "STRING", "FactDef", "aligned_vcpus",
-           "facts_for", "host_facts", "known", "packing_suggestion", "placement_facts", "socket_per_vnode",
-           "topology_for", "version_facts"]
+           "facts_for", "host_facts", "known", "packing_suggestion", "placement_facts", "predicted",
+           "socket_per_vnode", "topology_for", "version_facts"]
 
 _CONTEXT = ("host and version facts",)
 
@@ -78,31 +78,47 @@ def facts_for(host: Host | None, vm: VM, version: Version | None,
     return facts, topo
 
 
-def topology_for(host: Host, vm: VM, version: Version, unknown: frozenset[str] = frozenset(),
-                 cache: dict[tuple[Any, ...], Any] | None = None) -> tuple[Topology, dict[str, Any]] | None:
-    """The VM's predicted topology and the facts of its vCPU shape, or None when a field the
-    prediction reads is unknown.
+def predicted(host: Host, vm: VM, version: Version, unknown: frozenset[str] = frozenset(),
+              cache: dict[tuple[Any, ...], Any] | None = None) -> Topology | None:
+    """The VM's predicted topology, or None when a field the prediction reads is unknown.
 
-    With `cache`, VMs of one shape share the prediction and its facts, and VMs of one shape and
-    memory size share one Topology: the engine's placement pass and its evaluation pass both
-    ask, and the report keeps one topology dict per Topology, not one per VM.
+    With `cache`, VMs of one shape share the prediction and VMs of one shape and memory size
+    share one Topology: the engine's placement pass and its evaluation pass both ask, and the
+    report keeps one topology dict per Topology, not one per VM.
     """
     if unknown & _TOPOLOGY_FIELDS:
         return None
     if cache is None:
-        topo = predict(host, vm, version)
-        return topo, topology_facts(host, vm, version, topo)
+        return predict(host, vm, version)
     key = shape_key(vm)
-    hit = cache.get(key)
-    if hit is None:
-        topo = predict(host, vm, version)
-        hit = cache[key] = (topo, topology_facts(host, vm, version, topo), vm.memory)
-    if hit[2] == vm.memory:
-        return hit[0], hit[1]
+    first = cache.get(key)
+    if first is None:
+        first = cache[key] = (predict(host, vm, version), vm.memory)
+    if first[1] == vm.memory:
+        return first[0]
     sized = cache.get((key, vm.memory))
     if sized is None:
-        sized = cache[(key, vm.memory)] = with_memory(hit[0], host, vm.memory)
-    return sized, hit[1]
+        sized = cache[(key, vm.memory)] = with_memory(first[0], host, vm.memory)
+    return sized
+
+
+def topology_for(host: Host, vm: VM, version: Version, unknown: frozenset[str] = frozenset(),
+                 cache: dict[tuple[Any, ...], Any] | None = None) -> tuple[Topology, dict[str, Any]] | None:
+    """The VM's predicted topology and the facts of its vCPU shape (see predicted()).
+
+    The shape's facts are built on the first VM of the shape that asks for them, with that
+    VM's own prediction, and shared from then on.
+    """
+    topo = predicted(host, vm, version, unknown, cache)
+    if topo is None:
+        return None
+    if cache is None:
+        return topo, topology_facts(host, vm, version, topo)
+    key = shape_key(vm)
+    shared = cache.get(("facts", key))
+    if shared is None:
+        shared = cache[("facts", key)] = topology_facts(host, vm, version, cache[key][0])
+    return topo, shared
 
 
 def _per_vm_topology_facts(host: Host, vm: VM, topo: Topology) -> dict[str, Any]:
