@@ -585,10 +585,10 @@ def _many_resources(count: int) -> str:
 
 
 def test_large_hcl_parse_memory_is_bounded_by_its_result(monkeypatch) -> None:
-    from advisor.readers import hcl
+    from advisor.readers import hcl, hclwindows
 
     text = _many_resources(16000)  # about 2.3 MB: nine windows
-    assert len(text) > 8 * hcl._WINDOW
+    assert len(text) > 8 * hclwindows.WINDOW
     hcl._PARSED.clear()
     tracemalloc.start()
     try:
@@ -599,7 +599,7 @@ def test_large_hcl_parse_memory_is_bounded_by_its_result(monkeypatch) -> None:
     # The Python node objects of one window at a time, on top of the Blocks kept: measured 2.1x
     # the result; one tree for the whole file was 7.4x (285 MB here, 1.9 GB for 14 MB).
     assert peak <= 3 * kept
-    monkeypatch.setattr(hcl, "_WINDOW", 1 << 40)
+    monkeypatch.setattr(hclwindows, "WINDOW", 1 << 40)
     hcl._PARSED.clear()
     assert hcl.parse_hcl(text, Path("big.tf")) == windowed  # same blocks, lines and columns
 
@@ -608,7 +608,7 @@ def test_large_hcl_parse_memory_is_bounded_by_its_result(monkeypatch) -> None:
 def test_windowed_hcl_parse_equals_whole_file_parse(monkeypatch, window: int) -> None:
     """Tiny windows cut everywhere: inside strings, heredocs, comments and syntax errors."""
     from advisor.errors import InputError
-    from advisor.readers import hcl
+    from advisor.readers import hcl, hclwindows
 
     base = _many_resources(3) + 'variable "x" {\n  default = <<-EOT\n    a }\n  EOT\n}\nz = [1,\n 2] /* } */\n'
     rng = random.Random(18)
@@ -626,7 +626,7 @@ def test_windowed_hcl_parse_equals_whole_file_parse(monkeypatch, window: int) ->
             return str(exc)
 
     for text in texts:
-        monkeypatch.setattr(hcl, "_WINDOW", 1 << 40)
+        monkeypatch.setattr(hclwindows, "WINDOW", 1 << 40)
         whole = parsed(text)
-        monkeypatch.setattr(hcl, "_WINDOW", window)
+        monkeypatch.setattr(hclwindows, "WINDOW", window)
         assert parsed(text) == whole, text
