@@ -383,14 +383,47 @@ def _rules(tmp_path: Path, when: str, scope: str = "vm") -> Path:
     return folder
 
 
-def test_condition_that_could_blow_up_a_value_is_refused(tmp_path: Path, cli) -> None:
-    step = ".map(x, x + x + x + x + x + x + x + x)"
-    folder = _rules(tmp_path, f"[vm.name]{step * 8}[0].size() > 3")
+_L100 = "[" + ",".join(["1"] * 100) + "]"
+
+
+@pytest.mark.parametrize("when", [
+    f"[vm.name]{'.map(x, x + x + x + x + x + x + x + x)' * 8}[0].size() > 3",  # the issue's doubling
+    "[vm.name].map(x, x + x)[0].size() > 3",  # concatenation per element
+    f"{_L100}.map(x, {_L100}.map(y, vm.name)).size() > 0",  # nested: 10,000 bodies
+    f"{_L100}.map(x, vm.name).map(y, y).size() > 0",  # chained over a macro's result
+    f"({_L100}.map(x, vm.name)).all(y, y != '')",  # the same in parentheses
+    f"({_L100} + {_L100}).all(y, y > 0)",  # over a computed list
+    f"{_L100}.map(x, [vm.name, vm.name]).size() > 0",  # a list literal per element
+    f"{_L100}.map(x, bytes(vm.name)).size() > 0",  # a copy per element
+    f"{_L100}.map(x, x > 0, string(vm.name)).size() > 0",  # the three-argument map
+    "vm.name" + " + vm.name" * 200 + " == ''",  # over the length limit
+])
+def test_condition_that_could_allocate_without_bound_is_refused(tmp_path: Path, cli, when: str) -> None:
+    folder = _rules(tmp_path, when)
     (tmp_path / "s.yaml").write_text(SPEC)
     result = cli("check", "--rules", folder, tmp_path / "s.yaml")
     assert result.code == 2 and "org.yaml" in result.err and "when" in result.err, result.err
-    ok = _rules(tmp_path, "[vm.name].map(x, x + x)[0].size() > 3 && [1, 2].all(i, i > 0)")
-    assert cli("check", "--rules", ok, tmp_path / "s.yaml").code in (0, 1)
+
+
+def test_accepted_conditions_build_values_within_the_stated_bound() -> None:
+    """The largest values the accepted shapes can build, measured in CEL itself (value sizes)."""
+    from advisor.engine.conditions import MAX_USER_CONDITION, cel_env, user_condition_problem
+    from advisor.engine.engine import MAX_CEL_STRING
+
+    env = cel_env()
+    name = "n" * MAX_CEL_STRING
+    chain = "(" + " + ".join(["vm.name"] * 30) + ")"  # CEL's parser refuses a longer chain
+    elements = "[" + ",".join(["1"] * ((MAX_USER_CONDITION - 40) // 2)) + "]"
+    for when, limit in ((f"{chain}.size()", 32 * 30 * MAX_CEL_STRING),
+                        (f"{elements}.map(x, vm.name).size()", MAX_USER_CONDITION // 2)):
+        assert user_condition_problem(when + " > 0") is None
+        size = env.compile(when).eval(env.Activation({"vm.name": name})).plain_value()
+        assert 0 < size <= limit
+    too_long = " + ".join(["vm.name"] * 40) + " == ''"
+    with pytest.raises(RuntimeError, match="recursion"):
+        env.compile(too_long)
+    ok = "vm.name.size() > 3 && [1, 2].all(i, i > 0) && ['a', 'b'].exists(t, t == vm.name)"
+    assert user_condition_problem(ok) is None
 
 
 def test_method_calls_on_facts_evaluate(tmp_path: Path, cli) -> None:
