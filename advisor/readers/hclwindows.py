@@ -91,7 +91,7 @@ def windows(source: bytes) -> Iterator[list[Any]]:
                 _refuse(root, source)  # an error before the cut: a real one
             if taken == 0:
                 if end - start >= MAX_PARSE:
-                    raise TooLarge(row)
+                    raise TooLarge(next((i.start_point[0] for i in items if i.type != "comment"), row))
                 size *= 2
                 continue
             yield items[:taken]

@@ -663,3 +663,61 @@ def test_windowed_hcl_parse_equals_whole_file_parse(monkeypatch, window: int) ->
         whole = parsed(text)
         monkeypatch.setattr(hclwindows, "WINDOW", window)
         assert parsed(text) == whole, text
+
+
+# -- HCL bounds by construction: bytes parsed at once, members, values, source text kept --------
+
+def test_hcl_bounds_are_counted(monkeypatch) -> None:
+    from advisor.errors import InputError
+    from advisor.readers import hcl, hclwindows
+
+    monkeypatch.setattr(hclwindows, "WINDOW", 1 << 10)
+    monkeypatch.setattr(hclwindows, "MAX_PARSE", 1 << 12)
+    small = _many_resources(40)  # about 5 KB: windows of 1 KiB, items well under 4 KiB
+    hcl._PARSED.clear()
+    assert len(hcl.parse_hcl(small, Path("ok.tf")).blocks) == 40
+    huge_item = small + "x = [" + "1," * 3000 + "]\n" + small  # one top-level item over MAX_PARSE
+    with pytest.raises(InputError, match="larger than 4 KiB") as info:
+        hcl.parse_hcl(huge_item, Path("big.tf"))
+    assert info.value.line == small.count("\n") + 1
+    broken = small * 2 + 'resource "x" {\n'  # over MAX_PARSE: the window's own report
+    with pytest.raises(InputError, match="unexpected end of file"):
+        hcl.parse_hcl(broken, Path("broken.tf"))
+    monkeypatch.setattr(hcl, "MAX_VALUES", 100)
+    with pytest.raises(InputError, match="more than 100 values"):
+        hcl.parse_hcl(small, Path("many.tf"))
+    monkeypatch.setattr(hcl, "MAX_HCL_BYTES", 1 << 12)
+    with pytest.raises(InputError, match="read up to"):
+        hcl.parse_hcl(small, Path("large.tf"))
+
+
+def test_hcl_members_and_skipped_blocks_are_not_walked(monkeypatch) -> None:
+    from advisor.readers import hcl
+
+    counted: list[int] = []
+    original = hcl._Reader.expr
+    monkeypatch.setattr(hcl._Reader, "expr", lambda self, node, depth: counted.append(1) or original(self, node, depth))
+    text = ("x = [" + "1," * (hcl.MAX_MEMBERS + 1) + "]\n"
+            + 'output "o" {\n  value = [' + "2," * 5000 + "]\n}\n"
+            + 'resource "aws_instance" "a" {\n  tags = [' + "3," * 5000 + "]\n}\n")
+    hcl._PARSED.clear()
+    root = hcl.parse_hcl(text, Path("m.tf"))
+    assert not root.attrs["x"].known and root.blocks == []  # too many members: unknown, not walked
+    assert len(counted) <= 3
+
+
+def test_hcl_source_text_is_not_copied_per_nesting_level() -> None:
+    from advisor.readers import hcl
+
+    text = "x = " + "[" * 45 + "\"" + "a" * 400_000 + "\"" + "]" * 45 + "\n"
+    hcl._PARSED.clear()
+    tracemalloc.start()
+    try:
+        root = hcl.parse_hcl(text, Path("nest.tf"))
+        kept, _ = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    # Each level kept its own decoded copy of the text: 45 x 400 KB. Now the levels share spans
+    # of one source: what the parse leaves is that source and the string's value.
+    assert kept < 4 * len(text)
+    assert root.attrs["x"].raw == text[4:-1]
