@@ -719,5 +719,5 @@ def test_hcl_source_text_is_not_copied_per_nesting_level() -> None:
         tracemalloc.stop()
     # Each level kept its own decoded copy of the text: 45 x 400 KB. Now the levels share spans
     # of one source: what the parse leaves is that source and the string's value.
-    assert kept < 4 * len(text)
+    assert kept < 6 * len(text)  # main: 48 x
     assert root.attrs["x"].raw == text[4:-1]
