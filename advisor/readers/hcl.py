@@ -22,12 +22,10 @@ from typing import Any
 
 from advisor.errors import InputError
 from advisor.readers import hclwindows
+from advisor.readers.hclliterals import ARITHMETIC, arithmetic, is_number, number, unescape
 from advisor.readers.hclview import MAX_DEPTH, READ_BLOCKS, Block, Expr, Span, collection, literal, unknown
 
-_ESCAPE = re.compile(r"\\(?:u([0-9A-Fa-f]{4})|U([0-9A-Fa-f]{8})|(.))", re.S)
-_SIMPLE_ESCAPES = {"n": "\n", "r": "\r", "t": "\t", '"': '"', "\\": "\\"}
-_ARITHMETIC = {"+", "-", "*", "/", "%"}
-_NOT_OPERANDS = _ARITHMETIC | {"!", "(", ")"}
+_NOT_OPERANDS = ARITHMETIC | {"!", "(", ")"}
 _LABELS = ("identifier", "string_lit")
 _QUOTES = ("quoted_template_start", "quoted_template_end")
 # The common values, read from their bytes without walking their nodes: a decimal number, a
@@ -242,12 +240,12 @@ class _Reader:
         return unknown(raw, line, column=column)  # calls, conditionals, for, splats, references
 
     def simple(self, match: re.Match[bytes], raw: Span, line: int, column: int) -> Expr:
-        number, string, constant, root, name = match.groups()
-        if number is not None:
-            value = _number(number.lstrip(b"-").decode())
+        digits, string, constant, root, name = match.groups()
+        if digits is not None:
+            value = number(digits.lstrip(b"-").decode())
             if value is None:
                 return unknown(raw, line, column=column)
-            return literal(-value if number.startswith(b"-") else value, raw, line, column)
+            return literal(-value if digits.startswith(b"-") else value, raw, line, column)
         if string is not None:
             return literal(string.decode("utf-8", "replace"), raw, line, column)
         if constant is not None:
@@ -259,8 +257,8 @@ class _Reader:
 
     def literal(self, node: Any, raw: Span, line: int, column: int) -> Expr:
         if node.type == "numeric_lit":
-            number = _number(self.text(node))
-            return literal(number, raw, line, column) if number is not None else unknown(raw, line, column=column)
+            value = number(self.text(node))
+            return literal(value, raw, line, column) if value is not None else unknown(raw, line, column=column)
         if node.type == "bool_lit":
             return literal(self.text(node) == "true", raw, line, column)
         if node.type == "null_lit":
@@ -271,7 +269,7 @@ class _Reader:
         parts = [c for c in node.children if c.type not in _QUOTES]
         if any(p.type != "template_literal" for p in parts):
             return unknown(raw, line, column=column)
-        return literal(_unescape("".join(self.text(p) for p in parts)), raw, line, column)
+        return literal(unescape("".join(self.text(p) for p in parts)), raw, line, column)
 
     def template(self, node: Any, raw: Span, line: int, column: int, depth: int) -> Expr:
         if node.type == "heredoc_template":
@@ -370,10 +368,10 @@ class _Reader:
         """Arithmetic on literal numbers (`4 * 1024`, `-1`); anything else is unknown."""
         kids = node.children
         operands = [self.expr(k, depth + 1) for k in kids if k.type not in _NOT_OPERANDS]
-        operators = [self.text(k) for k in kids if k.type in _ARITHMETIC or k.type == "!"]
-        if len(operators) != 1 or not all(_is_number(o) for o in operands):
+        operators = [self.text(k) for k in kids if k.type in ARITHMETIC or k.type == "!"]
+        if len(operators) != 1 or not all(is_number(o) for o in operands):
             return unknown(raw, line, column=column)
-        result = _arithmetic(operators[0], [o.value for o in operands])
+        result = arithmetic(operators[0], [o.value for o in operands])
         return literal(result, raw, line, column) if result is not None else unknown(raw, line, column=column)
 
 
@@ -383,49 +381,3 @@ def _read(names: list[str]) -> bool:
         return False
     labels = READ_BLOCKS[names[0]]
     return labels is None or (len(names) > 1 and names[1] in labels)
-
-
-def _is_number(expr: Expr) -> bool:
-    return expr.known and isinstance(expr.value, int | float) and not isinstance(expr.value, bool)
-
-
-def _arithmetic(operator: str, values: list[int | float]) -> int | float | None:
-    if len(values) == 1:
-        return -values[0] if operator == "-" else None
-    left, right = values
-    if abs(left) > 10**15 or abs(right) > 10**15:
-        return None  # no setting is that large, and the product could grow without bound
-    if operator == "+":
-        return left + right
-    if operator == "-":
-        return left - right
-    if operator == "*":
-        return left * right
-    if right == 0:
-        return None  # HCL refuses division by zero; the value is not knowable
-    if operator == "/":
-        result = left / right  # HCL numbers are arbitrary-precision decimals: 7 / 2 is 3.5
-        return int(result) if result.is_integer() else result
-    return left % right
-
-
-def _number(text: str) -> int | float | None:
-    if re.fullmatch(r"\d{1,18}", text):
-        return int(text)
-    if re.fullmatch(r"\d{1,18}(?:\.\d+)?(?:[eE][-+]?\d{1,3})?", text):
-        return float(text)
-    return None
-
-
-def _unescape(text: str) -> str:
-    """HCL's string escapes (\\n, \\", \\uNNNN, ...) and the `$${` / `%%{` literal forms."""
-    def one(match: re.Match[str]) -> str:
-        code = match.group(1) or match.group(2)
-        if code:
-            try:
-                return chr(int(code, 16))
-            except ValueError:
-                return match.group(0)
-        return _SIMPLE_ESCAPES.get(match.group(3), match.group(0))
-
-    return _ESCAPE.sub(one, text).replace("$${", "${").replace("%%{", "%{")

@@ -617,18 +617,26 @@ def _many_resources(count: int) -> str:
                    for i in range(count))
 
 
+def _traced_parse(text: str, name: str) -> tuple[object, int, int]:
+    """The parsed file, the Python memory it keeps and the peak while parsing (tracemalloc)."""
+    from advisor.readers import hcl
+
+    hcl._PARSED.clear()
+    tracemalloc.start()
+    try:
+        root = hcl.parse_hcl(text, Path(name))
+        kept, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    return root, kept, peak
+
+
 def test_large_hcl_parse_memory_is_bounded_by_its_result(monkeypatch) -> None:
     from advisor.readers import hcl, hclwindows
 
     text = _many_resources(16000)  # about 2.3 MB: nine windows
     assert len(text) > 8 * hclwindows.WINDOW
-    hcl._PARSED.clear()
-    tracemalloc.start()
-    try:
-        windowed = hcl.parse_hcl(text, Path("big.tf"))
-        kept, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
+    windowed, kept, peak = _traced_parse(text, "big.tf")
     # The Python node objects of one window at a time, on top of the Blocks kept: measured 2.1x
     # the result; one tree for the whole file was 7.4x (285 MB here, 1.9 GB for 14 MB).
     assert peak <= 3 * kept
@@ -707,16 +715,8 @@ def test_hcl_members_and_skipped_blocks_are_not_walked(monkeypatch) -> None:
 
 
 def test_hcl_source_text_is_not_copied_per_nesting_level() -> None:
-    from advisor.readers import hcl
-
     text = "x = " + "[" * 45 + "\"" + "a" * 400_000 + "\"" + "]" * 45 + "\n"
-    hcl._PARSED.clear()
-    tracemalloc.start()
-    try:
-        root = hcl.parse_hcl(text, Path("nest.tf"))
-        kept, _ = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
+    root, kept, _ = _traced_parse(text, "nest.tf")
     # Each level kept its own decoded copy of the text: 45 x 400 KB. Now the levels share spans
     # of one source: what the parse leaves is that source and the string's value.
     assert kept < 6 * len(text)  # main: 48 x
