@@ -1,5 +1,5 @@
 """Rule conditions: the CEL environment, the facts a condition reads, compiling a condition, and
-the checks a user's condition must pass before it may run (a bound on the values it can build)."""
+the checks a user's condition must pass before it may run (a bound on what it can allocate)."""
 
 from __future__ import annotations
 
@@ -44,28 +44,53 @@ def referenced_facts(expression: str) -> set[str]:
     return found
 
 
-# A user condition's comprehensions can copy a value into every element they build
-# (`[vm.name].map(x, x + x + x)` triples it, and chaining multiplies): before it runs, the
-# growth each macro allows (uses of its variable + 1) is multiplied over all macros and must
-# stay within MAX_GROWTH; with facts capped at engine.MAX_CEL_STRING characters this bounds the
-# largest value a condition can build. CEL's own iteration budget bounds the number of steps.
-MAX_GROWTH = 64
-_MACRO = r"\.\s*(?:map|filter|all|exists|exists_one)\s*\(\s*([A-Za-z_][A-Za-z_0-9]*)\s*,"
+# cel-expr-python sets no cost limit or memory cap (Env.compile and Expression.eval take none), and
+# cel-cpp keeps every intermediate value of an evaluation in its arena until the end, so what a
+# user's condition may allocate is bounded before it runs, by its shape:
+# - at most MAX_USER_CONDITION characters (the built-in conditions are at most 156);
+# - no comprehension macro inside another's arguments, nor over a computed list (a receiver ending
+#   in `)`: another macro's result, a concatenation), so each body runs once per element of a
+#   list or map literal written in the condition: at most MAX_USER_CONDITION / 2 (no fact is a list);
+# - no value-building operation inside a macro's arguments: `+` (string or list concatenation),
+#   a list or map literal, bytes() or string(). A body then only reads values and yields bools,
+#   numbers or a reference, whatever the number of iterations.
+# Outside the macros every node runs once, and CEL's parser refuses nesting past 32 levels, so a
+# chain of `+` copies each leaf (a fact of at most engine.MAX_CEL_STRING characters, a literal, a
+# macro's result) at most 32 times: at most 32 × (125 facts × 4 KiB + 500 × 4 KiB) ≈ 80 MB.
+MAX_USER_CONDITION = 1000
+_MACRO = r"\.\s*(map|filter|all|exists_one|exists)\s*\(\s*([A-Za-z_][A-Za-z_0-9]*)\s*,"
+_BUILDS_VALUES = r"\+|\[|\{|\b(?:bytes|string)\s*\("
 
 
-def condition_growth(expression: str) -> int:
-    bare = re.sub(_STRING_LITERAL, "''", expression)
-    product = 1
+def macro_spans(bare: str) -> list[tuple[int, int, int]]:
+    """(start of `.macro(`, start of its arguments, end after its closing parenthesis) of each
+    comprehension macro in `bare` (string literals already emptied)."""
+    spans = []
     for match in re.finditer(_MACRO, bare):
         depth, end = 1, match.end()
         while end < len(bare) and depth:  # the macro's own arguments, up to its closing parenthesis
             depth += {"(": 1, ")": -1}.get(bare[end], 0)
             end += 1
-        uses = len(re.findall(rf"(?<![\w.]){re.escape(match.group(1))}\b", bare[match.end():end]))
-        product *= max(1, uses) + 1
-        if product > MAX_GROWTH:
-            break
-    return product
+        spans.append((match.start(), match.end(), end))
+    return spans
+
+
+def user_condition_problem(expression: str) -> str | None:
+    """Why a user's condition could allocate without bound (see above), or None."""
+    if len(expression) > MAX_USER_CONDITION:
+        return f"the condition has {len(expression):,} characters; a rule file's condition may have at most " \
+               f"{MAX_USER_CONDITION:,}"
+    bare = re.sub(_STRING_LITERAL, "''", expression)
+    spans = macro_spans(bare)
+    for start, args, end in spans:
+        if any(args <= other < end for other, _, _ in spans):
+            return "a comprehension macro inside another one's arguments; write them one after the other"
+        if bare[:start].rstrip().endswith(")"):  # another macro's result, perhaps in parentheses
+            return "a comprehension macro over a computed list; give it a list or map literal"
+        if re.compile(_BUILDS_VALUES).search(bare, args, end):  # compiled once, kept by `re`
+            return "inside a comprehension macro, `+`, list or map literals, bytes() and string() are not " \
+                   "allowed (they would build a value per element)"
+    return None
 
 
 def compile_condition(rule_id: str, when: str, file: str, line: int | None) -> Any:
@@ -95,11 +120,9 @@ def compile_condition(rule_id: str, when: str, file: str, line: int | None) -> A
 def check_user_condition(rule_id: str, when: str, scope: str, facts: frozenset[str], file: str,
                          line: int | None) -> None:
     """Refuse a user condition that could build a huge value or that can never fire."""
-    growth = condition_growth(when)
-    if growth > MAX_GROWTH:
-        raise InputError(f"{rule_id}: the condition's comprehensions could copy a value more than {MAX_GROWTH} times "
-                         "(each macro multiplies by the uses of its variable + 1); simplify it",
-                         file=file, line=line, field="when")
+    problem = user_condition_problem(when)
+    if problem is not None:
+        raise InputError(f"{rule_id}: {problem}", file=file, line=line, field="when")
     if scope == "host":
         vm_facts = sorted(n for n in facts if n.split(".")[0] not in ("host", "place", "version"))
         if vm_facts:

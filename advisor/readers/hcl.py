@@ -16,35 +16,33 @@ from __future__ import annotations
 import gc
 import re
 import textwrap
-from collections.abc import Iterator
-from functools import lru_cache
+from bisect import bisect_left
 from pathlib import Path
 from typing import Any
 
 from advisor.errors import InputError
-from advisor.readers.hclview import MAX_DEPTH, Block, Expr, collection, literal, unknown
+from advisor.readers import hclwindows
+from advisor.readers.hclliterals import ARITHMETIC, arithmetic, is_number, number, unescape
+from advisor.readers.hclview import MAX_DEPTH, READ_BLOCKS, Block, Expr, Span, collection, literal, unknown
 
-_ESCAPE = re.compile(r"\\(?:u([0-9A-Fa-f]{4})|U([0-9A-Fa-f]{8})|(.))", re.S)
-_SIMPLE_ESCAPES = {"n": "\n", "r": "\r", "t": "\t", '"': '"', "\\": "\\"}
-_ARITHMETIC = {"+", "-", "*", "/", "%"}
-_EXPONENT = re.compile(rb"[eE][-+]?[0-9]")
+_NOT_OPERANDS = ARITHMETIC | {"!", "(", ")"}
+_LABELS = ("identifier", "string_lit")
+_QUOTES = ("quoted_template_start", "quoted_template_end")
+# The common values, read from their bytes without walking their nodes: a decimal number, a
+# string with no escape or template sequence, true/false/null, `var.NAME` and `local.NAME`.
+_SIMPLE = re.compile(rb'(-?[0-9]{1,18}(?:\.[0-9]{1,18})?)|"([^"\\$%\n]*)"|(true|false|null)'
+                     rb"|(var|local)\.([A-Za-z_][A-Za-z0-9_-]*)")
+_CONSTANTS = {b"true": True, b"false": False, b"null": None}
 
-
-@lru_cache(maxsize=1)
-def _parser() -> Any:
-    import tree_sitter
-    import tree_sitter_hcl
-
-    return tree_sitter.Parser(tree_sitter.Language(tree_sitter_hcl.language()))
-
-
-@lru_cache(maxsize=1)
-def _window_parser() -> Any:
-    import tree_sitter
-    import tree_sitter_hcl
-
-    return tree_sitter.Parser(tree_sitter.Language(tree_sitter_hcl.language()))
-
+# What one file may cost. HCL files are read up to 4 MiB, not the 16 MiB of other inputs:
+# tree-sitter alone spends about half a second per MiB, and the largest real file in the corpus
+# is 29 KB (a 4 MiB file of VM resources holds about 16,000 of them). A tuple or object has at
+# most MAX_MEMBERS members (no VM setting is a list that long; a longer one is unknown and its
+# members are never walked), and a file at most MAX_VALUES values: a value costs about 250 bytes
+# and 10 microseconds of Python, and `[1,1,1,...]` packs one into two bytes of file.
+MAX_HCL_BYTES = 4 << 20
+MAX_MEMBERS = 4096
+MAX_VALUES = 250_000
 
 # Parsed files of this run: a folder's files are read as templates and as their siblings'
 # variable definitions, and each must be parsed once (the blocks are never modified after).
@@ -54,7 +52,11 @@ _MAX_CACHED_CHARS = 1 << 20
 
 
 def parse_hcl(text: str, path: Path) -> Block:
-    """The file as a Block tree; a syntax error is an InputError at its line and column."""
+    """The file as a Block tree; a syntax error is an InputError at its line and column.
+
+    Only the top-level blocks some reader reads (hclview.READ_BLOCKS) and top-level attributes
+    are walked; the rest of the file is checked for syntax by tree-sitter and skipped.
+    """
     key = (str(path), text)
     hit = _PARSED.get(key)
     if hit is None:
@@ -74,23 +76,37 @@ def parse_hcl(text: str, path: Path) -> Block:
     return hit
 
 
+def _root(text: str) -> Block:
+    return Block(type="", labels=[], line=1, end_line=text.count("\n") + 1, column=1)
+
+
 def _parse(text: str, path: Path) -> Block:
     source = text.encode("utf-8")
-    block = Block(type="", labels=[], line=1, end_line=text.count("\n") + 1, column=1)
-    if len(source) > _WINDOW:
+    if len(source) > MAX_HCL_BYTES:
+        raise InputError(f"file is {len(source) / (1 << 20):.1f} MiB; HCL files are read up to "
+                         f"{MAX_HCL_BYTES >> 20} MiB", file=str(path))
+    block = _root(text)
+    if len(source) > hclwindows.WINDOW:
+        reader = _Reader(source, path)
         try:
-            reader = _Reader(source, path)
-            for items in _windows(source):
+            for items in hclwindows.windows(source):
                 reader.fill_items(block, items, 0)
             return block
-        except _Unsplit:
-            block = Block(type="", labels=[], line=1, end_line=text.count("\n") + 1, column=1)
-    root = _parser().parse(source).root_node
+        except hclwindows.WindowError as exc:
+            raise reader.syntax_error(exc.root) from None
+        except hclwindows.TooLarge as exc:
+            limit = hclwindows.MAX_PARSE >> 10
+            raise InputError(f"a top-level block or argument larger than {limit} KiB (or never closed); "
+                             f"advisor reads at most {limit} KiB at once", file=str(path), line=exc.row + 1) from None
+        except hclwindows.Unsplit:
+            block = _root(text)
+    parser = hclwindows.parser("whole")
+    root = parser.parse(source).root_node
     inserted: list[int] = []
     if root.has_error:
-        source, inserted = _with_fractions(root, source)
+        source, inserted = hclwindows.with_fractions(root, source)
         if inserted:
-            root = _parser().parse(source).root_node
+            root = parser.parse(source).root_node
     reader = _Reader(source, path, inserted)
     if root.has_error:
         raise reader.syntax_error(root)
@@ -100,82 +116,16 @@ def _parse(text: str, path: Path) -> Block:
     return block
 
 
-# A large file is parsed a window of top-level items at a time: one tree for 14 MB of HCL took a
-# gigabyte in tree-sitter and as much again in Python node objects, all alive at once.
-_WINDOW = 1 << 18
-
-
-class _Unsplit(Exception):
-    """A window held a syntax error: the whole file is parsed at once, for the exact same report."""
-
-
-def _windows(source: bytes) -> Iterator[list[Any]]:
-    """The top-level items of `source` in order, in batches parsed from windows of the file.
-
-    Each window is parsed with an included range, so every node keeps its position in the whole
-    file. Only complete, error-free items that are followed by another item are taken (the cut
-    can fall inside the last one); the next window starts after them. A window with no such item
-    is doubled, so a file is parsed at most about twice over.
-    """
-    import tree_sitter
-
-    parser = _window_parser()
-    start, row, size = 0, 0, _WINDOW
-    while start < len(source):
-        cut = source.find(b"\n", start + size) + 1
-        end = cut if 0 < cut < len(source) else len(source)
-        parser.included_ranges = [tree_sitter.Range(
-            (row, start - source.rfind(b"\n", 0, start) - 1),
-            (row + source.count(b"\n", start, end), end - source.rfind(b"\n", 0, end) - 1), start, end)]
-        root = parser.parse(source).root_node
-        body = next((c for c in root.children if c.type == "body"), None)
-        items = body.children if body is not None else []
-        if end == len(source):
-            if root.has_error:
-                raise _Unsplit
-            yield items
-            return
-        taken = 0
-        while taken < len(items) - 1 and not items[taken].has_error:
-            taken += 1
-        if taken < len(items) - 1 or any(c.has_error and c.start_byte < items[taken - 1].end_byte
-                                         for c in root.children if c is not body and taken):
-            raise _Unsplit  # an error before the cut: a real one
-        if taken == 0:
-            size *= 2
-            continue
-        yield items[:taken]
-        row += source.count(b"\n", start, items[taken - 1].end_byte)
-        start, size = items[taken - 1].end_byte, _WINDOW
-    parser.included_ranges = []
-
-
-def _with_fractions(root: Any, source: bytes) -> tuple[bytes, list[int]]:
-    """`1e3` is an HCL number, but the grammar wants a fraction before an exponent: such numbers
-    get `.0` (same value) and the file is parsed again; `inserted` lets columns be given back."""
-    points: list[int] = []
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        if node.type == "numeric_lit":
-            if _EXPONENT.match(source, node.end_byte) and b"." not in source[node.start_byte:node.end_byte]:
-                points.append(node.end_byte)
-        else:
-            stack.extend(node.children)
-    patched = bytearray(source)
-    inserted = []
-    for point in sorted(points, reverse=True):
-        patched[point:point] = b".0"
-    for shift, point in enumerate(sorted(points)):
-        inserted.append(point + 2 * shift)
-    return bytes(patched), inserted
-
-
 class _Reader:
     def __init__(self, source: bytes, path: Path, inserted: list[int] | None = None) -> None:
         self.source = source
         self.path = path
         self.inserted = inserted or []
+        self.ascii = source.isascii()
+        # Characters counted so far on one row: columns of a non-ASCII file are found in one pass
+        # over each row (nodes come in document order), not by decoding the row for every node.
+        self._row = self._at = self._chars = 0
+        self.values = 0  # Exprs built, against MAX_VALUES
 
     # ---- positions ------------------------------------------------------------------------
 
@@ -184,16 +134,27 @@ class _Reader:
 
     def column(self, node: Any) -> int:
         """1-based column in characters (tree-sitter counts bytes)."""
-        row_start = self.source.rfind(b"\n", 0, node.start_byte) + 1
-        shifted = sum(2 for point in self.inserted if row_start <= point < node.start_byte)
-        return len(self.source[row_start:node.start_byte].decode("utf-8", "replace")) + 1 - shifted
+        start = node.start_byte
+        row = start - node.start_point[1]
+        if self.ascii:
+            column = start - row + 1
+        else:
+            if row != self._row or start < self._at:
+                self._row = self._at = row
+                self._chars = 0
+            self._chars += len(self.source[self._at:start].decode("utf-8", "replace"))
+            self._at = start
+            column = self._chars + 1
+        if self.inserted:
+            column -= 2 * (bisect_left(self.inserted, start) - bisect_left(self.inserted, row))
+        return column
 
     def error(self, message: str, node: Any) -> InputError:
         return InputError(f"{message} (column {self.column(node)})", file=str(self.path),
                           line=node.start_point[0] + 1)
 
     def syntax_error(self, root: Any) -> InputError:
-        node = _first_error(root)
+        node = hclwindows.first_error(root)
         if node is None:
             return InputError("HCL syntax error", file=str(self.path))
         if node.is_missing:
@@ -213,19 +174,24 @@ class _Reader:
 
     def fill_items(self, block: Block, items: list[Any], depth: int) -> None:
         for child in items:
-            if child.type == "attribute":
-                name_node = child.children[0]
+            kind = child.type
+            if kind == "attribute":
+                kids = child.children
+                name_node = kids[0]
                 name = self.text(name_node)
                 if name in block.attrs:
                     # HCL refuses this ("Attribute redefined"); taking either value would be a guess.
                     raise self.error(f"argument '{name}' is set twice (first on line {block.attrs[name].line})",
                                      name_node)
-                block.attrs[name] = self.expr(child.children[-1], 0)
-            elif child.type == "block":
-                names = [self.label(c) for c in child.children if c.type in ("identifier", "string_lit")]
+                block.attrs[name] = self.expr(kids[-1], 0)
+            elif kind == "block":
+                kids = child.children
+                names = [self.label(c) for c in kids if c.type in _LABELS]
+                if depth == 0 and not _read(names):
+                    continue
                 sub = Block(type=names[0], labels=names[1:], line=child.start_point[0] + 1,
                             end_line=child.end_point[0] + 1, column=self.column(child))
-                inner = next((c for c in child.children if c.type == "body"), None)
+                inner = next((c for c in kids if c.type == "body"), None)
                 if inner is not None:
                     self.fill(sub, inner, depth + 1)
                 block.blocks.append(sub)
@@ -240,10 +206,18 @@ class _Reader:
     def expr(self, node: Any, depth: int) -> Expr:
         if depth > MAX_DEPTH:
             raise self.error("HCL is nested too deeply to read", node)
-        raw = self.text(node)
+        self.values += 1
+        if self.values > MAX_VALUES:
+            raise self.error(f"more than {MAX_VALUES:,} values in one file; advisor reads at most that many", node)
+        start, end = node.start_byte, node.end_byte
+        raw = Span(self.source, start, end)
         line, column = node.start_point[0] + 1, self.column(node)
+        simple = _SIMPLE.fullmatch(self.source, start, end)
+        if simple is not None:
+            return self.simple(simple, raw, line, column)
+        kind = node.type
         kids = node.children
-        if node.type == "expression":
+        if kind == "expression":
             if len(kids) == 3 and kids[0].type == "(":
                 inner = self.expr(kids[1], depth + 1)  # parentheses do not change a value
                 inner.raw, inner.line, inner.column = raw, line, column
@@ -255,36 +229,52 @@ class _Reader:
                 inner.raw = raw
                 return inner
             return unknown(raw, line, column=column)
-        if node.type == "literal_value":
+        if kind == "literal_value":
             return self.literal(kids[0], raw, line, column)
-        if node.type == "template_expr":
+        if kind == "template_expr":
             return self.template(kids[0], raw, line, column, depth)
-        if node.type == "collection_value":
+        if kind == "collection_value":
             return self.collection(kids[0], raw, line, column, depth)
-        if node.type == "operation":
+        if kind == "operation":
             return self.operation(kids[0], raw, line, column, depth)
         return unknown(raw, line, column=column)  # calls, conditionals, for, splats, references
 
-    def literal(self, node: Any, raw: str, line: int, column: int) -> Expr:
+    def simple(self, match: re.Match[bytes], raw: Span, line: int, column: int) -> Expr:
+        digits, string, constant, root, name = match.groups()
+        if digits is not None:
+            value = number(digits.lstrip(b"-").decode())
+            if value is None:
+                return unknown(raw, line, column=column)
+            return literal(-value if digits.startswith(b"-") else value, raw, line, column)
+        if string is not None:
+            return literal(string.decode("utf-8", "replace"), raw, line, column)
+        if constant is not None:
+            value = _CONSTANTS[constant]
+            return Expr(value=None, known=True, raw=raw, line=line, column=column) if value is None else \
+                literal(value, raw, line, column)
+        var = name.decode() if root == b"var" else f"local.{name.decode()}"
+        return unknown(raw, line, var=var, column=column)
+
+    def literal(self, node: Any, raw: Span, line: int, column: int) -> Expr:
         if node.type == "numeric_lit":
-            number = _number(raw)
-            return literal(number, raw, line, column) if number is not None else unknown(raw, line, column=column)
+            value = number(self.text(node))
+            return literal(value, raw, line, column) if value is not None else unknown(raw, line, column=column)
         if node.type == "bool_lit":
-            return literal(raw == "true", raw, line, column)
+            return literal(self.text(node) == "true", raw, line, column)
         if node.type == "null_lit":
             return Expr(value=None, known=True, raw=raw, line=line, column=column)
         return self.quoted(node, raw, line, column)
 
-    def quoted(self, node: Any, raw: str, line: int, column: int) -> Expr:
-        parts = [c for c in node.children if c.type not in ("quoted_template_start", "quoted_template_end")]
+    def quoted(self, node: Any, raw: Span, line: int, column: int) -> Expr:
+        parts = [c for c in node.children if c.type not in _QUOTES]
         if any(p.type != "template_literal" for p in parts):
             return unknown(raw, line, column=column)
-        return literal(_unescape("".join(self.text(p) for p in parts)), raw, line, column)
+        return literal(unescape("".join(self.text(p) for p in parts)), raw, line, column)
 
-    def template(self, node: Any, raw: str, line: int, column: int, depth: int) -> Expr:
+    def template(self, node: Any, raw: Span, line: int, column: int, depth: int) -> Expr:
         if node.type == "heredoc_template":
             return self.heredoc(node, raw, line, column)
-        parts = [c for c in node.children if c.type not in ("quoted_template_start", "quoted_template_end")]
+        parts = [c for c in node.children if c.type not in _QUOTES]
         if len(parts) == 1 and parts[0].type == "template_interpolation":
             # "${var.x}" is the reference itself (HCL unwraps a lone interpolation).
             inner = next((c for c in parts[0].children if c.type == "expression"), None)
@@ -295,27 +285,31 @@ class _Reader:
                     return value
         return self.quoted(node, raw, line, column)
 
-    def heredoc(self, node: Any, raw: str, line: int, column: int) -> Expr:
-        if any(c.type in ("template_interpolation", "template_directive") for c in node.children):
+    def heredoc(self, node: Any, raw: Span, line: int, column: int) -> Expr:
+        kids = node.children
+        if any(c.type in ("template_interpolation", "template_directive") for c in kids):
             return unknown(raw, line, column=column)
-        idents = [c for c in node.children if c.type == "heredoc_identifier"]
+        idents = [c for c in kids if c.type == "heredoc_identifier"]
         if len(idents) < 2:
             return literal("", raw, line, column)
         start = self.source.find(b"\n", idents[0].end_byte) + 1
         end = self.source.rfind(b"\n", 0, idents[-1].start_byte) + 1
         content = self.source[start:end].decode("utf-8", "replace") if 0 < start <= end else ""
-        if node.children[0].type == "heredoc_start" and self.text(node.children[0]).startswith("<<-"):
+        if kids[0].type == "heredoc_start" and self.source.startswith(b"<<-", kids[0].start_byte):
             content = textwrap.dedent(content)
         return literal(content, raw, line, column)
 
-    def collection(self, node: Any, raw: str, line: int, column: int, depth: int) -> Expr:
+    def collection(self, node: Any, raw: Span, line: int, column: int, depth: int) -> Expr:
+        if node.child_count > 2 * MAX_MEMBERS + 2:  # each member comes with a separator at most
+            return unknown(raw, line, column=column)
         if node.type == "tuple":
             elems = [self.expr(c, depth + 1) for c in node.children if c.type == "expression"]
             return collection(raw, line, elems=elems, column=column)
         items: dict[str, Expr] = {}
         dynamic: list[str] = []
         for elem in (c for c in node.children if c.type == "object_elem"):
-            key_node, value_node = elem.children[0], elem.children[-1]
+            kids = elem.children
+            key_node, value_node = kids[0], kids[-1]
             key = self.key(key_node, depth)
             if key is None:
                 dynamic.append(self.text(key_node))
@@ -326,8 +320,8 @@ class _Reader:
                                  key_node)
             items[key] = self.expr(value_node, depth + 1)
         expr = collection(raw, line, items=items, column=column)
-        expr.dynamic_keys = dynamic
         if dynamic:
+            expr.dynamic_keys = dynamic
             expr.known, expr.value = False, None
         return expr
 
@@ -341,7 +335,7 @@ class _Reader:
             return str(value.value)
         return None
 
-    def reference(self, kids: list[Any], raw: str, line: int, column: int) -> Expr:
+    def reference(self, kids: list[Any], raw: Span, line: int, column: int) -> Expr:
         """`var.NAME` (or `local.NAME`) with literal steps names the value; any other reference is unknown."""
         root = self.text(kids[0])
         if root not in ("var", "local") or len(kids) < 2 or kids[1].type != "get_attr":
@@ -363,77 +357,27 @@ class _Reader:
         index = node.children[0]
         if index.type == "legacy_index":
             digits = self.text(index).lstrip(".")
-            return int(digits) if digits.isdigit() else None
+            return int(digits) if digits.isdigit() and len(digits) <= 18 else None
         inner = next((c for c in index.children if c.type == "expression"), None)
         value = self.expr(inner, 0) if inner is not None else None
         if value is None or not value.known or isinstance(value.value, bool):
             return None
         return value.value if isinstance(value.value, int | str) else None
 
-    def operation(self, node: Any, raw: str, line: int, column: int, depth: int) -> Expr:
+    def operation(self, node: Any, raw: Span, line: int, column: int, depth: int) -> Expr:
         """Arithmetic on literal numbers (`4 * 1024`, `-1`); anything else is unknown."""
         kids = node.children
-        operands = [self.expr(k, depth + 1) for k in kids if k.type not in _ARITHMETIC | {"!", "(", ")"}]
-        operators = [self.text(k) for k in kids if k.type in _ARITHMETIC | {"!"}]
-        if len(operators) != 1 or not all(_is_number(o) for o in operands):
+        operands = [self.expr(k, depth + 1) for k in kids if k.type not in _NOT_OPERANDS]
+        operators = [self.text(k) for k in kids if k.type in ARITHMETIC or k.type == "!"]
+        if len(operators) != 1 or not all(is_number(o) for o in operands):
             return unknown(raw, line, column=column)
-        result = _arithmetic(operators[0], [o.value for o in operands])
+        result = arithmetic(operators[0], [o.value for o in operands])
         return literal(result, raw, line, column) if result is not None else unknown(raw, line, column=column)
 
 
-def _first_error(node: Any) -> Any:
-    """The first ERROR or MISSING node in document order (iterative: trees can be deep)."""
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        if current.type == "ERROR" or current.is_missing:
-            return current
-        if current.has_error:
-            stack.extend(reversed(current.children))
-    return None
-
-
-def _is_number(expr: Expr) -> bool:
-    return expr.known and isinstance(expr.value, int | float) and not isinstance(expr.value, bool)
-
-
-def _arithmetic(operator: str, values: list[int | float]) -> int | float | None:
-    if len(values) == 1:
-        return -values[0] if operator == "-" else None
-    left, right = values
-    if abs(left) > 10**15 or abs(right) > 10**15:
-        return None  # no setting is that large, and the product could grow without bound
-    if operator == "+":
-        return left + right
-    if operator == "-":
-        return left - right
-    if operator == "*":
-        return left * right
-    if right == 0:
-        return None  # HCL refuses division by zero; the value is not knowable
-    if operator == "/":
-        result = left / right  # HCL numbers are arbitrary-precision decimals: 7 / 2 is 3.5
-        return int(result) if result.is_integer() else result
-    return left % right
-
-
-def _number(text: str) -> int | float | None:
-    if re.fullmatch(r"\d{1,18}", text):
-        return int(text)
-    if re.fullmatch(r"\d{1,18}(?:\.\d+)?(?:[eE][-+]?\d{1,3})?", text):
-        return float(text)
-    return None
-
-
-def _unescape(text: str) -> str:
-    """HCL's string escapes (\\n, \\", \\uNNNN, ...) and the `$${` / `%%{` literal forms."""
-    def one(match: re.Match[str]) -> str:
-        code = match.group(1) or match.group(2)
-        if code:
-            try:
-                return chr(int(code, 16))
-            except ValueError:
-                return match.group(0)
-        return _SIMPLE_ESCAPES.get(match.group(3), match.group(0))
-
-    return _ESCAPE.sub(one, text).replace("$${", "${").replace("%%{", "%{")
+def _read(names: list[str]) -> bool:
+    """Whether some reader reads a top-level block with these type and label names."""
+    if not names or names[0] not in READ_BLOCKS:
+        return False
+    labels = READ_BLOCKS[names[0]]
+    return labels is None or (len(names) > 1 and names[1] in labels)

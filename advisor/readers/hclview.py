@@ -26,14 +26,37 @@ from advisor.readers.base import TemplateVM
 # recursive walkers far from Python's recursion limit.
 MAX_DEPTH = 100
 
+# Top-level blocks some reader reads, with the first labels it reads (None: any). The others
+# (provider, output, data, build, ...) are never walked: a file's cost in Python is what is read.
+READ_BLOCKS: dict[str, frozenset[str] | None] = {
+    "resource": frozenset({"vsphere_virtual_machine"}),  # the only Terraform resource read
+    "module": None, "source": None, "variable": None, "locals": None,
+}
+
 # --------------------------------------------------------------------------------------------
 # The shared view: expressions and blocks
 # --------------------------------------------------------------------------------------------
 
 
-@dataclass(slots=True)
+class Span:
+    """Source text not yet decoded: bytes `start:end` of a file's source.
+
+    An expression keeps its source text for notes, and a nested one is a piece of its parent's:
+    decoding each at parse time made memory the file's size times its nesting depth. A Span costs
+    the same whatever it covers; the text is decoded only when a note asks for it.
+    """
+
+    __slots__ = ("end", "source", "start")
+
+    def __init__(self, source: bytes, start: int, end: int) -> None:
+        self.source, self.start, self.end = source, start, end
+
+    def __str__(self) -> str:
+        return self.source[self.start:self.end].decode("utf-8", "replace")
+
+
 class Expr:
-    """An attribute value: literal when `known`, otherwise only its source text.
+    """An attribute value: literal when `known`, otherwise only its source text (`raw`).
 
     `var` names the input variable when the whole expression is a reference to one (`var_path`
     holds any `["key"]` / `.key` / `[0]` steps into it), so a reader can substitute a literal
@@ -41,16 +64,36 @@ class Expr:
     their own lines) in `items` / `elems`; `dynamic_keys` lists object keys that are expressions.
     """
 
-    value: Any = None
-    known: bool = True
-    raw: str = ""
-    line: int | None = None
-    var: str | None = None
-    var_path: tuple[str | int, ...] = ()
-    items: dict[str, Expr] | None = None
-    elems: list[Expr] | None = None
-    dynamic_keys: list[str] = field(default_factory=list)
-    column: int | None = None
+    __slots__ = ("_raw", "column", "dynamic_keys", "elems", "items", "known", "line", "value", "var", "var_path")
+    _FIELDS = ("value", "known", "raw", "line", "var", "var_path", "items", "elems", "dynamic_keys", "column")
+
+    def __init__(self, value: Any = None, known: bool = True, raw: str | Span = "", line: int | None = None,
+                 var: str | None = None, var_path: tuple[str | int, ...] = (), items: dict[str, Expr] | None = None,
+                 elems: list[Expr] | None = None, dynamic_keys: list[str] | tuple[str, ...] = (),
+                 column: int | None = None) -> None:
+        self.value, self.known, self._raw, self.line = value, known, raw, line
+        self.var, self.var_path, self.items, self.elems = var, var_path, items, elems
+        self.dynamic_keys, self.column = dynamic_keys, column
+
+    @property
+    def raw(self) -> str:
+        raw = self._raw
+        return raw if isinstance(raw, str) else str(raw)
+
+    @raw.setter
+    def raw(self, raw: str | Span) -> None:
+        self._raw = raw
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Expr):
+            return NotImplemented
+        return all(getattr(self, name) == getattr(other, name) for name in self._FIELDS)
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, as the dataclass it replaces
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in self._FIELDS)
+        return f"Expr({shown})"
 
 
 @dataclass(slots=True)
@@ -69,12 +112,12 @@ class Block:
         return [b for b in self.blocks if b.type == block_type]
 
 
-def unknown(raw: str, line: int | None, var: str | None = None, var_path: tuple = (),
+def unknown(raw: str | Span, line: int | None, var: str | None = None, var_path: tuple = (),
             column: int | None = None) -> Expr:
     return Expr(value=None, known=False, raw=raw, line=line, var=var, var_path=var_path, column=column)
 
 
-def literal(value: Any, raw: str, line: int | None, column: int | None = None) -> Expr:
+def literal(value: Any, raw: str | Span, line: int | None, column: int | None = None) -> Expr:
     """A known value; an empty string is not one (a placeholder someone fills in later)."""
     if isinstance(value, str) and not value.strip():
         return unknown(raw, line, column=column)
@@ -100,7 +143,7 @@ def decode_text(data: bytes, path: Path) -> str:
 
 
 
-def collection(raw: str, line: int | None, *, items=None, elems=None, column: int | None = None) -> Expr:
+def collection(raw: str | Span, line: int | None, *, items=None, elems=None, column: int | None = None) -> Expr:
     """An object or tuple literal: known only when every member is."""
     members = list(items.values()) if items is not None else list(elems or [])
     known = all(m.known for m in members)

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from advisor.errors import InputError
+from advisor.load.yamlfile import read_bytes
 from advisor.readers.base import TemplateVM
 from advisor.readers.hclview import Block, Variables, resolve, short, variable_defaults
 
@@ -91,10 +92,10 @@ def _tf_files(folder: Path) -> list[Path]:
 
 def parse_quietly(parse_file: Callable[[Path, bytes], Block]) -> Parse:
     """A parser for module files that skips unreadable or invalid ones (each gets its own error
-    when it is linted itself)."""
+    when it is linted itself). Read like every input: regular files only, within the size limit."""
     def parse(file: Path) -> Block | None:
         try:
-            return parse_file(file, file.read_bytes())
+            return parse_file(file, read_bytes(file))
         except (InputError, OSError, RecursionError):
             return None
     return parse

@@ -386,14 +386,47 @@ def _rules(tmp_path: Path, when: str, scope: str = "vm") -> Path:
     return folder
 
 
-def test_condition_that_could_blow_up_a_value_is_refused(tmp_path: Path, cli) -> None:
-    step = ".map(x, x + x + x + x + x + x + x + x)"
-    folder = _rules(tmp_path, f"[vm.name]{step * 8}[0].size() > 3")
+_L100 = "[" + ",".join(["1"] * 100) + "]"
+
+
+@pytest.mark.parametrize("when", [
+    f"[vm.name]{'.map(x, x + x + x + x + x + x + x + x)' * 8}[0].size() > 3",  # the issue's doubling
+    "[vm.name].map(x, x + x)[0].size() > 3",  # concatenation per element
+    f"{_L100}.map(x, {_L100}.map(y, vm.name)).size() > 0",  # nested: 10,000 bodies
+    f"{_L100}.map(x, vm.name).map(y, y).size() > 0",  # chained over a macro's result
+    f"({_L100}.map(x, vm.name)).all(y, y != '')",  # the same in parentheses
+    f"({_L100} + {_L100}).all(y, y > 0)",  # over a computed list
+    f"{_L100}.map(x, [vm.name, vm.name]).size() > 0",  # a list literal per element
+    f"{_L100}.map(x, bytes(vm.name)).size() > 0",  # a copy per element
+    f"{_L100}.map(x, x > 0, string(vm.name)).size() > 0",  # the three-argument map
+    "vm.name" + " + vm.name" * 200 + " == ''",  # over the length limit
+])
+def test_condition_that_could_allocate_without_bound_is_refused(tmp_path: Path, cli, when: str) -> None:
+    folder = _rules(tmp_path, when)
     (tmp_path / "s.yaml").write_text(SPEC)
     result = cli("check", "--rules", folder, tmp_path / "s.yaml")
     assert result.code == 2 and "org.yaml" in result.err and "when" in result.err, result.err
-    ok = _rules(tmp_path, "[vm.name].map(x, x + x)[0].size() > 3 && [1, 2].all(i, i > 0)")
-    assert cli("check", "--rules", ok, tmp_path / "s.yaml").code in (0, 1)
+
+
+def test_accepted_conditions_build_values_within_the_stated_bound() -> None:
+    """The largest values the accepted shapes can build, measured in CEL itself (value sizes)."""
+    from advisor.engine.conditions import MAX_USER_CONDITION, cel_env, user_condition_problem
+    from advisor.engine.engine import MAX_CEL_STRING
+
+    env = cel_env()
+    name = "n" * MAX_CEL_STRING
+    chain = "(" + " + ".join(["vm.name"] * 30) + ")"  # CEL's parser refuses a longer chain
+    elements = "[" + ",".join(["1"] * ((MAX_USER_CONDITION - 40) // 2)) + "]"
+    for when, limit in ((f"{chain}.size()", 32 * 30 * MAX_CEL_STRING),
+                        (f"{elements}.map(x, vm.name).size()", MAX_USER_CONDITION // 2)):
+        assert user_condition_problem(when + " > 0") is None
+        size = env.compile(when).eval(env.Activation({"vm.name": name})).plain_value()
+        assert 0 < size <= limit
+    too_long = " + ".join(["vm.name"] * 40) + " == ''"
+    with pytest.raises(RuntimeError, match="recursion"):
+        env.compile(too_long)
+    ok = "vm.name.size() > 3 && [1, 2].all(i, i > 0) && ['a', 'b'].exists(t, t == vm.name)"
+    assert user_condition_problem(ok) is None
 
 
 def test_method_calls_on_facts_evaluate(tmp_path: Path, cli) -> None:
@@ -587,22 +620,30 @@ def _many_resources(count: int) -> str:
                    for i in range(count))
 
 
-def test_large_hcl_parse_memory_is_bounded_by_its_result(monkeypatch) -> None:
+def _traced_parse(text: str, name: str) -> tuple[object, int, int]:
+    """The parsed file, the Python memory it keeps and the peak while parsing (tracemalloc)."""
     from advisor.readers import hcl
 
-    text = _many_resources(16000)  # about 2.3 MB: nine windows
-    assert len(text) > 8 * hcl._WINDOW
     hcl._PARSED.clear()
     tracemalloc.start()
     try:
-        windowed = hcl.parse_hcl(text, Path("big.tf"))
+        root = hcl.parse_hcl(text, Path(name))
         kept, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
+    return root, kept, peak
+
+
+def test_large_hcl_parse_memory_is_bounded_by_its_result(monkeypatch) -> None:
+    from advisor.readers import hcl, hclwindows
+
+    text = _many_resources(16000)  # about 2.3 MB: nine windows
+    assert len(text) > 8 * hclwindows.WINDOW
+    windowed, kept, peak = _traced_parse(text, "big.tf")
     # The Python node objects of one window at a time, on top of the Blocks kept: measured 2.1x
     # the result; one tree for the whole file was 7.4x (285 MB here, 1.9 GB for 14 MB).
     assert peak <= 3 * kept
-    monkeypatch.setattr(hcl, "_WINDOW", 1 << 40)
+    monkeypatch.setattr(hclwindows, "WINDOW", 1 << 40)
     hcl._PARSED.clear()
     assert hcl.parse_hcl(text, Path("big.tf")) == windowed  # same blocks, lines and columns
 
@@ -611,7 +652,7 @@ def test_large_hcl_parse_memory_is_bounded_by_its_result(monkeypatch) -> None:
 def test_windowed_hcl_parse_equals_whole_file_parse(monkeypatch, window: int) -> None:
     """Tiny windows cut everywhere: inside strings, heredocs, comments and syntax errors."""
     from advisor.errors import InputError
-    from advisor.readers import hcl
+    from advisor.readers import hcl, hclwindows
 
     base = _many_resources(3) + 'variable "x" {\n  default = <<-EOT\n    a }\n  EOT\n}\nz = [1,\n 2] /* } */\n'
     rng = random.Random(18)
@@ -629,7 +670,57 @@ def test_windowed_hcl_parse_equals_whole_file_parse(monkeypatch, window: int) ->
             return str(exc)
 
     for text in texts:
-        monkeypatch.setattr(hcl, "_WINDOW", 1 << 40)
+        monkeypatch.setattr(hclwindows, "WINDOW", 1 << 40)
         whole = parsed(text)
-        monkeypatch.setattr(hcl, "_WINDOW", window)
+        monkeypatch.setattr(hclwindows, "WINDOW", window)
         assert parsed(text) == whole, text
+
+
+# -- HCL bounds by construction: bytes parsed at once, members, values, source text kept --------
+
+def test_hcl_bounds_are_counted(monkeypatch) -> None:
+    from advisor.errors import InputError
+    from advisor.readers import hcl, hclwindows
+
+    monkeypatch.setattr(hclwindows, "WINDOW", 1 << 10)
+    monkeypatch.setattr(hclwindows, "MAX_PARSE", 1 << 12)
+    small = _many_resources(40)  # about 5 KB: windows of 1 KiB, items well under 4 KiB
+    hcl._PARSED.clear()
+    assert len(hcl.parse_hcl(small, Path("ok.tf")).blocks) == 40
+    huge_item = small + "x = [" + "1," * 3000 + "]\n" + small  # one top-level item over MAX_PARSE
+    with pytest.raises(InputError, match="larger than 4 KiB") as info:
+        hcl.parse_hcl(huge_item, Path("big.tf"))
+    assert info.value.line == small.count("\n") + 1
+    broken = small * 2 + 'resource "x" {\n'  # over MAX_PARSE: the window's own report
+    with pytest.raises(InputError, match="unexpected end of file"):
+        hcl.parse_hcl(broken, Path("broken.tf"))
+    monkeypatch.setattr(hcl, "MAX_VALUES", 100)
+    with pytest.raises(InputError, match="more than 100 values"):
+        hcl.parse_hcl(small, Path("many.tf"))
+    monkeypatch.setattr(hcl, "MAX_HCL_BYTES", 1 << 12)
+    with pytest.raises(InputError, match="read up to"):
+        hcl.parse_hcl(small, Path("large.tf"))
+
+
+def test_hcl_members_and_skipped_blocks_are_not_walked(monkeypatch) -> None:
+    from advisor.readers import hcl
+
+    counted: list[int] = []
+    original = hcl._Reader.expr
+    monkeypatch.setattr(hcl._Reader, "expr", lambda self, node, depth: counted.append(1) or original(self, node, depth))
+    text = ("x = [" + "1," * (hcl.MAX_MEMBERS + 1) + "]\n"
+            + 'output "o" {\n  value = [' + "2," * 5000 + "]\n}\n"
+            + 'resource "aws_instance" "a" {\n  tags = [' + "3," * 5000 + "]\n}\n")
+    hcl._PARSED.clear()
+    root = hcl.parse_hcl(text, Path("m.tf"))
+    assert not root.attrs["x"].known and root.blocks == []  # too many members: unknown, not walked
+    assert len(counted) <= 3
+
+
+def test_hcl_source_text_is_not_copied_per_nesting_level() -> None:
+    text = "x = " + "[" * 45 + "\"" + "a" * 400_000 + "\"" + "]" * 45 + "\n"
+    root, kept, _ = _traced_parse(text, "nest.tf")
+    # Each level kept its own decoded copy of the text: 45 x 400 KB. Now the levels share spans
+    # of one source: what the parse leaves is that source and the string's value.
+    assert kept < 6 * len(text)  # main: 48 x
+    assert root.attrs["x"].raw == text[4:-1]
