@@ -4,10 +4,13 @@ the checks a user's condition must pass before it may run (a bound on what it ca
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from advisor.errors import InputError
 from advisor.facts.facts import BOOL, DOUBLE, FACTS, INT, LIST_INT, LIST_STRING, STRING
+
+if TYPE_CHECKING:
+    from advisor.engine.catalog import Rule
 
 # Patterns as text: they are compiled (and kept by `re`) when a condition is first read, which
 # a run with the cached built-in catalog and no rule folder of its own never does.
@@ -55,7 +58,7 @@ def referenced_facts(expression: str) -> set[str]:
 #   a list or map literal, bytes() or string(). A body then only reads values and yields bools,
 #   numbers or a reference, whatever the number of iterations.
 # Outside the macros every node runs once, and CEL's parser refuses nesting past 32 levels, so a
-# chain of `+` copies each leaf (a fact of at most engine.MAX_CEL_STRING characters, a literal, a
+# chain of `+` copies each leaf (a fact of at most MAX_CEL_STRING characters, a literal, a
 # macro's result) at most 32 times: at most 32 × (125 facts × 4 KiB + 500 × 4 KiB) ≈ 80 MB.
 MAX_USER_CONDITION = 1000
 _MACRO = r"\.\s*(map|filter|all|exists_one|exists)\s*\(\s*([A-Za-z_][A-Za-z_0-9]*)\s*,"
@@ -129,3 +132,37 @@ def check_user_condition(rule_id: str, when: str, scope: str, facts: frozenset[s
             raise InputError(f"{rule_id}: a host-scope rule sees only host, place and version facts; "
                              f"it reads {', '.join(vm_facts)}, so it could never fire (use scope: vm)",
                              file=file, line=line, field="when")
+
+
+def activation_of(facts: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in facts.items() if cel_value_fits(v)}
+
+
+# Bounds on what a fact may carry into CEL (docs/hardening.md): CEL's int is 64-bit (a larger
+# value fails inside the evaluator), and a rule condition may copy a string or list several
+# times, so a value beyond these is treated as unknown and the rules reading it are skipped.
+MAX_CEL_STRING = 4096
+MAX_CEL_LIST = 4096
+_INT64 = (-(1 << 63), (1 << 63) - 1)
+
+
+def cel_value_fits(value: Any) -> bool:
+    if value is None:
+        return False
+    if isinstance(value, int) and not isinstance(value, bool):
+        return _INT64[0] <= value <= _INT64[1]
+    if isinstance(value, str):
+        return len(value) <= MAX_CEL_STRING
+    if isinstance(value, (list, tuple)):
+        return len(value) <= MAX_CEL_LIST and all(cel_value_fits(v) for v in value)
+    return True
+
+
+def combined_program(env: Any, rules: list[Rule]) -> Any:
+    """One CEL program giving every rule's condition as a list of booleans, or False."""
+    # One condition per line: a `//` comment in a condition ends at its line.
+    source = "[\n" + ",\n".join(f"({r.d.when}\n)" for r in rules) + "\n]"
+    try:
+        return env.compile(source)
+    except Exception:  # each condition compiled alone at load; keep evaluating them one by one
+        return False

@@ -21,6 +21,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from advisor.engine.catalog import Catalog, Rule
+from advisor.engine.conditions import MAX_CEL_LIST, MAX_CEL_STRING, activation_of, cel_value_fits, combined_program
+from advisor.engine.fixpoint import MAX_PASSES, resizes, settle
 from advisor.engine.hostresult import capacity_summary, host_result, vm_layouts
 from advisor.engine.policy import Exemption, Policy
 from advisor.engine.recommend import Fixed, Recommendation, recommend
@@ -34,8 +36,8 @@ from advisor.numa.placement import Placement
 from advisor.numa.topology import Topology
 from advisor.report.findings import Finding, Layout, Run, Suppressed, VmResult
 
-__all__ = ["REMOVE", "Evaluator", "Exemption", "Policy", "Subject", "capacity_summary", "fill", "host_result",
-           "vm_layouts"]
+__all__ = ["MAX_CEL_LIST", "MAX_CEL_STRING", "REMOVE", "Evaluator", "Exemption", "Policy", "Subject", "capacity_summary",
+           "cel_value_fits", "fill", "host_result", "vm_layouts"]
 
 
 @dataclass(slots=True)
@@ -51,30 +53,6 @@ class Subject:
     notes: list[str] = field(default_factory=list)
     column: Callable[[str], int | None] | None = None  # spec field path -> column, where known
 
-
-
-def _activation(facts: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in facts.items() if cel_value_fits(v)}
-
-
-# Bounds on what a fact may carry into CEL (docs/hardening.md): CEL's int is 64-bit (a larger
-# value fails inside the evaluator), and a rule condition may copy a string or list several
-# times, so a value beyond these is treated as unknown and the rules reading it are skipped.
-MAX_CEL_STRING = 4096
-MAX_CEL_LIST = 4096
-_INT64 = (-(1 << 63), (1 << 63) - 1)
-
-
-def cel_value_fits(value: Any) -> bool:
-    if value is None:
-        return False
-    if isinstance(value, int) and not isinstance(value, bool):
-        return _INT64[0] <= value <= _INT64[1]
-    if isinstance(value, str):
-        return len(value) <= MAX_CEL_STRING
-    if isinstance(value, (list, tuple)):
-        return len(value) <= MAX_CEL_LIST and all(cel_value_fits(v) for v in value)
-    return True
 
 
 # VMs of one group before its rules are combined into one CEL program: compiling costs about
@@ -97,16 +75,6 @@ class _Group:
     # The "not evaluated" lines of its VMs, one shared tuple per distinct set of undecided rules
     # (a run may hold ten thousand VMs of a few shapes).
     undecided: dict[tuple[str, ...], tuple[str, ...]] = field(default_factory=dict)
-
-
-def _combined_program(env: Any, rules: list[Rule]) -> Any:
-    """One CEL program giving every rule's condition as a list of booleans, or False."""
-    # One condition per line: a `//` comment in a condition ends at its line.
-    source = "[\n" + ",\n".join(f"({r.d.when}\n)" for r in rules) + "\n]"
-    try:
-        return env.compile(source)
-    except Exception:  # each condition compiled alone at load; keep evaluating them one by one
-        return False
 
 
 class Evaluator:
@@ -183,13 +151,13 @@ class Evaluator:
             references=list(shape.references),
         )
 
-    def _suppress(self, finding: Finding, exemptions: Iterable[Exemption]) -> None:
+    def _suppress(self, finding: Finding, exemptions: Iterable[Exemption], mark: bool = True) -> None:
         for ex in exemptions:
             if not ex.covers(finding.rule, finding.vm, finding.file):
                 continue
             if ex.until and ex.until < self.policy.today:
                 continue  # expired: the finding counts again (reported as a note below)
-            ex.used = True
+            ex.used = ex.used or mark
             finding.suppressed = Suppressed(
                 ex.kind, ex.reason, ex.until.isoformat() if ex.until else None, ex.file, ex.line
             )
@@ -235,6 +203,7 @@ class Evaluator:
         file = host_file or (subjects[0].file if subjects else "")
 
         shown: dict[int, tuple[dict[str, Any], tuple[Layout, ...]]] = {}  # VMs of one shape share a Topology
+        self._context = (host, version, cache, cluster, place_facts)  # a resized VM's next pass (_again)
         for index, s in enumerate(subjects):
             facts, topo = facts_for(host, s.vm, version, s.unknown, cache, cluster)
             facts.update(place_facts)
@@ -299,7 +268,7 @@ class Evaluator:
         otherwise."""
         group.seen += 1
         if group.batch is None and group.seen >= _BATCH_AFTER and group.known:
-            group.batch = _combined_program(self.env, group.known)
+            group.batch = combined_program(self.env, group.known)
         if group.batch:
             try:
                 results = group.batch.eval(activation).plain_value()
@@ -327,30 +296,57 @@ class Evaluator:
         group = self._group(vm.workload, version, unknown, host is not None)
         subject = f"vm {vm.name}"
         self.run.evaluated.append((group.ids, subject, s.file))
-        fixes: list[Fixed] = []
         fired, result.skipped = self._fired(group, self.env.Activation(known))
-        for rule in fired:
-            path = located_path(rule.d.locate, facts, s.locate) if rule.d.locate else None
-            finding = self._finding(rule, facts, subject, vm, s.file, s.locate(path) if path else s.line)
-            if s.column is not None and path:
-                finding.column = s.column(path)
-            self._suppress(finding, [*s.exemptions, *self.policy.exemptions])
-            self.run.findings.append(finding)
-            if finding.suppressed is None:
-                fixes.append(Fixed(rule.id, finding.severity, rule.d.summary, finding.fix))
-        rec = self._recommend(result, vm, host, fixes)
+        fixes = self._fixes(s, vm, facts, fired, record=True)
+        rec = self._recommend(result, s, vm, host, fixes)
         if self.keep_recommendations:
             self.recommendations[id(result)] = rec
         self.run.vms.append(result)
         for ex in s.exemptions:
             self._note_exemption(ex, vm.name)
 
-    def _recommend(self, result: VmResult, vm: VM, host: Host | None, fixes: list[Fixed]) -> Recommendation:
+    def _fixes(self, s: Subject, vm: VM, facts: dict[str, Any], fired: list[Rule], record: bool) -> list[Fixed]:
+        """The unsuppressed fixes of the fired rules; record: report the findings (the VM as
+        specified), not for a pass of advisor.engine.fixpoint."""
+        fixes: list[Fixed] = []
+        subject = f"vm {vm.name}"
+        for rule in fired:
+            path = located_path(rule.d.locate, facts, s.locate) if rule.d.locate else None
+            finding = self._finding(rule, facts, subject, vm, s.file, s.locate(path) if path else s.line)
+            if s.column is not None and path:
+                finding.column = s.column(path)
+            self._suppress(finding, [*s.exemptions, *self.policy.exemptions], mark=record)
+            if record:
+                self.run.findings.append(finding)
+            if finding.suppressed is None:
+                fixes.append(Fixed(rule.id, finding.severity, rule.d.summary, finding.fix))
+        return fixes
+
+    def _again(self, s: Subject, vm: VM) -> tuple[Recommendation, list[dict[str, Any]]]:
+        """The keys the written fixes of `vm` (a pass of advisor.engine.fixpoint) change."""
+        host, version, cache, cluster, place_facts = self._context
+        facts, _ = facts_for(host, vm, version, s.unknown, cache, cluster)
+        facts.update(place_facts)
+        _, needed = self._rules_for(vm.workload, version)
+        known = {n: facts[n] for n in needed if cel_value_fits(facts.get(n))}
+        group = self._group(vm.workload, version, frozenset(needed).difference(known), host is not None)
+        fixes = self._fixes(s, vm, facts, self._fired(group, self.env.Activation(known))[0], record=False)
+        core_mhz = host.core_mhz if host else None
+        return recommend(fixes, None, self.explicit, vm, core_mhz), resizes(fixes, self.explicit)
+
+    def _recommend(self, result: VmResult, s: Subject, vm: VM, host: Host | None, fixes: list[Fixed]) -> Recommendation:
         from advisor.vmx.mapping import vm_to_vmx
         from advisor.vmx.recommendation import to_vmx
 
-        base = vm_to_vmx(vm, host.core_mhz if host else None) if self.full_vmx else None
-        rec = recommend(fixes, base, self.explicit, vm, host.core_mhz if host else None)
+        core_mhz = host.core_mhz if host else None
+        base = vm_to_vmx(vm, core_mhz) if self.full_vmx else None
+        rec = recommend(fixes, base, self.explicit, vm, core_mhz)
+        resized = resizes(fixes, self.explicit)
+        if resized:  # fixes computed on the VM as specified may disagree on its new shape
+            rec, settled = settle(vm, rec, base, core_mhz, lambda again: self._again(s, again), resized)
+            if not settled:
+                self.run.notes.append(f"vm {vm.name}: the written recommendation did not settle within "
+                                      f"{MAX_PASSES} passes; checking the VM with it applied may recommend more")
         result.recommendation = rec.vm
         result.recommended_vmx = to_vmx(rec.vm)
         result.vmx_reasons = rec.reasons
@@ -368,7 +364,7 @@ class Evaluator:
     def _evaluate_host(self, workloads: Set[str], host: Host, version: Version, place_facts: dict[str, Any],
                        placement: Placement | None, file: str, host_line: Callable[[str], int | None] | None) -> None:
         facts = host_facts(host) | version_facts(version) | place_facts
-        activation = self.env.Activation(_activation(facts))
+        activation = self.env.Activation(activation_of(facts))
         subject = f"host {host.name}"
         recommended: dict[str, str] = {}
         evaluated: list[str] = []

@@ -1,0 +1,133 @@
+"""The written recommendation as a fixed point (issue 16, "fixes converge").
+
+Each rule computes its fix against the VM as specified. When several written fixes reshape one
+VM (a licence cap's vCPUs, a host's cores, the cores per socket of a layout) they were computed
+for different shapes, so the VM with all of them applied may draw another recommendation. Here
+the written part (the .vmx keys and the resized spec fields, what `advisor fix` and `advisor vmx`
+write) is applied to the VM, the VM is evaluated again, and what that evaluation writes is folded
+in — until it writes nothing new, at most MAX_PASSES times. Only a recommendation with a written
+resize takes a second pass: .vmx keys alone are computed on the shape they leave as it is.
+
+The findings reported stay those of the VM as specified; only what is written changes. A
+recommendation still moving after MAX_PASSES is kept as the last pass left it, with a note.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from pydantic import ValidationError
+
+from advisor.engine.recommend import Fixed, Recommendation
+from advisor.model.spec import VM
+from advisor.vmx.mapping import SCALAR_KEYS, parse_bool, vm_to_vmx
+
+# Passes after the first. Each pass can only follow a resize, and the resizes' values move toward
+# a limit (a licence's cores, the host's cores, a node's size), so two passes settle every case
+# of the sweep (tests/rules/test_convergence.py); four leaves room without letting a cycle run on.
+MAX_PASSES = 4
+
+
+def resizes(fixes: list[Fixed], explicit: frozenset[str]) -> list[dict[str, Any]]:
+    """The resizes of the written fixes, least severe first (the order recommend() applies them)."""
+    from advisor.vocab import SEVERITY_RANK
+
+    written = [f for f in fixes if f.fix.get("resize") and (f.writes_by_default() or f.rule in explicit)]
+    return [dict(f.fix["resize"]) for f in sorted(written, key=lambda f: SEVERITY_RANK[f.severity])]
+
+
+def applied(vm: VM, changes: dict[str, str | None], resized: list[dict[str, Any]]) -> VM | None:
+    """The VM with the written .vmx keys and resized spec fields applied, or None when the model
+    refuses it. A cores per socket that does not divide the vCPUs the recommendation sets (one
+    rule's value for another rule's count) is left to the next pass, which computes it for them."""
+    data = vm.model_dump(exclude_unset=True)
+    advanced = dict(data.get("advanced") or {})
+    for key, value in changes.items():
+        low = key.lower()
+        for existing in [k for k in advanced if k.lower() == low]:
+            del advanced[existing]
+        if low in SCALAR_KEYS:
+            name, parse = SCALAR_KEYS[low]
+            if value is None:
+                data.pop(name, None)
+            else:
+                data[name] = parse(value)
+        elif low == "sched.mem.pin" and value is not None and parse_bool(value):
+            data["memory_reservation"] = "full"
+        elif value is not None:
+            advanced[key] = value
+    for resize in resized:
+        for path, value in resize.items():
+            if "." not in path or path.startswith("data_disks."):
+                continue  # fields are in `changes` as their .vmx keys; disks do not shape the VM
+            *parents, name = path.split(".")
+            target = data
+            for parent in parents:
+                target = target.setdefault(parent, {}) if isinstance(target, dict) else {}
+            target[name] = int(value) if isinstance(value, str) and value.isdigit() else value
+    data["advanced"] = advanced
+    cps = data.get("cores_per_socket")
+    if cps and data.get("vcpus") and int(data["vcpus"]) % int(cps):
+        data.pop("cores_per_socket")
+    try:
+        return VM.model_validate(data)
+    except (ValidationError, ValueError):
+        return None
+
+
+def _new(rec: Recommendation, vm: VM, core_mhz: int | None) -> dict[str, str | None]:
+    """The changes a pass's recommendation makes to the VM it was built for."""
+    current = {k.lower(): v for k, v in vm_to_vmx(vm, core_mhz).items()}
+    return {k: v for k, v in rec.changes.items() if current.get(k.lower()) != v}
+
+
+def settle(vm: VM, first: Recommendation, base: dict[str, str] | None, core_mhz: int | None,
+           again: Callable[[VM], tuple[Recommendation, list[dict[str, Any]]]],
+           resized: list[dict[str, Any]]) -> tuple[Recommendation, bool]:
+    """Fold into `first` what evaluating the VM with it applied writes, until nothing changes.
+
+    again(vm): that VM's recommendation (only the keys its written fixes change) and the
+    resizes of its written fixes. resized: those of `first`. Returns the recommendation and
+    whether it settled within MAX_PASSES.
+    """
+    from advisor.vmx.recommendation import from_vmx
+
+    spelled = {k.lower(): k for k in (base or {})} | {k.lower(): k for k in first.changes}
+    changes, reasons = dict(first.changes), dict(first.reasons)
+    guest, host = dict(first.guest), dict(first.host)
+    current, step = vm, dict(first.changes)
+    settled = False
+    for _ in range(MAX_PASSES):
+        following = applied(current, step, resized)
+        if following is None:
+            break
+        # A field applied() left to the next pass (cores per socket) is written as it leaves it.
+        shape = {k.lower(): v for k, v in vm_to_vmx(following, core_mhz).items()}
+        for key in [k for k in changes if k.lower() in SCALAR_KEYS and shape.get(k.lower()) != changes[k]]:
+            changes[key] = shape.get(key.lower())
+            if changes[key] is None:
+                reasons.pop(key, None)
+        rec, resized = again(following)
+        step = _new(rec, following, core_mhz)
+        new_guest = {k: v for k, v in rec.guest.items() if guest.get(k) != v}
+        if not step and not new_guest:
+            settled = True
+            break
+        for key, value in step.items():
+            key = spelled.setdefault(key.lower(), key)
+            changes[key] = value
+            if value is None:
+                reasons.pop(key, None)
+            elif key.lower() in {k.lower() for k in rec.reasons}:
+                reasons[key] = next(r for k, r in rec.reasons.items() if k.lower() == key.lower())
+        guest.update(new_guest)
+        host.update(rec.host)
+        current = following
+    if changes == first.changes and guest == first.guest and host == first.host:
+        return first, settled
+    settings = {k: v for k, v in {**(base or {}), **changes}.items() if v is not None}
+    out = Recommendation(settings=settings, changes=changes, reasons=reasons, guest=guest, host=host,
+                         suggestions=first.suggestions)
+    out.vm = from_vmx(vm.name, {**(base or {}), **changes}, reasons)
+    return out, settled
