@@ -36,8 +36,8 @@ from advisor.numa.placement import Placement
 from advisor.numa.topology import Topology
 from advisor.report.findings import Finding, Layout, Run, Suppressed, VmResult
 
-__all__ = ["MAX_CEL_LIST", "MAX_CEL_STRING", "REMOVE", "Evaluator", "Exemption", "Policy", "Subject", "capacity_summary",
-           "cel_value_fits", "fill", "host_result", "vm_layouts"]
+__all__ = ["MAX_CEL_LIST", "MAX_CEL_STRING", "REMOVE", "Evaluator", "Exemption", "Policy", "Subject",
+           "capacity_summary", "cel_value_fits", "fill", "host_result", "vm_layouts"]
 
 
 @dataclass(slots=True)

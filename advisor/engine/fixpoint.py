@@ -23,9 +23,9 @@ from advisor.engine.recommend import Fixed, Recommendation
 from advisor.model.spec import VM
 from advisor.vmx.mapping import SCALAR_KEYS, parse_bool, vm_to_vmx
 
-# Passes after the first. Each pass can only follow a resize, and the resizes' values move toward
-# a limit (a licence's cores, the host's cores, a node's size), so two passes settle every case
-# of the sweep (tests/rules/test_convergence.py); four leaves room without letting a cycle run on.
+# Evaluations after the first, so the work per VM is bounded by construction: a resize's values
+# move toward a limit (a licence's cores, the host's cores, a node's size), and the sweep's cases
+# (tests/rules/test_convergence.py) settle within it; a cycle between two rules stops here.
 MAX_PASSES = 4
 
 

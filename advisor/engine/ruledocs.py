@@ -45,6 +45,16 @@ checks again: the finding must be gone and no finding as severe must appear; a f
 to apply, or one that does not converge, fails the test. A sweep over host profiles, workloads,
 vCPU counts and memory sizes applies everything advisor writes and checks that a second run
 writes nothing new and the worst severity does not rise.
+
+Each rule computes its fix against the VM as specified, so when several written fixes resize one
+VM (a licence's cores, the host's cores, cores per socket for a layout) their values can disagree.
+advisor therefore applies what it writes (the `.vmx` keys and resized fields) to the VM, checks
+that VM again and folds in what that check writes, until it writes nothing new; a cores per socket
+that does not divide the new vCPU count is left to the next pass. This runs only for a VM whose
+written fixes resize it, at most 4 passes after the first (`MAX_PASSES`,
+advisor/engine/fixpoint.py). A recommendation still moving after them is written as the last pass
+left it, with a note naming the VM, and fails the sweep. The findings reported are those of the VM
+as specified.
 """
 
 

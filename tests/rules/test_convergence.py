@@ -141,7 +141,7 @@ SQL_NOT_SETTLING = {("dell-r710-x5670", 16, 384)}
 
 def _sql_converges(host: str, v: int, gb: int) -> None:
     if (host, v, gb) in SQL_NOT_SETTLING:
-        with pytest.raises(AssertionError, match="did not settle|recommends more"):
+        with pytest.raises(AssertionError, match=r"did not settle|recommends more"):
             _converges(host, "sql-server", v, gb, **SQL_STANDARD)
         return
     _converges(host, "sql-server", v, gb, **SQL_STANDARD)
