@@ -71,7 +71,7 @@ def applied(vm: VM, changes: dict[str, str | None], resized: list[dict[str, Any]
     if cps and data.get("vcpus") and int(data["vcpus"]) % int(cps):
         data.pop("cores_per_socket")
     try:
-        return VM.model_validate(data)
+        return type(vm).model_validate(data)
     except (ValidationError, ValueError):
         return None
 
