@@ -45,7 +45,7 @@ def fitting_cores_per_socket(vcpus: int, preferred: tuple[int | None, ...], node
                              max_sockets: int, edition_sockets: int = 0) -> int | None:
     """Cores per socket within the limits: the first of `preferred` (one socket per vNUMA node of
     the layout the VM gets) that is allowed, else the allowed divisor of the vCPUs nearest a
-    physical node's cores (sockets the size of the host's nodes)."""
+    physical node's cores (sockets the size of the host's nodes, none wider than a node where one fits)."""
     sockets_cap = min(max_sockets, edition_sockets) if edition_sockets > 0 else max_sockets
 
     def allowed(cps: int) -> bool:
@@ -54,7 +54,8 @@ def fitting_cores_per_socket(vcpus: int, preferred: tuple[int | None, ...], node
     for cps in preferred:
         if cps and allowed(cps):
             return cps
-    return min((d for d in range(1, vcpus + 1) if allowed(d)), key=lambda d: (abs(d - node_cores), -d),
+    # A socket no wider than a node first: a wider one spans nodes (NUMA010).
+    return min((d for d in range(1, vcpus + 1) if allowed(d)), key=lambda d: (d > node_cores, abs(d - node_cores), -d),
                default=None)
 
 
