@@ -38,14 +38,18 @@ _NESTED = {"fix": Fix, "vsphere": VersionRange}
 def inputs() -> list[tuple[str, bytes]]:
     """What a record depends on beyond the rule files (advisor's version and the interpreter's
     are part of every cache key): the facts' names and types (a condition is type-checked
-    against them), the code that builds a record, and the CEL runtime that serialised it."""
+    against them), the seed papers' titles and addresses (a reference's text), the code that
+    builds a record, and the CEL runtime that serialised it."""
     from cel_expr_python import cel
+
+    from advisor.resources import data_path
 
     here = Path(__file__).resolve().parent
     facts = "\n".join(f"{name}:{fact.type}" for name, fact in sorted(FACTS.items()))
     runtime = Path(cel.__file__).stat()
-    return [("facts", facts.encode()),
-            *((name, (here / name).read_bytes()) for name in ("compiled.py", "catalog.py", "conditions.py")),
+    code = ("compiled.py", "catalog.py", "conditions.py", "references.py")
+    return [("facts", facts.encode()), ("seeds", (data_path("rules") / "references" / "seeds.yaml").read_bytes()),
+            *((name, (here / name).read_bytes()) for name in code),
             ("cel", f"{cel.__file__}|{runtime.st_size}|{runtime.st_mtime_ns}".encode())]
 
 
@@ -78,6 +82,7 @@ def _record(rule: Rule) -> dict[str, Any]:
         "d": {"v": fields, "set": sorted(d.model_fields_set)},
         **{name: _fields(getattr(d, name)) for name in _NESTED},
         "program": base64.b64encode(rule.compiled().serialize()).decode("ascii"),
+        "references_text": list(rule.reference_texts()),
         # The examples twice: as plain data for the rule's model (docs and `advisor explain`
         # read them; the JSON decoder builds them at C speed), and with their line numbers as
         # one JSON text, decoded into the rule's `examples` when something reads those.
@@ -117,4 +122,5 @@ def rule(record: dict[str, Any]) -> Rule:
                 record["line"], None, frozenset(record["facts"]), True,
                 min_version=Version.parse(vsphere.min) if vsphere.min else None,
                 max_version=Version.parse(vsphere.max) if vsphere.max else None,
-                read_examples=read, serialized=base64.b64decode(record["program"]))
+                read_examples=read, serialized=base64.b64decode(record["program"]),
+                references_text=tuple(record["references_text"]))
