@@ -39,9 +39,10 @@ from advisor.output.describe import (
 from advisor.report.findings import Finding, HostResult, Run, VmResult
 
 WIDTH = 100  # when the caller does not say (files, tests)
-# The end of a line that holds only padding and colour codes.
-_TRAILING = re.compile(r"(?:\s|\x1b\[[0-9;]*m)+$")
-_CODE = re.compile(r"\x1b\[[0-9;]*m")
+# The end of a line that holds only padding and colour codes. Patterns as text, compiled by `re`
+# (and kept) when first used: a report without colour codes never uses them.
+_TRAILING = r"(?:\s|\x1b\[[0-9;]*m)+$"
+_CODE = r"\x1b\[[0-9;]*m"
 STYLES = {"error": "bold red", "warning": "yellow", "info": "blue"}
 
 
@@ -318,12 +319,17 @@ def _finish(console: Console) -> str:
     """The captured report without the spaces Rich pads each line to the full width with, and
     with no line that a CI runner would take for a `::command::` (see the module docstring)."""
     text = console.file.getvalue()  # type: ignore[attr-defined]
-    return "".join(_defused(_TRAILING.sub(lambda m: "".join(_CODE.findall(m.group())), line) if "\x1b" in line
-                            else line.rstrip()) + "\n"
-                   for line in text.splitlines())
+    return "".join(_defused(_trimmed(line)) + "\n" for line in text.splitlines())
+
+
+def _trimmed(line: str) -> str:
+    """The line without its trailing padding, keeping any colour codes among it."""
+    if "\x1b" not in line:
+        return line.rstrip()  # str.rstrip() and the pattern's \s take the same characters
+    return re.sub(_TRAILING, lambda m: "".join(re.findall(_CODE, m.group())), line)
 
 
 def _defused(line: str) -> str:
-    if "::" not in line or not _CODE.sub("", line).lstrip().startswith("::"):
+    if "::" not in line or not re.sub(_CODE, "", line).lstrip().startswith("::"):
         return line
     return line.replace("::", "\\x3a:", 1)
