@@ -5,8 +5,9 @@ with its line numbers), building each rule's models field by field and compiling
 condition of each rule the run evaluates. A record holds the result instead: the rule's fields
 with their defaults filled in (so building the models runs no default factory), the facts its
 condition reads, its CEL program serialised (a checked expression: data, which the CEL runtime
-plans again, never code) and its examples as a JSON text decoded only when something reads them
-(docs, `advisor explain`, the tests). Records are JSON data, written and read by
+plans again, never code), its references' text as findings show it (so a run does not read the
+seed papers' table, rules/references/seeds.yaml) and its examples as a JSON text decoded only
+when something reads them (docs, `advisor explain`, the tests). Records are JSON data, written and read by
 advisor.engine.cache, keyed by the rule files' bytes and by everything else a record depends on
 (`inputs`).
 """
