@@ -174,6 +174,7 @@ class Rule:
     # the cache holds them as JSON text until they are read (advisor.engine.compiled).
     read_examples: dict[str, list[Any]] | str = field(default_factory=dict)
     serialized: bytes | None = None  # the compiled condition as the cache holds it
+    references_text: tuple[str, ...] | None = None  # reference_texts(), as the cache holds them
 
     @property
     def id(self) -> str:
@@ -199,6 +200,13 @@ class Rule:
             else:
                 self.program = compile_condition(self.d.id, self.d.when, self.file, self.line)
         return self.program
+
+    def reference_texts(self) -> tuple[str, ...]:
+        """Each reference as a reader sees it (title, address, seed). A built-in rule from the
+        cache holds them already, so a run need not read rules/references/seeds.yaml."""
+        if self.references_text is None:
+            self.references_text = tuple(r.text() for r in self.d.references)
+        return self.references_text
 
     @property
     def area(self) -> str:
@@ -230,7 +238,7 @@ class Rule:
             "severity": self.d.severity,
             "summary": self.d.summary,
             "rationale": " ".join(self.d.rationale.split()),
-            "references": [r.text() for r in self.d.references],
+            "references": list(self.reference_texts()),
             # Built-in rules have a page in the generated rules reference; user rules do not.
             "help_uri": help_uri(self.d.id, self.d.name) if self.builtin else None,
             # Rule-level help has no VM to fill placeholders from: show them as <fact>.

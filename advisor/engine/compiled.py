@@ -5,8 +5,9 @@ with its line numbers), building each rule's models field by field and compiling
 condition of each rule the run evaluates. A record holds the result instead: the rule's fields
 with their defaults filled in (so building the models runs no default factory), the facts its
 condition reads, its CEL program serialised (a checked expression: data, which the CEL runtime
-plans again, never code) and its examples as a JSON text decoded only when something reads them
-(docs, `advisor explain`, the tests). Records are JSON data, written and read by
+plans again, never code), its references' text as findings show it (so a run does not read the
+seed papers' table, rules/references/seeds.yaml) and its examples as a JSON text decoded only
+when something reads them (docs, `advisor explain`, the tests). Records are JSON data, written and read by
 advisor.engine.cache, keyed by the rule files' bytes and by everything else a record depends on
 (`inputs`).
 """
@@ -38,14 +39,18 @@ _NESTED = {"fix": Fix, "vsphere": VersionRange}
 def inputs() -> list[tuple[str, bytes]]:
     """What a record depends on beyond the rule files (advisor's version and the interpreter's
     are part of every cache key): the facts' names and types (a condition is type-checked
-    against them), the code that builds a record, and the CEL runtime that serialised it."""
+    against them), the seed papers' titles and addresses (a reference's text), the code that
+    builds a record, and the CEL runtime that serialised it."""
     from cel_expr_python import cel
+
+    from advisor.resources import data_path
 
     here = Path(__file__).resolve().parent
     facts = "\n".join(f"{name}:{fact.type}" for name, fact in sorted(FACTS.items()))
     runtime = Path(cel.__file__).stat()
-    return [("facts", facts.encode()),
-            *((name, (here / name).read_bytes()) for name in ("compiled.py", "catalog.py", "conditions.py")),
+    code = ("compiled.py", "catalog.py", "conditions.py", "references.py")
+    return [("facts", facts.encode()), ("seeds", (data_path("rules") / "references" / "seeds.yaml").read_bytes()),
+            *((name, (here / name).read_bytes()) for name in code),
             ("cel", f"{cel.__file__}|{runtime.st_size}|{runtime.st_mtime_ns}".encode())]
 
 
@@ -78,6 +83,7 @@ def _record(rule: Rule) -> dict[str, Any]:
         "d": {"v": fields, "set": sorted(d.model_fields_set)},
         **{name: _fields(getattr(d, name)) for name in _NESTED},
         "program": base64.b64encode(rule.compiled().serialize()).decode("ascii"),
+        "references_text": list(rule.reference_texts()),
         # The examples twice: as plain data for the rule's model (docs and `advisor explain`
         # read them; the JSON decoder builds them at C speed), and with their line numbers as
         # one JSON text, decoded into the rule's `examples` when something reads those.
@@ -117,4 +123,5 @@ def rule(record: dict[str, Any]) -> Rule:
                 record["line"], None, frozenset(record["facts"]), True,
                 min_version=Version.parse(vsphere.min) if vsphere.min else None,
                 max_version=Version.parse(vsphere.max) if vsphere.max else None,
-                read_examples=read, serialized=base64.b64decode(record["program"]))
+                read_examples=read, serialized=base64.b64decode(record["program"]),
+                references_text=tuple(record["references_text"]))

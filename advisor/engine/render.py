@@ -154,5 +154,5 @@ class FindingShape:
     @classmethod
     def of(cls, rule: Rule) -> FindingShape:
         names = sorted(rule.facts | {n for n in rule.template_facts() if not n.startswith("each.")})
-        return cls(" ".join(rule.d.message.split()), tuple(names), tuple(r.text() for r in rule.d.references))
+        return cls(" ".join(rule.d.message.split()), tuple(names), rule.reference_texts())
 

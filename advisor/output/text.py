@@ -39,9 +39,10 @@ from advisor.output.describe import (
 from advisor.report.findings import Finding, HostResult, Run, VmResult
 
 WIDTH = 100  # when the caller does not say (files, tests)
-# The end of a line that holds only padding and colour codes.
-_TRAILING = re.compile(r"(?:\s|\x1b\[[0-9;]*m)+$")
-_CODE = re.compile(r"\x1b\[[0-9;]*m")
+# The end of a line that holds only padding and colour codes. Patterns as text, compiled by `re`
+# (and kept) when first used: a report without colour codes never uses them.
+_TRAILING = r"(?:\s|\x1b\[[0-9;]*m)+$"
+_CODE = r"\x1b\[[0-9;]*m"
 STYLES = {"error": "bold red", "warning": "yellow", "info": "blue"}
 
 
@@ -101,7 +102,7 @@ def _hanging(label: str, lines: list[str], style: str, indent: int) -> list[Rend
     return out
 
 
-_WORD = re.compile(r"\s*\S+\s*")  # a word with the spaces around it, as Rich's own breaker reads them
+_WORD = re.compile(r"\s*(\S+)\s*")  # a word with the spaces around it, as Rich's own breaker reads them
 
 
 def _line_starts(plain: str, room: int) -> list[int]:
@@ -111,9 +112,18 @@ def _line_starts(plain: str, room: int) -> list[int]:
     than the line (overflow "crop", "fold" or "ellipsis"), which cuts a URL in two, and the
     breaker that can leave such a word whole (`rich._wrap.divide_line(fold=False)`) is private,
     free to change in any release. Cells, not characters, via Rich's public `cell_len`, so wide
-    characters in a VM name are measured as the terminal draws them.
+    characters in a VM name are measured as the terminal draws them; printable ASCII (nearly
+    every line) takes one cell a character, so there the offsets are the measure.
     """
     starts: list[int] = []
+    if plain.isascii() and plain.isprintable():
+        if len(plain) <= room:
+            return starts
+        line = 0  # where the current line starts; the words tile the text from there
+        for match in _WORD.finditer(plain):
+            if match.start() > line and match.end(1) - line > room:
+                starts.append(line := match.start())
+        return starts
     used = 0
     for match in _WORD.finditer(plain):
         word = match.group(0)
@@ -144,11 +154,34 @@ def _emit(console: Console, item: RenderableType, width: int, indent: int = 0) -
         _emit(console, item.renderable, width, indent + item.left)
     elif isinstance(item, (Text, _Hang)):
         text, hang = (item.text, item.hang) if isinstance(item, _Hang) else (item, 0)
-        for number, line in enumerate(text.divide(_breaks(text.plain, max(width - indent, 10), hang))):
+        plain = text.plain
+        breaks = _breaks(plain, max(width - indent, 10), hang)
+        if _plain(console, plain):
+            for number, (start, end) in enumerate(zip([0, *breaks], [*breaks, len(plain)], strict=True)):
+                console.file.write(" " * (indent + (hang if number else 0)) + plain[start:end].rstrip() + "\n")
+            return
+        for number, line in enumerate(text.divide(breaks)):
             line.rstrip()
             console.print(Text(" " * (indent + (hang if number else 0))) + line, soft_wrap=True)
     else:  # a table or panel (none in this report today): Rich lays it out itself
         console.print(item)
+
+
+def _plain(console: Console, plain: str) -> bool:
+    """Whether Rich would print this line as its plain text: without colour it does, but for
+    expanding tabs (a Text has already dropped the control codes Rich strips, and `visible`
+    escapes the rest). Such lines are written directly, skipping Rich's layout per call (a
+    third of a small `advisor check`); tests/unit/test_text_plain.py holds the two ways to
+    each other."""
+    return console.color_system is None and "\t" not in plain
+
+
+def _print(console: Console, line: Text) -> None:
+    """One line, never wrapped again."""
+    if _plain(console, line.plain):
+        console.file.write(line.plain + "\n")
+    else:
+        console.print(line, soft_wrap=True)
 
 
 def _quiet_line(f: Finding, rule_width: int = 0) -> Text:
@@ -250,7 +283,7 @@ def render(run: Run, *, color: bool = False, quiet: bool = False, width: int | N
     console = report_console(color, width)
     for problem in run.errors:
         if quiet:
-            console.print(Text(one_line(str(problem)), style="red"), soft_wrap=True)
+            _print(console, Text(one_line(str(problem)), style="red"))
         else:
             _emit(console, Text(one_line(str(problem)), style="red"), width)
     shown = [f for f in run.findings if f.suppressed is None]
@@ -259,7 +292,7 @@ def render(run: Run, *, color: bool = False, quiet: bool = False, width: int | N
         for f in sorted(shown, key=lambda f: (f.file or "", f.line or 0)):
             # Unwrapped on purpose: one line per finding, for grep and for editors that jump
             # to `file:line:`.
-            console.print(_quiet_line(f, rule_width), soft_wrap=True)
+            _print(console, _quiet_line(f, rule_width))
         return _finish(console)
     if run.errors:
         console.print()
@@ -286,11 +319,17 @@ def _finish(console: Console) -> str:
     """The captured report without the spaces Rich pads each line to the full width with, and
     with no line that a CI runner would take for a `::command::` (see the module docstring)."""
     text = console.file.getvalue()  # type: ignore[attr-defined]
-    return "".join(_defused(_TRAILING.sub(lambda m: "".join(_CODE.findall(m.group())), line)) + "\n"
-                   for line in text.splitlines())
+    return "".join(_defused(_trimmed(line)) + "\n" for line in text.splitlines())
+
+
+def _trimmed(line: str) -> str:
+    """The line without its trailing padding, keeping any colour codes among it."""
+    if "\x1b" not in line:
+        return line.rstrip()  # str.rstrip() and the pattern's \s take the same characters
+    return re.sub(_TRAILING, lambda m: "".join(re.findall(_CODE, m.group())), line)
 
 
 def _defused(line: str) -> str:
-    if not _CODE.sub("", line).lstrip().startswith("::"):
+    if "::" not in line or not re.sub(_CODE, "", line).lstrip().startswith("::"):
         return line
     return line.replace("::", "\\x3a:", 1)

@@ -40,6 +40,8 @@ _CountedVm = _counted(VmResult)
 class _Console:
     """Stands in for Rich's console: counts what the report prints, renders nothing."""
 
+    color_system = "standard"  # a colour console: every line goes through print(), where it is counted
+
     def __init__(self) -> None:
         self.file = io.StringIO()
         self.printed = 0
