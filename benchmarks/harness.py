@@ -25,6 +25,7 @@ within its budget.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import statistics
 import subprocess
@@ -211,10 +212,8 @@ def _kill_tree(pid: int) -> None:
         pids.append(current)
         todo.extend(children.get(current, ()))
     for current in pids:
-        try:
+        with contextlib.suppress(ProcessLookupError, PermissionError):  # ended meanwhile, or not ours
             os.kill(current, 9)
-        except (ProcessLookupError, PermissionError):
-            pass
 
 
 def _peak(m: Measurement, sample: Sample) -> None:
