@@ -374,6 +374,27 @@ for order, restrict in (("cumulative", "/advisor/"), ("tottime", "")):
 
 # -- machine facts, table, JSON ---------------------------------------------------------------
 
+# A fixed pure-Python workload whose CPU time says how fast this machine runs Python right now.
+# The engine's targets are absolute seconds; a shared VM's speed drifts by 2-3x over a day (the
+# read-and-split floor of 10,000 .vmx took 0.55 s at one time and 1.25 s at another on this
+# machine, both at idle), so a run records this beside its figures, at its start and its end.
+_SPEED_PROBE = (
+    "import time\n"
+    "best = None\n"
+    "for _ in range(3):\n"
+    "    t = time.process_time(); s = 0\n"
+    "    for i in range(3_000_000): s += i & 7\n"
+    "    t = time.process_time() - t; best = t if best is None else min(best, t)\n"
+    "print(best)\n"
+)
+
+
+def python_speed(python: str) -> float:
+    """CPU seconds of the probe loop (best of three) in the benchmark's interpreter."""
+    probe = subprocess.run([python, "-c", _SPEED_PROBE], capture_output=True, text=True, check=True)
+    return float(probe.stdout.strip())
+
+
 def machine_facts(python: str, advisor: str) -> dict:
     probe = subprocess.run([python, "-c", "import platform, sys; print(sys.version.split()[0]); "
                             "print(platform.python_implementation())"], capture_output=True, text=True, check=True)
@@ -388,6 +409,7 @@ def machine_facts(python: str, advisor: str) -> dict:
         "platform": platform.platform(),
         "machine": platform.machine(),
         "advisor_version": adv.rsplit(" ", 1)[-1] if adv else None,
+        "python_probe_cpu_s": {"start": round(python_speed(python), 4)},
     }
     cpu = Path("/proc/cpuinfo")
     if cpu.is_file():
@@ -409,7 +431,9 @@ def _seconds(value: float | None) -> str:
 def table(report: Report, facts: dict, mode: str) -> str:
     lines = [f"advisor benchmarks ({mode}) - {facts['timestamp']}",
              f"{facts['cores']} cores, {facts.get('cpu') or facts['machine']}, Python {facts['python']}, "
-             f"{facts['platform']}, advisor {facts['advisor_version']}", ""]
+             f"{facts['platform']}, advisor {facts['advisor_version']}",
+             "speed probe (3M-step pure-Python loop, CPU, best of 3): "
+             + " / ".join(f"{k} {v * 1000:.0f} ms" for k, v in facts["python_probe_cpu_s"].items()), ""]
     header = f"{'case':<44} {'median':>9} {'runs':>4} {'peak RSS':>9}  notes"
     section = None
     for row in report.rows:
@@ -467,6 +491,7 @@ def main(argv: list[str] | None = None) -> int:
         profile_path = bench.profile() if args.profile else None
     finally:
         shutil.rmtree(cache_dir, ignore_errors=True)
+    facts["python_probe_cpu_s"]["end"] = round(python_speed(python), 4)
 
     mode = "quick" if args.quick else "full"
     text = table(bench.report, facts, mode)

@@ -43,3 +43,41 @@ def test_a_failing_command_ends_its_pair(harness) -> None:
     pair = harness.measure_pair("case", [sys.executable, "-c", "raise SystemExit(3)"], "base",
                                 [sys.executable, "-c", "pass"], repeats=3, ok_codes=(0,))
     assert not pair.ok and pair.case.error.startswith("exit 3") and pair.ratios == []
+
+
+def test_a_run_over_the_limit_says_it_was_killed_for_it(harness) -> None:
+    """A run the harness kills for its time limit reads as that, not as a bare 'exit -9'; the
+    processes it started go with it."""
+    pair = harness.measure_pair("case", [sys.executable, "-c", "import time; time.sleep(60)"], "base",
+                                [sys.executable, "-c", "pass"], repeats=1, timeout_s=0.5)
+    assert not pair.ok and pair.ratios == []
+    assert pair.case.error.startswith("killed by the harness: over its 0-second limit") or \
+        "limit per run" in pair.case.error, pair.case.error
+    assert "exit -9" not in pair.case.error
+
+
+def test_a_signal_from_elsewhere_is_named(harness) -> None:
+    m = harness.measure("case", [sys.executable, "-c", "import os, signal; os.kill(os.getpid(), signal.SIGTERM)"],
+                        repeats=1)
+    assert m.error == "killed by SIGTERM (not by the harness: out of memory, or killed from outside)"
+
+
+_WORKERS = """
+import subprocess, sys
+work = "b = bytearray(%d); b[::4096] = b'x' * len(b[::4096]); import time; time.sleep(2)"
+workers = [subprocess.Popen([sys.executable, "-c", work]) for _ in range(2)]
+for w in workers:
+    w.wait()
+"""
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="the process tree is read from /proc")
+def test_memory_of_a_process_tree_is_summed(harness) -> None:
+    """Workers running at once use the sum of their memory: two workers of 80 MiB each are
+    reported as at least 160 MiB, where the largest single process (what wait4 and GNU time
+    give) is under 100."""
+    mib = 2**20
+    m = harness.measure("tree", [sys.executable, "-c", _WORKERS % (80 * mib)], repeats=1, budget_s=0)
+    assert m.ok, m.error
+    assert m.peak_rss_bytes >= 160 * mib, m.peak_rss_bytes / mib
+    assert m.rss_source.endswith("+ tree"), m.rss_source
