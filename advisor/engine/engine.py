@@ -21,7 +21,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from advisor.engine.catalog import Catalog, Rule
-from advisor.engine.conditions import MAX_CEL_LIST, MAX_CEL_STRING, activation_of, cel_value_fits, combined_program
+from advisor.engine.conditions import (MAX_CEL_LIST, MAX_CEL_STRING, activation_of, cel_value_fits, combined_program,
+                                       known_values)
 from advisor.engine.fixpoint import MAX_PASSES, resizes, settle
 from advisor.engine.hostresult import capacity_summary, host_result, vm_layouts
 from advisor.engine.policy import Exemption, Policy
@@ -58,6 +59,9 @@ class Subject:
 # VMs of one group before its rules are combined into one CEL program: compiling costs about
 # as much as evaluating the rules one by one on a few dozen VMs, so small runs skip it.
 _BATCH_AFTER = 8
+# Programs of known and likely partial rules per group (one per set of likely rules), so a group
+# whose VMs keep settling different rules does not compile without end.
+_TOGETHER_PROGRAMS = 8
 
 
 @dataclass(slots=True)
@@ -75,6 +79,12 @@ class _Group:
     # The "not evaluated" lines of its VMs, one shared tuple per distinct set of undecided rules
     # (a run may hold ten thousand VMs of a few shapes).
     undecided: dict[tuple[str, ...], tuple[str, ...]] = field(default_factory=dict)
+    # The partial rules the known facts of every VM so far settled (all of them at first): they
+    # are evaluated with the known rules in one program (`together`, by their ids); a rule once
+    # left undecided is one CEL call of its own from then on, as its error cannot be told apart
+    # inside a list.
+    likely: tuple[Rule, ...] = ()
+    together: dict[tuple[str, ...], Any] = field(default_factory=dict)
 
 
 class Evaluator:
@@ -238,29 +248,67 @@ class Evaluator:
             rules, _ = self._rules_for(workload, version)
             known = [r for r in rules if unknown.isdisjoint(r.facts)]
             partial = [r for r in rules if not unknown.isdisjoint(r.facts) and applies_without(r.facts & unknown)]
-            group = self._groups[key] = _Group(rules, tuple(r.id for r in rules), unknown, known, partial, hosted)
+            group = self._groups[key] = _Group(rules, tuple(r.id for r in rules), unknown, known, partial, hosted,
+                                               likely=tuple(partial))
         return group
 
     def _fired(self, group: _Group, activation: Any) -> tuple[list[Rule], tuple[str, ...]]:
         """The group's rules whose condition holds, and the "not evaluated" lines of those the
         known facts cannot settle."""
-        fired = self._fired_known(group, activation)
         if not group.partial:
-            return fired, ()
+            return self._fired_known(group, activation), ()
+        outcome = self._fired_together(group, activation) if group.likely else None
+        if outcome is None:
+            fired = self._fired_known(group, activation)
+            settled: dict[int, bool] = {}
+        else:
+            fired, settled = outcome
         undecided = []
         for rule in group.partial:
-            holds = self._decide(rule, activation, group.unknown)
+            holds = settled[id(rule)] if id(rule) in settled else self._decide(rule, activation, group.unknown)
             if holds is None:
                 undecided.append(rule)
             elif holds:
                 fired.append(rule)
+        if outcome is None and undecided:  # never grows: a rule once undecided stays a call of its own
+            left = {id(r) for r in undecided}
+            group.likely = tuple(r for r in group.likely if id(r) not in left)
+        return fired, self._undecided_lines(group, undecided)
+
+    def _fired_together(self, group: _Group, activation: Any) -> tuple[list[Rule], dict[int, bool]] | None:
+        """The known rules that hold and how the likely partial rules settle, from one CEL call;
+        None when that call cannot say (a likely rule left undecided, a run-time error) or the
+        group is not yet common enough to repay compiling it."""
+        group.seen += 1
+        if group.seen < _BATCH_AFTER:
+            return None
+        ids = tuple(r.id for r in group.likely)
+        program = group.together.get(ids)
+        if program is None:
+            if len(group.together) >= _TOGETHER_PROGRAMS:
+                return None
+            program = group.together[ids] = combined_program(self.env, [*group.known, *group.likely])
+        if not program:
+            return None
+        try:
+            results = program.eval(activation).plain_value()
+        except RuntimeError:
+            return None
+        count = len(group.known)
+        if (not isinstance(results, list) or len(results) != count + len(group.likely)
+                or not all(r is True or r is False for r in results)):
+            return None
+        fired = [rule for rule, holds in zip(group.known, results, strict=False) if holds]
+        return fired, {id(rule): holds for rule, holds in zip(group.likely, results[count:], strict=True)}
+
+    def _undecided_lines(self, group: _Group, undecided: list[Rule]) -> tuple[str, ...]:
         ids = tuple(r.id for r in undecided)
         lines = group.undecided.get(ids)
         if lines is None:
             lines = group.undecided[ids] = tuple(
                 needs_text(r.id, r.facts & group.unknown, group.hosted) for r in undecided
             )
-        return fired, lines
+        return lines
 
     def _fired_known(self, group: _Group, activation: Any) -> list[Rule]:
         """The rules that hold when every fact is known: one CEL call for all of them once the
@@ -291,7 +339,7 @@ class Evaluator:
         _, needed = self._rules_for(vm.workload, version)
         # Only the facts some applicable rule reads go into CEL: building the activation is
         # the largest fixed cost per VM.
-        known = {n: facts[n] for n in needed if cel_value_fits(facts.get(n))}
+        known = known_values(facts, needed)
         unknown = frozenset(needed).difference(known) if len(known) < len(needed) else frozenset()
         group = self._group(vm.workload, version, unknown, host is not None)
         subject = f"vm {vm.name}"
@@ -328,7 +376,7 @@ class Evaluator:
         facts, _ = facts_for(host, vm, version, s.unknown, cache, cluster)
         facts.update(place_facts)
         _, needed = self._rules_for(vm.workload, version)
-        known = {n: facts[n] for n in needed if cel_value_fits(facts.get(n))}
+        known = known_values(facts, needed)
         group = self._group(vm.workload, version, frozenset(needed).difference(known), host is not None)
         fixes = self._fixes(s, vm, facts, self._fired(group, self.env.Activation(known))[0], record=False)
         core_mhz = host.core_mhz if host else None
@@ -336,7 +384,6 @@ class Evaluator:
 
     def _recommend(self, result: VmResult, s: Subject, vm: VM, host: Host | None, fixes: list[Fixed]) -> Recommendation:
         from advisor.vmx.mapping import vm_to_vmx
-        from advisor.vmx.recommendation import to_vmx
 
         core_mhz = host.core_mhz if host else None
         base = vm_to_vmx(vm, core_mhz) if self.full_vmx else None
@@ -348,7 +395,7 @@ class Evaluator:
                 self.run.notes.append(f"vm {vm.name}: the written recommendation did not settle within "
                                       f"{MAX_PASSES} passes; checking the VM with it applied may recommend more")
         result.recommendation = rec.vm
-        result.recommended_vmx = to_vmx(rec.vm)
+        result.recommended_vmx = rec.vmx
         result.vmx_reasons = rec.reasons
         result.recommended_guest = rec.guest
         result.suggested_vmx = [s.as_dict() for s in rec.suggestions]
