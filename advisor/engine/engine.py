@@ -59,9 +59,6 @@ class Subject:
 # VMs of one group before its rules are combined into one CEL program: compiling costs about
 # as much as evaluating the rules one by one on a few dozen VMs, so small runs skip it.
 _BATCH_AFTER = 8
-# Programs of known and likely partial rules per group (one per set of likely rules), so a group
-# whose VMs keep settling different rules does not compile without end.
-_TOGETHER_PROGRAMS = 8
 
 
 @dataclass(slots=True)
@@ -76,15 +73,15 @@ class _Group:
     hosted: bool = False  # a host was given: an unknown host fact is not for want of one
     seen: int = 0
     batch: Any = None  # the combined program once compiled; False when it cannot be
+    # The partial rules the known facts of every VM so far settled (all of them at first): they
+    # join the known rules in the combined program (compiled for `batched`, a rule once left
+    # undecided is one CEL call of its own from then on: its error would fail the whole list),
+    # so the program is compiled at most once more than there are partial rules.
+    likely: tuple[Rule, ...] = ()
+    batched: tuple[Rule, ...] = ()
     # The "not evaluated" lines of its VMs, one shared tuple per distinct set of undecided rules
     # (a run may hold ten thousand VMs of a few shapes).
     undecided: dict[tuple[str, ...], tuple[str, ...]] = field(default_factory=dict)
-    # The partial rules the known facts of every VM so far settled (all of them at first): they
-    # are evaluated with the known rules in one program (`together`, by their ids); a rule once
-    # left undecided is one CEL call of its own from then on, as its error cannot be told apart
-    # inside a list.
-    likely: tuple[Rule, ...] = ()
-    together: dict[tuple[str, ...], Any] = field(default_factory=dict)
 
 
 class Evaluator:
@@ -255,14 +252,15 @@ class Evaluator:
     def _fired(self, group: _Group, activation: Any) -> tuple[list[Rule], tuple[str, ...]]:
         """The group's rules whose condition holds, and the "not evaluated" lines of those the
         known facts cannot settle."""
-        if not group.partial:
-            return self._fired_known(group, activation), ()
-        outcome = self._fired_together(group, activation) if group.likely else None
-        if outcome is None:
-            fired = self._fired_known(group, activation)
-            settled: dict[int, bool] = {}
+        batched = self._fired_batched(group, activation)
+        if batched is None:
+            # A condition that fails at run time fails the combined list (so does a likely rule
+            # left undecided): each rule on its own reports which one and why.
+            fired, settled = [rule for rule in group.known if self._holds(rule, activation)], {}
         else:
-            fired, settled = outcome
+            fired, settled = batched
+        if not group.partial:
+            return fired, ()
         undecided = []
         for rule in group.partial:
             holds = settled[id(rule)] if id(rule) in settled else self._decide(rule, activation, group.unknown)
@@ -270,28 +268,32 @@ class Evaluator:
                 undecided.append(rule)
             elif holds:
                 fired.append(rule)
-        if outcome is None and undecided:  # never grows: a rule once undecided stays a call of its own
+        if batched is None and undecided:  # never grows: a rule once undecided stays a call of its own
             left = {id(r) for r in undecided}
-            group.likely = tuple(r for r in group.likely if id(r) not in left)
-        return fired, self._undecided_lines(group, undecided)
+            likely = tuple(r for r in group.likely if id(r) not in left)
+            if len(likely) < len(group.likely):
+                group.likely = likely
+        ids = tuple(r.id for r in undecided)
+        lines = group.undecided.get(ids)
+        if lines is None:
+            lines = group.undecided[ids] = tuple(
+                needs_text(r.id, r.facts & group.unknown, group.hosted) for r in undecided
+            )
+        return fired, lines
 
-    def _fired_together(self, group: _Group, activation: Any) -> tuple[list[Rule], dict[int, bool]] | None:
-        """The known rules that hold and how the likely partial rules settle, from one CEL call;
-        None when that call cannot say (a likely rule left undecided, a run-time error) or the
-        group is not yet common enough to repay compiling it."""
+    def _fired_batched(self, group: _Group, activation: Any) -> tuple[list[Rule], dict[int, bool]] | None:
+        """The known rules that hold and how the likely partial rules settle (by id of the rule),
+        from one CEL call once the group is common enough to repay compiling the combined program;
+        None when that call cannot say."""
         group.seen += 1
-        if group.seen < _BATCH_AFTER:
+        if group.seen < _BATCH_AFTER or not (group.known or group.likely):
             return None
-        ids = tuple(r.id for r in group.likely)
-        program = group.together.get(ids)
-        if program is None:
-            if len(group.together) >= _TOGETHER_PROGRAMS:
-                return None
-            program = group.together[ids] = combined_program(self.env, [*group.known, *group.likely])
-        if not program:
+        if group.batch is None or group.batched is not group.likely:  # compiled again as `likely` shrinks
+            group.batch, group.batched = combined_program(self.env, [*group.known, *group.likely]), group.likely
+        if not group.batch:
             return None
         try:
-            results = program.eval(activation).plain_value()
+            results = group.batch.eval(activation).plain_value()
         except RuntimeError:
             return None
         count = len(group.known)
@@ -300,37 +302,6 @@ class Evaluator:
             return None
         fired = [rule for rule, holds in zip(group.known, results, strict=False) if holds]
         return fired, {id(rule): holds for rule, holds in zip(group.likely, results[count:], strict=True)}
-
-    def _undecided_lines(self, group: _Group, undecided: list[Rule]) -> tuple[str, ...]:
-        ids = tuple(r.id for r in undecided)
-        lines = group.undecided.get(ids)
-        if lines is None:
-            lines = group.undecided[ids] = tuple(
-                needs_text(r.id, r.facts & group.unknown, group.hosted) for r in undecided
-            )
-        return lines
-
-    def _fired_known(self, group: _Group, activation: Any) -> list[Rule]:
-        """The rules that hold when every fact is known: one CEL call for all of them once the
-        group is common enough to repay compiling the combined program, one call per rule
-        otherwise."""
-        group.seen += 1
-        if group.batch is None and group.seen >= _BATCH_AFTER and group.known:
-            group.batch = combined_program(self.env, group.known)
-        if group.batch:
-            try:
-                results = group.batch.eval(activation).plain_value()
-            except RuntimeError:
-                results = None
-            if (
-                isinstance(results, list)
-                and len(results) == len(group.known)
-                and all(r is True or r is False for r in results)
-            ):
-                return [rule for rule, holds in zip(group.known, results, strict=True) if holds]
-        # A condition that fails at run time fails the combined list: each rule on its own
-        # reports which one and why.
-        return [rule for rule in group.known if self._holds(rule, activation)]
 
     def _evaluate_vm(self, s: Subject, facts: dict[str, Any], topo: dict[str, Any] | None, host: Host | None,
                      version: Version | None, layouts: tuple[Layout, ...] = ()) -> None:
