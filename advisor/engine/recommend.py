@@ -124,7 +124,8 @@ def _fix_keys(fix: dict[str, Any], vm: Any, core_mhz: int | None,
     resize = fix.get("resize") or {}
     if vm is not None and resize:
         own = _resized_keys(vm, core_mhz, resize)
-        together = _resized_keys(vm, core_mhz, combined) if combined else own
+        # One written resize alone is the combined one: the same keys, not computed twice.
+        together = _resized_keys(vm, core_mhz, combined) if combined and combined != resize else own
         keys.update({k: together.get(k, value) for k, value in own.items()})
     elif resize.get("cores_per_socket") is not None:
         keys["cpuid.coresPerSocket"] = str(resize["cores_per_socket"])

@@ -56,15 +56,6 @@ def read_keys(name: str, keys: Mapping[str, str | None], reasons: Mapping[str, t
             nics[parsed.index] = parsed
         else:
             fields[parsed[0]] = parsed[1]
-    rec = RecommendedVM(
-        name=name, **fields,
-        controllers=tuple(controllers[bus] for bus in sorted(controllers)),
-        nics=tuple(nics[index] for index in sorted(nics)),
-        disks=tuple(sorted(disks, key=lambda d: d.index)),
-        advanced=advanced, order=tuple(spelled.values()),
-        removed=frozenset(low for low, text in values.items() if text is None),
-        reasons={str(k).lower(): (str(rule), str(text)) for k, (rule, text) in (reasons or {}).items()},
-    )
     # What text_of gives for each key, from the dictionaries just built rather than the tuples.
     written: dict[str, str] = {}
     for low, text in values.items():
@@ -84,6 +75,15 @@ def read_keys(name: str, keys: Mapping[str, str | None], reasons: Mapping[str, t
             out = advanced.get(low)
         if out is not None:
             written[spelled[low]] = out
+    rec = RecommendedVM(
+        name=name, **fields,
+        controllers=tuple(controllers[bus] for bus in sorted(controllers)),
+        nics=tuple(nics[index] for index in sorted(nics)),
+        disks=tuple(sorted(disks, key=lambda d: d.index)),
+        advanced=advanced, order=tuple(spelled.values()),
+        removed=frozenset(low for low, text in values.items() if text is None),
+        reasons={str(k).lower(): (str(rule), str(text)) for k, (rule, text) in (reasons or {}).items()},
+    )
     return rec, written
 
 
