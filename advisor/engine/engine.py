@@ -21,9 +21,17 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from advisor.engine.catalog import Catalog, Rule
-from advisor.engine.conditions import (MAX_CEL_LIST, MAX_CEL_STRING, activation_of, cel_value_fits, combined_program,
-                                       known_values)
+from advisor.engine.conditions import (
+    MAX_CEL_LIST,
+    MAX_CEL_STRING,
+    activation_of,
+    cel_value_fits,
+    combined_program,
+    known_values,
+)
 from advisor.engine.fixpoint import MAX_PASSES, resizes, settle
+from advisor.engine.group import Group as _Group
+from advisor.engine.group import all_bools
 from advisor.engine.hostresult import capacity_summary, host_result, vm_layouts
 from advisor.engine.policy import Exemption, Policy
 from advisor.engine.recommend import Fixed, Recommendation, recommend
@@ -59,29 +67,6 @@ class Subject:
 # VMs of one group before its rules are combined into one CEL program: compiling costs about
 # as much as evaluating the rules one by one on a few dozen VMs, so small runs skip it.
 _BATCH_AFTER = 8
-
-
-@dataclass(slots=True)
-class _Group:
-    """The rules evaluated on VMs that share a workload, a version and a set of unknown facts."""
-
-    rules: list[Rule]  # every rule that applies
-    ids: tuple[str, ...]
-    unknown: frozenset[str]  # the facts its VMs do not know
-    known: list[Rule]  # the rules that read no unknown fact: evaluated as usual (batched)
-    partial: list[Rule]  # the rules that read one: decided if the known facts settle them
-    hosted: bool = False  # a host was given: an unknown host fact is not for want of one
-    seen: int = 0
-    batch: Any = None  # the combined program once compiled; False when it cannot be
-    # The partial rules the known facts of every VM so far settled (all of them at first): they
-    # join the known rules in the combined program (compiled for `batched`, a rule once left
-    # undecided is one CEL call of its own from then on: its error would fail the whole list),
-    # so the program is compiled at most once more than there are partial rules.
-    likely: tuple[Rule, ...] = ()
-    batched: tuple[Rule, ...] = ()
-    # The "not evaluated" lines of its VMs, one shared tuple per distinct set of undecided rules
-    # (a run may hold ten thousand VMs of a few shapes).
-    undecided: dict[tuple[str, ...], tuple[str, ...]] = field(default_factory=dict)
 
 
 class Evaluator:
@@ -257,7 +242,7 @@ class Evaluator:
         if batched is None:
             # A condition that fails at run time fails the combined list (so does a likely rule
             # left undecided): each rule on its own reports which one and why.
-            fired, settled = [rule for rule in group.known if self._holds(rule, activation)], {}
+            fired, settled = [rule for rule in group.known if self._holds(rule, activation)], dict[int, bool]()
         else:
             fired, settled = batched
         if not group.partial:
@@ -293,13 +278,9 @@ class Evaluator:
             group.batch, group.batched = combined_program(self.env, [*group.known, *group.likely]), group.likely
         if not group.batch:
             return None
-        try:
-            results = group.batch.eval(activation).plain_value()
-        except RuntimeError:
-            return None
         count = len(group.known)
-        if (not isinstance(results, list) or len(results) != count + len(group.likely)
-                or not all(r is True or r is False for r in results)):
+        results = all_bools(group.batch, activation, count + len(group.likely))
+        if results is None:
             return None
         fired = [rule for rule, holds in zip(group.known, results, strict=False) if holds]
         return fired, {id(rule): holds for rule, holds in zip(group.likely, results[count:], strict=True)}
