@@ -4,6 +4,7 @@ the checks a user's condition must pass before it may run (a bound on what it ca
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from advisor.errors import InputError
@@ -144,6 +145,17 @@ def activation_of(facts: dict[str, Any]) -> dict[str, Any]:
 MAX_CEL_STRING = 4096
 MAX_CEL_LIST = 4096
 _INT64 = (-(1 << 63), (1 << 63) - 1)
+
+
+def known_values(facts: dict[str, Any], names: Iterable[str]) -> dict[str, Any]:
+    """The facts among `names` that may go into CEL (cel_value_fits), in one pass: the common
+    values (booleans, floats, ints and strings within bounds) are checked inline, the rest
+    (lists, subclasses) by cel_value_fits. The activation of every VM is built from it."""
+    get = facts.get
+    low, high = _INT64
+    return {n: v for n in names if (v := get(n)) is not None and (
+        (t := v.__class__) is bool or t is float
+        or (low <= v <= high if t is int else len(v) <= MAX_CEL_STRING if t is str else cel_value_fits(v)))}
 
 
 def cel_value_fits(value: Any) -> bool:

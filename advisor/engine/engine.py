@@ -21,8 +21,17 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from advisor.engine.catalog import Catalog, Rule
-from advisor.engine.conditions import MAX_CEL_LIST, MAX_CEL_STRING, activation_of, cel_value_fits, combined_program
+from advisor.engine.conditions import (
+    MAX_CEL_LIST,
+    MAX_CEL_STRING,
+    activation_of,
+    cel_value_fits,
+    combined_program,
+    known_values,
+)
 from advisor.engine.fixpoint import MAX_PASSES, resizes, settle
+from advisor.engine.group import Group as _Group
+from advisor.engine.group import all_bools
 from advisor.engine.hostresult import capacity_summary, host_result, vm_layouts
 from advisor.engine.policy import Exemption, Policy
 from advisor.engine.recommend import Fixed, Recommendation, recommend
@@ -60,23 +69,6 @@ class Subject:
 _BATCH_AFTER = 8
 
 
-@dataclass(slots=True)
-class _Group:
-    """The rules evaluated on VMs that share a workload, a version and a set of unknown facts."""
-
-    rules: list[Rule]  # every rule that applies
-    ids: tuple[str, ...]
-    unknown: frozenset[str]  # the facts its VMs do not know
-    known: list[Rule]  # the rules that read no unknown fact: evaluated as usual (batched)
-    partial: list[Rule]  # the rules that read one: decided if the known facts settle them
-    hosted: bool = False  # a host was given: an unknown host fact is not for want of one
-    seen: int = 0
-    batch: Any = None  # the combined program once compiled; False when it cannot be
-    # The "not evaluated" lines of its VMs, one shared tuple per distinct set of undecided rules
-    # (a run may hold ten thousand VMs of a few shapes).
-    undecided: dict[tuple[str, ...], tuple[str, ...]] = field(default_factory=dict)
-
-
 class Evaluator:
     """Runs one catalog under one policy; collects findings into a Run."""
 
@@ -91,7 +83,7 @@ class Evaluator:
         self.full_vmx = full_vmx
         self._applicable: dict[tuple[str, Version | None], tuple[list[Rule], tuple[str, ...]]] = {}
         self._groups: dict[tuple[str, Version | None, frozenset[str], bool], _Group] = {}
-        self._shapes: dict[str, FindingShape] = {}
+        self._shapes: dict[str, tuple[FindingShape, str]] = {}
         self.catalog = catalog
         self.policy = policy or Policy()
         self.env = cel_env()
@@ -134,13 +126,14 @@ class Evaluator:
 
     def _finding(self, rule: Rule, facts: dict[str, Any], subject: str, vm: VM | None, file: str,
                  line: int | None) -> Finding:
-        shape = self._shapes.get(rule.id)
-        if shape is None:
-            shape = self._shapes[rule.id] = FindingShape.of(rule)
+        hit = self._shapes.get(rule.id)
+        if hit is None:  # the policy's severity of a rule does not change during a run either
+            hit = self._shapes[rule.id] = (FindingShape.of(rule), self.policy.severity_of(rule))
+        shape, severity = hit
         return Finding(
             rule=rule.id,
             name=rule.d.name,
-            severity=self.policy.severity_of(rule),
+            severity=severity,
             subject=subject,
             message=fill(shape.message, facts),
             vm=vm.name if vm else None,
@@ -238,22 +231,34 @@ class Evaluator:
             rules, _ = self._rules_for(workload, version)
             known = [r for r in rules if unknown.isdisjoint(r.facts)]
             partial = [r for r in rules if not unknown.isdisjoint(r.facts) and applies_without(r.facts & unknown)]
-            group = self._groups[key] = _Group(rules, tuple(r.id for r in rules), unknown, known, partial, hosted)
+            group = self._groups[key] = _Group(rules, tuple(r.id for r in rules), unknown, known, partial, hosted,
+                                               likely=tuple(partial))
         return group
 
     def _fired(self, group: _Group, activation: Any) -> tuple[list[Rule], tuple[str, ...]]:
         """The group's rules whose condition holds, and the "not evaluated" lines of those the
         known facts cannot settle."""
-        fired = self._fired_known(group, activation)
+        batched = self._fired_batched(group, activation)
+        if batched is None:
+            # A condition that fails at run time fails the combined list (so does a likely rule
+            # left undecided): each rule on its own reports which one and why.
+            fired, settled = [rule for rule in group.known if self._holds(rule, activation)], dict[int, bool]()
+        else:
+            fired, settled = batched
         if not group.partial:
             return fired, ()
         undecided = []
         for rule in group.partial:
-            holds = self._decide(rule, activation, group.unknown)
+            holds = settled[id(rule)] if id(rule) in settled else self._decide(rule, activation, group.unknown)
             if holds is None:
                 undecided.append(rule)
             elif holds:
                 fired.append(rule)
+        if batched is None and undecided:  # never grows: a rule once undecided stays a call of its own
+            left = {id(r) for r in undecided}
+            likely = tuple(r for r in group.likely if id(r) not in left)
+            if len(likely) < len(group.likely):
+                group.likely = likely
         ids = tuple(r.id for r in undecided)
         lines = group.undecided.get(ids)
         if lines is None:
@@ -262,27 +267,23 @@ class Evaluator:
             )
         return fired, lines
 
-    def _fired_known(self, group: _Group, activation: Any) -> list[Rule]:
-        """The rules that hold when every fact is known: one CEL call for all of them once the
-        group is common enough to repay compiling the combined program, one call per rule
-        otherwise."""
+    def _fired_batched(self, group: _Group, activation: Any) -> tuple[list[Rule], dict[int, bool]] | None:
+        """The known rules that hold and how the likely partial rules settle (by id of the rule),
+        from one CEL call once the group is common enough to repay compiling the combined program;
+        None when that call cannot say."""
         group.seen += 1
-        if group.batch is None and group.seen >= _BATCH_AFTER and group.known:
-            group.batch = combined_program(self.env, group.known)
-        if group.batch:
-            try:
-                results = group.batch.eval(activation).plain_value()
-            except RuntimeError:
-                results = None
-            if (
-                isinstance(results, list)
-                and len(results) == len(group.known)
-                and all(r is True or r is False for r in results)
-            ):
-                return [rule for rule, holds in zip(group.known, results, strict=True) if holds]
-        # A condition that fails at run time fails the combined list: each rule on its own
-        # reports which one and why.
-        return [rule for rule in group.known if self._holds(rule, activation)]
+        if group.seen < _BATCH_AFTER or not (group.known or group.likely):
+            return None
+        if group.batch is None or group.batched is not group.likely:  # compiled again as `likely` shrinks
+            group.batch, group.batched = combined_program(self.env, [*group.known, *group.likely]), group.likely
+        if not group.batch:
+            return None
+        count = len(group.known)
+        results = all_bools(group.batch, activation, count + len(group.likely))
+        if results is None:
+            return None
+        fired = [rule for rule, holds in zip(group.known, results, strict=False) if holds]
+        return fired, {id(rule): holds for rule, holds in zip(group.likely, results[count:], strict=True)}
 
     def _evaluate_vm(self, s: Subject, facts: dict[str, Any], topo: dict[str, Any] | None, host: Host | None,
                      version: Version | None, layouts: tuple[Layout, ...] = ()) -> None:
@@ -291,7 +292,7 @@ class Evaluator:
         _, needed = self._rules_for(vm.workload, version)
         # Only the facts some applicable rule reads go into CEL: building the activation is
         # the largest fixed cost per VM.
-        known = {n: facts[n] for n in needed if cel_value_fits(facts.get(n))}
+        known = known_values(facts, needed)
         unknown = frozenset(needed).difference(known) if len(known) < len(needed) else frozenset()
         group = self._group(vm.workload, version, unknown, host is not None)
         subject = f"vm {vm.name}"
@@ -315,7 +316,8 @@ class Evaluator:
             finding = self._finding(rule, facts, subject, vm, s.file, s.locate(path) if path else s.line)
             if s.column is not None and path:
                 finding.column = s.column(path)
-            self._suppress(finding, [*s.exemptions, *self.policy.exemptions], mark=record)
+            if s.exemptions or self.policy.exemptions:
+                self._suppress(finding, [*s.exemptions, *self.policy.exemptions], mark=record)
             if record:
                 self.run.findings.append(finding)
             if finding.suppressed is None:
@@ -328,7 +330,7 @@ class Evaluator:
         facts, _ = facts_for(host, vm, version, s.unknown, cache, cluster)
         facts.update(place_facts)
         _, needed = self._rules_for(vm.workload, version)
-        known = {n: facts[n] for n in needed if cel_value_fits(facts.get(n))}
+        known = known_values(facts, needed)
         group = self._group(vm.workload, version, frozenset(needed).difference(known), host is not None)
         fixes = self._fixes(s, vm, facts, self._fired(group, self.env.Activation(known))[0], record=False)
         core_mhz = host.core_mhz if host else None
@@ -336,7 +338,6 @@ class Evaluator:
 
     def _recommend(self, result: VmResult, s: Subject, vm: VM, host: Host | None, fixes: list[Fixed]) -> Recommendation:
         from advisor.vmx.mapping import vm_to_vmx
-        from advisor.vmx.recommendation import to_vmx
 
         core_mhz = host.core_mhz if host else None
         base = vm_to_vmx(vm, core_mhz) if self.full_vmx else None
@@ -348,7 +349,7 @@ class Evaluator:
                 self.run.notes.append(f"vm {vm.name}: the written recommendation did not settle within "
                                       f"{MAX_PASSES} passes; checking the VM with it applied may recommend more")
         result.recommendation = rec.vm
-        result.recommended_vmx = to_vmx(rec.vm)
+        result.recommended_vmx = rec.vmx
         result.vmx_reasons = rec.reasons
         result.recommended_guest = rec.guest
         result.suggested_vmx = [s.as_dict() for s in rec.suggestions]
@@ -392,5 +393,11 @@ class Evaluator:
         for ex in self.policy.exemptions:
             if ex.until and ex.until < self.policy.today:
                 self.run.notes.append(f"{ex.describe()}: expired on {ex.until.isoformat()}")
-        self.run.sort()
+        # The sort's key tuples would otherwise set off a full collection over every result of
+        # the run, none of it garbage (most of the sort's time for 10,000 VMs).
+        gc.freeze()
+        try:
+            self.run.sort()
+        finally:
+            gc.unfreeze()
         return self.run

@@ -91,7 +91,7 @@ def settle(vm: VM, first: Recommendation, base: dict[str, str] | None, core_mhz:
     resizes of its written fixes. resized: those of `first`. Returns the recommendation and
     whether it settled within MAX_PASSES.
     """
-    from advisor.vmx.recommendation import from_vmx
+    from advisor.vmx.recommendation import read_keys
 
     spelled = {k.lower(): k for k in (base or {})} | {k.lower(): k for k in first.changes}
     changes, reasons = dict(first.changes), dict(first.reasons)
@@ -129,5 +129,5 @@ def settle(vm: VM, first: Recommendation, base: dict[str, str] | None, core_mhz:
     settings = {k: v for k, v in {**(base or {}), **changes}.items() if v is not None}
     out = Recommendation(settings=settings, changes=changes, reasons=reasons, guest=guest, host=host,
                          suggestions=first.suggestions)
-    out.vm = from_vmx(vm.name, {**(base or {}), **changes}, reasons)
+    out.vm, out.vmx = read_keys(vm.name, {**(base or {}), **changes}, reasons)
     return out, settled

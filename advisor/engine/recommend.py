@@ -88,6 +88,8 @@ class Recommendation:
     suggestions: list[Suggestion] = field(default_factory=list)
     # The settings as the one typed value every command writes (built last, by recommend()).
     vm: RecommendedVM = field(default_factory=lambda: RecommendedVM(name=""))
+    # advisor.vmx.recommendation.to_vmx(vm), built with it: the report's recommended_vmx.
+    vmx: dict[str, str] = field(default_factory=dict)
 
 
 def _resized_keys(vm: Any, core_mhz: int | None, resize: dict[str, Any]) -> dict[str, str]:
@@ -122,7 +124,8 @@ def _fix_keys(fix: dict[str, Any], vm: Any, core_mhz: int | None,
     resize = fix.get("resize") or {}
     if vm is not None and resize:
         own = _resized_keys(vm, core_mhz, resize)
-        together = _resized_keys(vm, core_mhz, combined) if combined else own
+        # One written resize alone is the combined one: the same keys, not computed twice.
+        together = _resized_keys(vm, core_mhz, combined) if combined and combined != resize else own
         keys.update({k: together.get(k, value) for k, value in own.items()})
     elif resize.get("cores_per_socket") is not None:
         keys["cpuid.coresPerSocket"] = str(resize["cores_per_socket"])
@@ -138,7 +141,7 @@ def recommend(fixes: Iterable[Fixed], base: dict[str, str] | None = None,
     changes). explicit: rule ids the user named one by one; their suggestions are written too.
     vm, core_mhz: the VM as specified, so a written resize becomes the .vmx keys it changes.
     """
-    from advisor.vmx.recommendation import from_vmx
+    from advisor.vmx.recommendation import read_keys
     from advisor.vmx.spelling import canonical_key
 
     out = Recommendation(settings=dict(base or {}))
@@ -173,5 +176,5 @@ def recommend(fixes: Iterable[Fixed], base: dict[str, str] | None = None,
         out.host.update({k: str(v) for k, v in (item.fix.get("host") or {}).items()})
     out.suggestions.sort(key=lambda s: (-SEVERITY_RANK[s.severity], s.rule))
     # The VM's own keys in their order, then each key a fix set or removed (None), at its first place.
-    out.vm = from_vmx(vm.name if vm is not None else "", {**(base or {}), **out.changes}, out.reasons)
+    out.vm, out.vmx = read_keys(vm.name if vm is not None else "", {**(base or {}), **out.changes}, out.reasons)
     return out

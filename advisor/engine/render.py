@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from advisor.engine.catalog import PLACEHOLDER, Rule
@@ -38,13 +39,33 @@ def fill(template: str, facts: dict[str, Any]) -> str:
     """The template with the facts' values; an unknown one (a fact a finding decided without)
     says what it needs instead of a number: "unknown: it needs the host's nominal core clock
     (host.core_mhz)", so no text reads "unknown MHz"."""
-    def value(m: re.Match[str]) -> str:
-        known = facts.get(m.group(1))
-        if known is None:
-            return f"unknown: it needs {needed_noun(m.group(1))}"
-        return _text(known) + m.group(0)[m.group(0).index("}") + 1:]
+    head, pieces = _pieces(template) if len(template) <= _CACHED_TEMPLATE else _pieces.__wrapped__(template)
+    if not pieces:
+        return template
+    out = [head]
+    for name, unit, tail in pieces:
+        known = facts.get(name)
+        out.append(f"unknown: it needs {needed_noun(name)}" if known is None else _text(known) + unit)
+        out.append(tail)
+    return "".join(out)
 
-    return _WITH_UNIT.sub(value, template)
+
+# Templates are the catalog's few hundred texts, split once each (long ones are not kept).
+_CACHED_TEMPLATE = 1024
+
+
+@lru_cache(maxsize=4096)
+def _pieces(template: str) -> tuple[str, tuple[tuple[str, str, str], ...]]:
+    """The text before the first placeholder, then (fact, unit written after it, text up to the
+    next placeholder) for each placeholder."""
+    matches = list(_WITH_UNIT.finditer(template))
+    if not matches:
+        return template, ()
+    pieces = []
+    for i, m in enumerate(matches):
+        end = matches[i + 1].start() if i + 1 < len(matches) else len(template)
+        pieces.append((m.group(1), m.group(0)[m.group(0).index("}") + 1:], template[m.end():end]))
+    return template[:matches[0].start()], tuple(pieces)
 
 
 def unknown_in(template: str, facts: dict[str, Any]) -> bool:

@@ -28,6 +28,12 @@ def from_vmx(name: str, keys: Mapping[str, str | None], reasons: Mapping[str, tu
     """The recommendation that ``keys`` state, in their order; a value of None is a key the
     recommendation removes. Keys that differ only in case are one key (the last value wins,
     at the first one's place)."""
+    return read_keys(name, keys, reasons, disks)[0]
+
+
+def read_keys(name: str, keys: Mapping[str, str | None], reasons: Mapping[str, tuple[str, str]] | None = None,
+              disks: Iterable[DiskSize] = ()) -> tuple[RecommendedVM, dict[str, str]]:
+    """from_vmx, and to_vmx of what it gives, in one pass (the engine needs both for every VM)."""
     values: dict[str, str | None] = {}
     spelled: dict[str, str] = {}
     for key, value in keys.items():
@@ -41,10 +47,7 @@ def from_vmx(name: str, keys: Mapping[str, str | None], reasons: Mapping[str, tu
     for low, text in values.items():
         if text is None:
             continue
-        try:
-            parsed = _parse(low, text)
-        except ValueError:
-            parsed = None
+        parsed = _read(low, text) if len(text) <= _CACHED_TEXT else _read.__wrapped__(low, text)
         if parsed is None:
             advanced[low] = text
         elif isinstance(parsed, ScsiController):
@@ -53,7 +56,26 @@ def from_vmx(name: str, keys: Mapping[str, str | None], reasons: Mapping[str, tu
             nics[parsed.index] = parsed
         else:
             fields[parsed[0]] = parsed[1]
-    return RecommendedVM(
+    # What text_of gives for each key, from the dictionaries just built rather than the tuples.
+    written: dict[str, str] = {}
+    for low, text in values.items():
+        if text is None:
+            continue
+        out: str | None = None
+        if low in RECOMMENDATION_KEYS:
+            value = fields.get(RECOMMENDATION_KEYS[low][1])
+            out = None if value is None else vmx_text(value)
+        elif (slot := device_slot(low)) is not None:
+            device = controllers.get(slot[1]) if slot[0] == "scsi" else nics.get(slot[1])
+            if isinstance(device, ScsiController):
+                out = device.virtual_dev
+            elif isinstance(device, NicSlot):
+                out = device.adapter
+        if out is None:
+            out = advanced.get(low)
+        if out is not None:
+            written[spelled[low]] = out
+    rec = RecommendedVM(
         name=name, **fields,
         controllers=tuple(controllers[bus] for bus in sorted(controllers)),
         nics=tuple(nics[index] for index in sorted(nics)),
@@ -62,6 +84,20 @@ def from_vmx(name: str, keys: Mapping[str, str | None], reasons: Mapping[str, tu
         removed=frozenset(low for low, text in values.items() if text is None),
         reasons={str(k).lower(): (str(rule), str(text)) for k, (rule, text) in (reasons or {}).items()},
     )
+    return rec, written
+
+
+# Key and text -> what _parse makes of it (None: no field, or a text that is no value of its
+# field). Every VM of an estate repeats the same few hundred pairs; long texts are not kept.
+_CACHED_TEXT = 256
+
+
+@lru_cache(maxsize=8192)
+def _read(low: str, text: str) -> tuple[str, Any] | ScsiController | NicSlot | None:
+    try:
+        return _parse(low, text)
+    except ValueError:
+        return None
 
 
 def _parse(low: str, text: str) -> tuple[str, Any] | ScsiController | NicSlot | None:

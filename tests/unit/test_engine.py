@@ -99,3 +99,30 @@ def test_a_condition_with_a_line_comment_combines(tmp_path: Path, monkeypatch: p
     assert all(group.batch for group in evaluator._groups.values())
     wide = sorted(f.vm for f in run.findings if f.rule == "ORG001")
     assert wide == [f"vm{i:02d}" for i in range(2, 40, 6)]  # the 64-vCPU shape
+
+
+def test_templates_without_a_host_evaluate_as_rule_by_rule_with_fewer_cel_calls(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """lint without --host: most facts a host gives are unknown, so many rules are partial. Those
+    the known facts keep settling join the combined program; the result is the same as rule by
+    rule, with fewer evaluations."""
+    from advisor.engine.lint import LintJob, lint_paths
+
+    files = [ROOT / "tests" / "fixtures" / "templates" / "vmx" / name for name in ("messy.vmx", "sql-template.vmx")] * 8
+    job = LintJob(rule_dirs=[], policy=Policy(), host_ref=None, vsphere=None)
+    calls = {"n": 0}
+    decide = engine.Evaluator._decide
+
+    def counted(self, *args):  # every CEL call of a single rule goes through _decide
+        calls["n"] += 1
+        return decide(self, *args)
+
+    monkeypatch.setattr(engine.Evaluator, "_decide", counted)
+    monkeypatch.setattr(engine, "_BATCH_AFTER", 10**9)
+    one_by_one, single = _digest(lint_paths(files, job)), calls["n"]
+    monkeypatch.setattr(engine, "_BATCH_AFTER", 2)
+    calls["n"] = 0
+    combined = _digest(lint_paths(files, job))
+    assert combined == one_by_one
+    assert any(vm[2] for vm in one_by_one[1]), "some rules should be left undecided without a host"
+    assert calls["n"] < single / 2

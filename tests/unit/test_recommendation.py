@@ -103,3 +103,18 @@ def test_the_builder_gives_check_vmx_and_size_one_typed_value():
     # check's JSON `recommended_vmx` is this value written out
     assert list(to_vmx(rec).items()) == list(result.recommended_vmx.items())
     assert rec.reason("scsi1.virtualDev", "ethernet0.virtualDev")
+
+
+@pytest.mark.parametrize("keys", [
+    {"numvcpus": "8", "NUMVCPUS": " 4 ", "vcpu.hotadd": "true", "guestOS": " windows2019srv-64 "},
+    {"scsi0.virtualDev": "pvscsi", "scsi00.virtualDev": "lsilogic", "ethernet1.virtualDev": "E1000E"},
+    {"scsi0.virtualDev": "bogus", "scsi00.virtualDev": "pvscsi", "ethernet01.virtualDev": "nope"},
+    {"memsize": "many", "sched.cpu.latencySensitivity": "HIGH", "sched.mem.pin": None, "foo.bar": "x"},
+])
+def test_reading_keys_gives_what_writing_the_recommendation_gives(keys):
+    """read_keys builds the report's .vmx keys in the same pass as the recommendation: they are
+    what to_vmx writes from it, key for key and in order (duplicate device slots included)."""
+    from advisor.vmx.recommendation import read_keys
+
+    rec, written = read_keys("vm", keys)
+    assert list(written.items()) == list(to_vmx(rec).items())

@@ -1,0 +1,44 @@
+"""The rules one group of VMs is evaluated on (same workload, vSphere version and unknown facts),
+and what the group's combined CEL program gives."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from advisor.engine.catalog import Rule
+
+
+@dataclass(slots=True)
+class Group:
+    """The rules evaluated on VMs that share a workload, a version and a set of unknown facts."""
+
+    rules: list[Rule]  # every rule that applies
+    ids: tuple[str, ...]
+    unknown: frozenset[str]  # the facts its VMs do not know
+    known: list[Rule]  # the rules that read no unknown fact: evaluated as usual (batched)
+    partial: list[Rule]  # the rules that read one: decided if the known facts settle them
+    hosted: bool = False  # a host was given: an unknown host fact is not for want of one
+    seen: int = 0
+    batch: Any = None  # the combined program once compiled; False when it cannot be
+    # The partial rules the known facts of every VM so far settled (all of them at first): they
+    # join the known rules in the combined program (compiled for `batched`, a rule once left
+    # undecided is one CEL call of its own from then on: its error would fail the whole list),
+    # so the program is compiled at most once more than there are partial rules.
+    likely: tuple[Rule, ...] = ()
+    batched: tuple[Rule, ...] = ()
+    # The "not evaluated" lines of its VMs, one shared tuple per distinct set of undecided rules
+    # (a run may hold ten thousand VMs of a few shapes).
+    undecided: dict[tuple[str, ...], tuple[str, ...]] = field(default_factory=dict)
+
+
+def all_bools(program: Any, activation: Any, count: int) -> list[bool] | None:
+    """The combined program's list of `count` results, or None when it fails or any result is
+    not true/false (a rule failing at run time, or reading a fact left out)."""
+    try:
+        results = program.eval(activation).plain_value()
+    except RuntimeError:  # e.g. CEL's comprehension iteration budget
+        return None
+    if not isinstance(results, list) or len(results) != count or not all(r is True or r is False for r in results):
+        return None
+    return results
