@@ -17,12 +17,19 @@ from advisor.facts.names import BOOL, DOUBLE, FACTS, INT, LIST_INT, LIST_STRING,
 from advisor.facts.placement import packing_suggestion, placement_facts
 from advisor.facts.reshape import reshape_facts
 from advisor.facts.sql import sql_topology_facts
-from advisor.facts.topology import aligned_vcpus, memory_facts, shape_key, socket_per_vnode, topology_facts
+from advisor.facts.topology import (
+    aligned_vcpus,
+    memory_facts,
+    shape_key,
+    shared_predict,
+    socket_per_vnode,
+    topology_facts,
+)
 from advisor.facts.vm import _TOPOLOGY_FIELDS, vm_facts
 from advisor.model.cluster import ClusterHost
 from advisor.model.spec import VM, Host
 from advisor.model.versions import Version
-from advisor.numa.topology import Topology, predict, with_memory
+from advisor.numa.topology import Topology
 
 __all__ = ["BOOL", "DOUBLE", "FACTS", "INT", "LIST_INT", "LIST_STRING", "STRING", "FactDef", "aligned_vcpus",
            "facts_for", "host_facts", "known", "packing_suggestion", "placement_facts", "predicted",
@@ -74,7 +81,7 @@ def facts_for(host: Host | None, vm: VM, version: Version | None,
             prefer_aligned_sockets(vm, facts, facts.get("topo.aligned_cores_per_socket"))
             if cluster:
                 facts.update(cluster_facts(host, vm, version, topo, cluster, cache))
-    facts.update(reshape_facts(host, vm, version, facts))
+    facts.update(reshape_facts(host, vm, version, facts, cache))
     return facts, topo
 
 
@@ -82,24 +89,13 @@ def predicted(host: Host, vm: VM, version: Version, unknown: frozenset[str] = fr
               cache: dict[tuple[Any, ...], Any] | None = None) -> Topology | None:
     """The VM's predicted topology, or None when a field the prediction reads is unknown.
 
-    With `cache`, VMs of one shape share the prediction and VMs of one shape and memory size
-    share one Topology: the engine's placement pass and its evaluation pass both ask, and the
-    report keeps one topology dict per Topology, not one per VM.
+    With `cache`, VMs of one layout share the prediction and VMs of one layout and memory size
+    share one Topology (shared_predict): the engine's placement pass and its evaluation pass
+    both ask, and the report keeps one topology dict per Topology, not one per VM.
     """
     if unknown & _TOPOLOGY_FIELDS:
         return None
-    if cache is None:
-        return predict(host, vm, version)
-    key = shape_key(vm)
-    first = cache.get(key)
-    if first is None:
-        first = cache[key] = (predict(host, vm, version), vm.memory)
-    if first[1] == vm.memory:
-        return first[0]
-    sized = cache.get((key, vm.memory))
-    if sized is None:
-        sized = cache[(key, vm.memory)] = with_memory(first[0], host, vm.memory)
-    return sized
+    return shared_predict(host, vm, version, cache)
 
 
 def topology_for(host: Host, vm: VM, version: Version, unknown: frozenset[str] = frozenset(),
@@ -114,10 +110,10 @@ def topology_for(host: Host, vm: VM, version: Version, unknown: frozenset[str] =
         return None
     if cache is None:
         return topo, topology_facts(host, vm, version, topo)
-    key = shape_key(vm)
-    shared = cache.get(("facts", key))
+    key = ("facts", shape_key(vm))
+    shared = cache.get(key)
     if shared is None:
-        shared = cache[("facts", key)] = topology_facts(host, vm, version, cache[key][0])
+        shared = cache[key] = topology_facts(host, vm, version, topo, cache)
     return topo, shared
 
 

@@ -12,7 +12,8 @@ from typing import Any
 from advisor.model.spec import VM, Host
 from advisor.model.versions import Version
 from advisor.numa.layout import UNEVEN_SPLIT
-from advisor.numa.topology import Topology, predict
+from advisor.numa.topology import Topology, predict, with_memory
+from advisor.vmx.mapping import normalised_advanced
 
 # Largest vGPU profile per GPU model (frame buffer per GPU in GB) - NVIDIA GRID profile tables.
 _MAX_PROFILE = {"m60": ("grid_m60-8q", 8), "m10": ("grid_m10-8q", 8), "p40": ("grid_p40-24q", 24),
@@ -70,8 +71,10 @@ def _without_autosize(vm: VM) -> VM:
     return vm
 
 
-def topology_facts(host: Host, vm: VM, version: Version, topo: Topology) -> dict[str, Any]:
-    """Facts comparing the VM's predicted topology with the host and with what-if variants."""
+def topology_facts(host: Host, vm: VM, version: Version, topo: Topology,
+                   cache: dict[tuple[Any, ...], Any] | None = None) -> dict[str, Any]:
+    """Facts comparing the VM's predicted topology with the host and with what-if variants
+    (`cache`: shared_predict's, for the what-ifs)."""
     v = vm.vcpus
     out: dict[str, Any] = {
         "topo.layout": runs(topo.vnuma_nodes),
@@ -105,17 +108,17 @@ def topology_facts(host: Host, vm: VM, version: Version, topo: Topology) -> dict
     fresh = _without_autosize(vm)
     alt = None
     if not topo.prefer_ht and host.threads_per_core > 1:
-        alt = predict(host, _with_advanced(fresh, "numa.vcpu.preferHT", "TRUE"), version)
+        alt = shared_predict(host, _with_advanced(fresh, "numa.vcpu.preferHT", "TRUE"), version, cache)
     out["topo.prefer_ht_layout"] = runs(alt.vnuma_nodes) if alt else out["topo.layout"]
     out["topo.prefer_ht_balances"] = bool(alt and alt.balanced and not topo.balanced)
     out["topo.prefer_ht_fewer_nodes"] = bool(alt and alt.physical_nodes_spanned < topo.physical_nodes_spanned)
     out["topo.prefer_ht_memory_fits"] = bool(alt and alt.memory_remote_mib == 0)
     out["topo.persisted_layout_differs"] = fresh is not vm and any(
         "numa.autosize.vcpu.maxPerVirtualNode" in r for r in topo.reasons) and (
-        predict(host, fresh, version).vnuma_nodes != topo.vnuma_nodes)
+        shared_predict(host, fresh, version, cache).vnuma_nodes != topo.vnuma_nodes)
     # Cores-per-socket what-if: the same VM with ESXi's default cores per socket.
     if vm.cores_per_socket and vm.cores_per_socket > 1:
-        default = predict(host, vm.model_copy(update={"cores_per_socket": None}), version)
+        default = shared_predict(host, vm.model_copy(update={"cores_per_socket": None}), version, cache)
         out["topo.cps_layout_default"] = runs(default.vnuma_nodes)
         out["topo.default_cps_vnuma_nodes"] = len(default.vnuma_nodes)
         out["topo.aligned_cores_per_socket"] = socket_per_vnode(default.vnuma_nodes, v)
@@ -143,12 +146,43 @@ def topology_facts(host: Host, vm: VM, version: Version, topo: Topology) -> dict
     return out
 
 
-def shape_key(vm: VM) -> tuple[Any, ...]:
-    """What predict() reads from a VM apart from memory: equal keys give equal layouts."""
+def layout_key(vm: VM) -> tuple[Any, ...]:
+    """Everything predict() reads from a VM but its memory: equal keys give equal layouts.
+
+    The VM's own keys reach predict() only through read_controls(), and every key it reads is a
+    numa.* one (CPU affinity is the cpu_affinity field the spec reconciles sched.cpu.affinity into).
+    """
+    adv = normalised_advanced(vm)  # lower-cased key -> (spelling, text): what vm.setting() reads
+    numa = tuple(sorted((k, text) for k, (_, text) in adv.items() if k.startswith("numa."))) if adv else ()
     # numa.consolidate = FALSE lays the VM out by its memory too (advisor.numa.layout).
-    return (vm.vcpus, vm.cores_per_socket, vm.hardware_version, vm.cpu_hot_add, vm.cpu_affinity,
-            vm.cpu_reservation, vm.sql is not None, tuple(sorted((k, str(v)) for k, v in vm.advanced.items())),
-            vm.memory if vm.setting("numa.consolidate") is not None else None)
+    return (vm.vcpus, vm.cores_per_socket, vm.hardware_version, vm.cpu_hot_add, vm.cpu_affinity, numa,
+            vm.memory if "numa.consolidate" in adv else None)
+
+
+def shape_key(vm: VM) -> tuple[Any, ...]:
+    """The VMs that share one set of topology_facts (facts_for): a layout_key, and the fields the
+    shape cache has always told apart (all of the VM's own keys among them)."""
+    return (*layout_key(vm), vm.cpu_reservation, vm.sql is not None,
+            tuple(sorted((k, str(v)) for k, v in vm.advanced.items())) if vm.advanced else ())
+
+
+def shared_predict(host: Host, vm: VM, version: Version, cache: dict[tuple[Any, ...], Any] | None) -> Topology:
+    """predict(), shared through `cache` (one per host and version) between VMs of one
+    layout_key: a VM with another memory size gets the same layout with its own memory split
+    (with_memory), as predict() would give it. The what-if layouts of many shapes are the plain
+    layouts of others, so they share it too."""
+    if cache is None:
+        return predict(host, vm, version)
+    key = ("layout", layout_key(vm))
+    first = cache.get(key)
+    if first is None:
+        first = cache[key] = (predict(host, vm, version), vm.memory)
+    if first[1] == vm.memory:
+        return first[0]
+    sized = cache.get((key, vm.memory))
+    if sized is None:
+        sized = cache[(key, vm.memory)] = with_memory(first[0], host, vm.memory)
+    return sized
 
 
 def memory_facts(host: Host, vm: VM, topo: Topology) -> dict[str, Any]:
