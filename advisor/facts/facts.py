@@ -19,8 +19,8 @@ from advisor.facts.reshape import reshape_facts
 from advisor.facts.sql import sql_topology_facts
 from advisor.facts.topology import (
     aligned_vcpus,
+    layout_key,
     memory_facts,
-    shape_key,
     shared_predict,
     socket_per_vnode,
     topology_facts,
@@ -74,9 +74,9 @@ def facts_for(host: Host | None, vm: VM, version: Version | None,
     if host is not None and version is not None:
         hit = topology_for(host, vm, version, unknown, cache)
         if hit is not None:
-            topo, shape_facts = hit
+            topo, (shape_facts, prefer_ht) = hit
             facts.update(shape_facts)
-            facts.update(memory_facts(host, vm, topo))
+            facts.update(memory_facts(host, vm, topo, prefer_ht))
             facts.update(_per_vm_topology_facts(host, vm, topo))
             prefer_aligned_sockets(vm, facts, facts.get("topo.aligned_cores_per_socket"))
             if cluster:
@@ -99,18 +99,21 @@ def predicted(host: Host, vm: VM, version: Version, unknown: frozenset[str] = fr
 
 
 def topology_for(host: Host, vm: VM, version: Version, unknown: frozenset[str] = frozenset(),
-                 cache: dict[tuple[Any, ...], Any] | None = None) -> tuple[Topology, dict[str, Any]] | None:
-    """The VM's predicted topology and the facts of its vCPU shape (see predicted()).
+                 cache: dict[tuple[Any, ...], Any] | None = None
+                 ) -> tuple[Topology, tuple[dict[str, Any], Topology | None]] | None:
+    """The VM's predicted topology, and the facts of its layout with its preferHT what-if
+    layout (topology_facts; see predicted()).
 
-    The shape's facts are built on the first VM of the shape that asks for them, with that
-    VM's own prediction, and shared from then on.
+    The layout's facts are built on the first VM of the layout that asks for them, with that
+    VM's own prediction, and shared from then on; the facts that read the VM's memory are
+    redone for each VM (memory_facts).
     """
     topo = predicted(host, vm, version, unknown, cache)
     if topo is None:
         return None
     if cache is None:
         return topo, topology_facts(host, vm, version, topo)
-    key = ("facts", shape_key(vm))
+    key = ("facts", layout_key(vm))
     shared = cache.get(key)
     if shared is None:
         shared = cache[key] = topology_facts(host, vm, version, topo, cache)

@@ -2,7 +2,7 @@
 
 predict() (advisor.numa.topology) gives the layout; here it is compared with the host's nodes and
 with the layouts preferHT or the default cores per socket would give. These facts depend only on
-the VM's vCPU shape (facts_for caches them per shape); memory-dependent ones are memory_facts.
+the VM's layout (facts_for shares them per layout_key); memory-dependent ones are memory_facts.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from typing import Any
 from advisor.model.spec import VM, Host
 from advisor.model.versions import Version
 from advisor.numa.layout import UNEVEN_SPLIT
-from advisor.numa.topology import Topology, predict, with_memory
+from advisor.numa.topology import Topology, predict, remote_mib, with_memory
 from advisor.vmx.mapping import normalised_advanced
 
 # Largest vGPU profile per GPU model (frame buffer per GPU in GB) - NVIDIA GRID profile tables.
@@ -72,9 +72,10 @@ def _without_autosize(vm: VM) -> VM:
 
 
 def topology_facts(host: Host, vm: VM, version: Version, topo: Topology,
-                   cache: dict[tuple[Any, ...], Any] | None = None) -> dict[str, Any]:
-    """Facts comparing the VM's predicted topology with the host and with what-if variants
-    (`cache`: shared_predict's, for the what-ifs)."""
+                   cache: dict[tuple[Any, ...], Any] | None = None) -> tuple[dict[str, Any], Topology | None]:
+    """Facts comparing the VM's predicted topology with the host and with what-if variants, and
+    the preferHT what-if layout (None: no such what-if), from which memory_facts tells whether
+    each VM of the layout would fit its memory (`cache`: shared_predict's)."""
     v = vm.vcpus
     out: dict[str, Any] = {
         "topo.layout": runs(topo.vnuma_nodes),
@@ -143,7 +144,7 @@ def topology_facts(host: Host, vm: VM, version: Version, topo: Topology,
         out["vm.gpu_max_profile"], out["vm.gpu_max_profile_gb"] = _MAX_PROFILE[gpu]
     else:
         out["vm.gpu_max_profile"], out["vm.gpu_max_profile_gb"] = None, None
-    return out
+    return out, alt
 
 
 def layout_key(vm: VM) -> tuple[Any, ...]:
@@ -157,13 +158,6 @@ def layout_key(vm: VM) -> tuple[Any, ...]:
     # numa.consolidate = FALSE lays the VM out by its memory too (advisor.numa.layout).
     return (vm.vcpus, vm.cores_per_socket, vm.hardware_version, vm.cpu_hot_add, vm.cpu_affinity, numa,
             vm.memory if "numa.consolidate" in adv else None)
-
-
-def shape_key(vm: VM) -> tuple[Any, ...]:
-    """The VMs that share one set of topology_facts (facts_for): a layout_key, and the fields the
-    shape cache has always told apart (all of the VM's own keys among them)."""
-    return (*layout_key(vm), vm.cpu_reservation, vm.sql is not None,
-            tuple(sorted((k, str(v)) for k, v in vm.advanced.items())) if vm.advanced else ())
 
 
 def shared_predict(host: Host, vm: VM, version: Version, cache: dict[tuple[Any, ...], Any] | None) -> Topology:
@@ -185,9 +179,12 @@ def shared_predict(host: Host, vm: VM, version: Version, cache: dict[tuple[Any, 
     return sized
 
 
-def memory_facts(host: Host, vm: VM, topo: Topology) -> dict[str, Any]:
+def memory_facts(host: Host, vm: VM, topo: Topology, prefer_ht: Topology | None) -> dict[str, Any]:
+    """The topology facts that depend on the VM's own memory size (`prefer_ht`: the preferHT
+    what-if layout of topology_facts)."""
     return {
         "topo.memory_remote_mib": topo.memory_remote_mib,
+        "topo.prefer_ht_memory_fits": prefer_ht is not None and remote_mib(prefer_ht, host, vm.memory) == 0,
         "topo.memory_fits_node": vm.memory <= host.memory_per_node,
         "topo.spans_needlessly": (topo.numa_managed and topo.physical_nodes_spanned > 1
                                   and vm.vcpus <= host.cores_per_node and vm.memory <= host.memory_per_node),
