@@ -108,15 +108,14 @@ def topology_for(host: Host, vm: VM, version: Version, unknown: frozenset[str] =
     VM's own prediction, and shared from then on; the facts that read the VM's memory are
     redone for each VM (memory_facts).
     """
-    topo = predicted(host, vm, version, unknown, cache)
-    if topo is None:
-        return None
-    if cache is None:
-        return topo, topology_facts(host, vm, version, topo)
-    key = ("facts", layout_key(vm))
-    shared = cache.get(key)
+    if cache is None or unknown & _TOPOLOGY_FIELDS:
+        topo = predicted(host, vm, version, unknown)
+        return None if topo is None else (topo, topology_facts(host, vm, version, topo))
+    key = layout_key(vm)
+    topo = shared_predict(host, vm, version, cache, key)
+    shared = cache.get(("facts", key))
     if shared is None:
-        shared = cache[key] = topology_facts(host, vm, version, topo, cache)
+        shared = cache[("facts", key)] = topology_facts(host, vm, version, topo, cache)
     return topo, shared
 
 

@@ -20,6 +20,7 @@ every other family (facts.facts_for):
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 from advisor.facts.limits import smt_of
@@ -31,16 +32,22 @@ _NEWEST_HW = 22
 
 
 def _devices_min_hw(vm: VM, facts: dict[str, Any]) -> int | None:
-    needed = [feature for feature, used in (
+    needed = tuple(feature for feature, used in (
         ("vmxnet3", (facts.get("vm.nics") or 0) > (facts.get("vm.legacy_nics") or 0)),
-        ("pvscsi", facts.get("vm.uses_pvscsi")), ("nvme", facts.get("vm.uses_nvme"))) if used]
-    start = vm.hardware_version or 1
+        ("pvscsi", facts.get("vm.uses_pvscsi")), ("nvme", facts.get("vm.uses_nvme"))) if used)
+    return _lowest_hw(vm.hardware_version or 1, needed)
+
+
+@lru_cache(maxsize=256)
+def _lowest_hw(start: int, needed: tuple[str, ...]) -> int | None:
+    """The lowest hardware version from `start` on with every feature in `needed`."""
     for hw in range(start, _NEWEST_HW + 1):
         if all(hw_feature(hw, feature) for feature in needed):
             return hw
     return None
 
 
+@lru_cache(maxsize=4096)  # a pure function of small integers, asked for every VM
 def fitting_cores_per_socket(vcpus: int, preferred: tuple[int | None, ...], node_cores: int, max_cps: int | None,
                              max_sockets: int, edition_sockets: int = 0) -> int | None:
     """Cores per socket within the limits: the first of `preferred` (one socket per vNUMA node of

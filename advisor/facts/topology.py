@@ -11,6 +11,7 @@ from typing import Any
 
 from advisor.model.spec import VM, Host
 from advisor.model.versions import Version
+from advisor.numa.controls import hardware_class
 from advisor.numa.layout import UNEVEN_SPLIT
 from advisor.numa.topology import Topology, predict, remote_mib, with_memory
 from advisor.vmx.mapping import normalised_advanced
@@ -150,24 +151,28 @@ def topology_facts(host: Host, vm: VM, version: Version, topo: Topology,
 def layout_key(vm: VM) -> tuple[Any, ...]:
     """Everything predict() reads from a VM but its memory: equal keys give equal layouts.
 
-    The VM's own keys reach predict() only through read_controls(), and every key it reads is a
-    numa.* one (CPU affinity is the cpu_affinity field the spec reconciles sched.cpu.affinity into).
+    The VM's hardware version, CPU affinity and own keys reach predict() only through
+    read_controls(), which tells hardware versions apart by hardware_class, reads the affinity
+    stripped and lower-cased, and reads only numa.* keys (the spec reconciles
+    sched.cpu.affinity into the cpu_affinity field).
     """
     adv = normalised_advanced(vm)  # lower-cased key -> (spelling, text): what vm.setting() reads
     numa = tuple(sorted((k, text) for k, (_, text) in adv.items() if k.startswith("numa."))) if adv else ()
     # numa.consolidate = FALSE lays the VM out by its memory too (advisor.numa.layout).
-    return (vm.vcpus, vm.cores_per_socket, vm.hardware_version, vm.cpu_hot_add, vm.cpu_affinity, numa,
+    return (vm.vcpus, vm.cores_per_socket, hardware_class(vm.hardware_version), vm.cpu_hot_add,
+            (vm.cpu_affinity or "").strip().lower(), numa,
             vm.memory if "numa.consolidate" in adv else None)
 
 
-def shared_predict(host: Host, vm: VM, version: Version, cache: dict[tuple[Any, ...], Any] | None) -> Topology:
+def shared_predict(host: Host, vm: VM, version: Version, cache: dict[tuple[Any, ...], Any] | None,
+                   key: tuple[Any, ...] | None = None) -> Topology:
     """predict(), shared through `cache` (one per host and version) between VMs of one
     layout_key: a VM with another memory size gets the same layout with its own memory split
     (with_memory), as predict() would give it. The what-if layouts of many shapes are the plain
-    layouts of others, so they share it too."""
+    layouts of others, so they share it too. `key`: the VM's layout_key, when the caller has it."""
     if cache is None:
         return predict(host, vm, version)
-    key = ("layout", layout_key(vm))
+    key = ("layout", key or layout_key(vm))
     first = cache.get(key)
     if first is None:
         first = cache[key] = (predict(host, vm, version), vm.memory)

@@ -35,6 +35,15 @@ def _key_kind(low: str) -> str | None:
     return None
 
 
+@lru_cache(maxsize=64)
+def _hardware(hw: int | None) -> tuple[int | None, bool | None, bool | None, bool | None, bool | None]:
+    """The most vCPUs and the devices of a hardware version (None for each when not stated)."""
+    if not hw:
+        return None, None, None, None, None
+    return (hw_max_vcpus(hw), hw_feature(hw, "vnuma"), hw_feature(hw, "vmxnet3"), hw_feature(hw, "nvme"),
+            hw_feature(hw, "pvscsi"))
+
+
 def vm_facts(vm: VM, unknown: frozenset[str] = frozenset()) -> dict[str, Any]:
     """Facts about the VM alone (no host). `unknown` names spec fields a template left unresolved."""
     hw = vm.hardware_version
@@ -51,6 +60,7 @@ def vm_facts(vm: VM, unknown: frozenset[str] = frozenset()) -> dict[str, Any]:
     profile = (vm.gpu.profile or "") if vm.gpu else ""
     m = _PROFILE_GB.search(profile)
     cpr = vm.cpu_reservation
+    hw_max, vnuma, vmxnet3, nvme, pvscsi = _hardware(hw)
     facts: dict[str, Any] = {
         "vm.name": vm.name,
         "vm.workload": vm.workload,
@@ -67,7 +77,7 @@ def vm_facts(vm: VM, unknown: frozenset[str] = frozenset()) -> dict[str, Any]:
         "vm.cores_per_socket": vm.cores_per_socket or 0,
         "vm.memory_mib": vm.memory,
         "vm.hardware_version": hw,
-        "vm.hw_max_vcpus": hw_max_vcpus(hw) if hw else None,
+        "vm.hw_max_vcpus": hw_max,
         "vm.cpu_reservation_mhz": cpr if isinstance(cpr, int) else 0,
         "vm.memory_reservation_mib": (vm.memory if vm.memory_reservation == "full" else vm.memory_reservation or 0),
         "vm.disks": len(vm.disks),
@@ -106,14 +116,14 @@ def vm_facts(vm: VM, unknown: frozenset[str] = frozenset()) -> dict[str, Any]:
         "vm.containers_latency_critical": bool(vm.containers and vm.containers.latency_critical),
         "vm.prefer_ht": bool(read_bool(prefer)),
         "vm.sriov_or_passthrough_nic": any(n.adapter in ("sriov", "passthrough") for n in vm.nics),
-        "vm.hw_supports_vnuma": hw_feature(hw, "vnuma") if hw else None,
-        "vm.hw_supports_vmxnet3": hw_feature(hw, "vmxnet3") if hw else None,
-        "vm.hw_supports_nvme": hw_feature(hw, "nvme") if hw else None,
+        "vm.hw_supports_vnuma": vnuma,
+        "vm.hw_supports_vmxnet3": vmxnet3,
+        "vm.hw_supports_nvme": nvme,
         "vm.uses_nvme": any(d.controller == "nvme" for d in vm.disks),
-        "vm.hw_supports_pvscsi": hw_feature(hw, "pvscsi") if hw else None,
+        "vm.hw_supports_pvscsi": pvscsi,
         "vm.uses_pvscsi": any(d.controller == "pvscsi" for d in vm.disks),
-        "vm.vmxnet3_possible": hw_feature(hw, "vmxnet3") if hw else True,
-        "vm.pvscsi_possible": hw_feature(hw, "pvscsi") if hw else True,
+        "vm.vmxnet3_possible": True if vmxnet3 is None else vmxnet3,
+        "vm.pvscsi_possible": True if pvscsi is None else pvscsi,
     }
     facts.update(device_facts(vm))
     facts.update(sql_facts(vm))
