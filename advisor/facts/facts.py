@@ -21,6 +21,7 @@ from advisor.facts.topology import (
     aligned_vcpus,
     layout_key,
     memory_facts,
+    prefer_ht_fits,
     shared_predict,
     socket_per_vnode,
     topology_facts,
@@ -74,9 +75,9 @@ def facts_for(host: Host | None, vm: VM, version: Version | None,
     if host is not None and version is not None:
         hit = topology_for(host, vm, version, unknown, cache)
         if hit is not None:
-            topo, (shape_facts, prefer_ht) = hit
+            topo, shape_facts, prefer_ht_fits = hit
             facts.update(shape_facts)
-            facts.update(memory_facts(host, vm, topo, prefer_ht))
+            facts.update(memory_facts(host, vm, topo, prefer_ht_fits))
             facts.update(_per_vm_topology_facts(host, vm, topo))
             prefer_aligned_sockets(vm, facts, facts.get("topo.aligned_cores_per_socket"))
             if cluster:
@@ -100,23 +101,29 @@ def predicted(host: Host, vm: VM, version: Version, unknown: frozenset[str] = fr
 
 def topology_for(host: Host, vm: VM, version: Version, unknown: frozenset[str] = frozenset(),
                  cache: dict[tuple[Any, ...], Any] | None = None
-                 ) -> tuple[Topology, tuple[dict[str, Any], Topology | None]] | None:
-    """The VM's predicted topology, and the facts of its layout with its preferHT what-if
-    layout (topology_facts; see predicted()).
+                 ) -> tuple[Topology, dict[str, Any], bool] | None:
+    """The VM's predicted topology, the facts of its layout (topology_facts; see predicted())
+    and whether its memory fits the nodes with preferHT (memory_facts).
 
     The layout's facts are built on the first VM of the layout that asks for them, with that
-    VM's own prediction, and shared from then on; the facts that read the VM's memory are
-    redone for each VM (memory_facts).
+    VM's own prediction, and shared from then on; what reads the VM's memory is redone for
+    each memory size.
     """
     if cache is None or unknown & _TOPOLOGY_FIELDS:
         topo = predicted(host, vm, version, unknown)
-        return None if topo is None else (topo, topology_facts(host, vm, version, topo))
+        if topo is None:
+            return None
+        shape_facts, alt = topology_facts(host, vm, version, topo)
+        return topo, shape_facts, prefer_ht_fits(alt, host, vm.memory)
     key = layout_key(vm)
     topo = shared_predict(host, vm, version, cache, key)
     shared = cache.get(("facts", key))
     if shared is None:
         shared = cache[("facts", key)] = topology_facts(host, vm, version, topo, cache)
-    return topo, shared
+    fits = cache.get(("fits", key, vm.memory))
+    if fits is None:
+        fits = cache[("fits", key, vm.memory)] = prefer_ht_fits(shared[1], host, vm.memory)
+    return topo, shared[0], fits
 
 
 def _per_vm_topology_facts(host: Host, vm: VM, topo: Topology) -> dict[str, Any]:

@@ -32,15 +32,14 @@ _NEWEST_HW = 22
 
 
 def _devices_min_hw(vm: VM, facts: dict[str, Any]) -> int | None:
-    needed = tuple(feature for feature, used in (
-        ("vmxnet3", (facts.get("vm.nics") or 0) > (facts.get("vm.legacy_nics") or 0)),
-        ("pvscsi", facts.get("vm.uses_pvscsi")), ("nvme", facts.get("vm.uses_nvme"))) if used)
-    return _lowest_hw(vm.hardware_version or 1, needed)
+    return _lowest_hw(vm.hardware_version or 1, (facts.get("vm.nics") or 0) > (facts.get("vm.legacy_nics") or 0),
+                      bool(facts.get("vm.uses_pvscsi")), bool(facts.get("vm.uses_nvme")))
 
 
 @lru_cache(maxsize=256)
-def _lowest_hw(start: int, needed: tuple[str, ...]) -> int | None:
-    """The lowest hardware version from `start` on with every feature in `needed`."""
+def _lowest_hw(start: int, vmxnet3: bool, pvscsi: bool, nvme: bool) -> int | None:
+    """The lowest hardware version from `start` on with each device in use."""
+    needed = [feature for feature, used in (("vmxnet3", vmxnet3), ("pvscsi", pvscsi), ("nvme", nvme)) if used]
     for hw in range(start, _NEWEST_HW + 1):
         if all(hw_feature(hw, feature) for feature in needed):
             return hw

@@ -114,7 +114,7 @@ def topology_facts(host: Host, vm: VM, version: Version, topo: Topology,
     out["topo.prefer_ht_layout"] = runs(alt.vnuma_nodes) if alt else out["topo.layout"]
     out["topo.prefer_ht_balances"] = bool(alt and alt.balanced and not topo.balanced)
     out["topo.prefer_ht_fewer_nodes"] = bool(alt and alt.physical_nodes_spanned < topo.physical_nodes_spanned)
-    out["topo.prefer_ht_memory_fits"] = bool(alt and alt.memory_remote_mib == 0)
+    out["topo.prefer_ht_memory_fits"] = prefer_ht_fits(alt, host, vm.memory)
     out["topo.persisted_layout_differs"] = fresh is not vm and any(
         "numa.autosize.vcpu.maxPerVirtualNode" in r for r in topo.reasons) and (
         shared_predict(host, fresh, version, cache).vnuma_nodes != topo.vnuma_nodes)
@@ -184,12 +184,17 @@ def shared_predict(host: Host, vm: VM, version: Version, cache: dict[tuple[Any, 
     return sized
 
 
-def memory_facts(host: Host, vm: VM, topo: Topology, prefer_ht: Topology | None) -> dict[str, Any]:
-    """The topology facts that depend on the VM's own memory size (`prefer_ht`: the preferHT
-    what-if layout of topology_facts)."""
+def prefer_ht_fits(prefer_ht: Topology | None, host: Host, memory: int) -> bool:
+    """Whether `memory` fits the nodes of the preferHT what-if layout of topology_facts (None:
+    no such what-if), as it would for a VM of the layout with that much memory."""
+    return prefer_ht is not None and remote_mib(prefer_ht, host, memory) == 0
+
+
+def memory_facts(host: Host, vm: VM, topo: Topology, prefer_ht_memory_fits: bool) -> dict[str, Any]:
+    """The topology facts that depend on the VM's own memory size."""
     return {
         "topo.memory_remote_mib": topo.memory_remote_mib,
-        "topo.prefer_ht_memory_fits": prefer_ht is not None and remote_mib(prefer_ht, host, vm.memory) == 0,
+        "topo.prefer_ht_memory_fits": prefer_ht_memory_fits,
         "topo.memory_fits_node": vm.memory <= host.memory_per_node,
         "topo.spans_needlessly": (topo.numa_managed and topo.physical_nodes_spanned > 1
                                   and vm.vcpus <= host.cores_per_node and vm.memory <= host.memory_per_node),

@@ -47,9 +47,10 @@ def _hardware(hw: int | None) -> tuple[int | None, bool | None, bool | None, boo
 def vm_facts(vm: VM, unknown: frozenset[str] = frozenset()) -> dict[str, Any]:
     """Facts about the VM alone (no host). `unknown` names spec fields a template left unresolved."""
     hw = vm.hardware_version
-    data_disks = [d for d in vm.disks if d.role != "os"]
-    legacy_data = [d for d in data_disks if d.controller in _LEGACY_SCSI]
-    controllers = {(d.controller if d.controller in ("nvme", "sata", "ide") else "scsi", d.bus) for d in vm.disks}
+    disks = vm.disks
+    data_disks = [d for d in disks if d.role != "os"] if disks else disks
+    legacy_data = [d for d in data_disks if d.controller in _LEGACY_SCSI] if data_disks else data_disks
+    controllers = {(d.controller if d.controller in ("nvme", "sata", "ide") else "scsi", d.bus) for d in disks}
     adv = normalised_advanced(vm)  # lower-cased key -> (spelling, text)
     prefer = adv["numa.vcpu.preferht"][1] if "numa.vcpu.preferht" in adv else None
     # Both kinds of key are rare: one substring search over all keys usually rules them out.
@@ -84,10 +85,10 @@ def vm_facts(vm: VM, unknown: frozenset[str] = frozenset()) -> dict[str, Any]:
         "vm.data_disks": len(data_disks),
         "vm.data_disks_legacy": len(legacy_data),
         "vm.scsi_controllers_used": len(controllers),
-        "vm.heavy_io_shallow_queue": sum(1 for d in vm.disks if d.heavy_io and d.controller == "pvscsi"
-                                         and (d.queue_depth or 64) < 254),
+        "vm.heavy_io_shallow_queue": sum(1 for d in disks if d.heavy_io and d.controller == "pvscsi"
+                                         and (d.queue_depth or 64) < 254) if disks else 0,
         "vm.nics": len(vm.nics),
-        "vm.legacy_nics": sum(1 for n in vm.nics if n.adapter in _LEGACY_NICS),
+        "vm.legacy_nics": sum(1 for n in vm.nics if n.adapter in _LEGACY_NICS) if vm.nics else 0,
         "vm.intrmode_keys": kinds.count("intrmode"),
         "vm.intrmode_key_names": [spelling for kind, (spelling, _) in zip(kinds, adv.values(), strict=False)
                                   if kind == "intrmode"],
@@ -115,13 +116,13 @@ def vm_facts(vm: VM, unknown: frozenset[str] = frozenset()) -> dict[str, Any]:
         "vm.memory_bound": bool(vm.memory_bound) or bool(vm.hpc and vm.hpc.memory_bound),
         "vm.containers_latency_critical": bool(vm.containers and vm.containers.latency_critical),
         "vm.prefer_ht": bool(read_bool(prefer)),
-        "vm.sriov_or_passthrough_nic": any(n.adapter in ("sriov", "passthrough") for n in vm.nics),
+        "vm.sriov_or_passthrough_nic": bool(vm.nics) and any(n.adapter in ("sriov", "passthrough") for n in vm.nics),
         "vm.hw_supports_vnuma": vnuma,
         "vm.hw_supports_vmxnet3": vmxnet3,
         "vm.hw_supports_nvme": nvme,
-        "vm.uses_nvme": any(d.controller == "nvme" for d in vm.disks),
+        "vm.uses_nvme": any(d.controller == "nvme" for d in disks) if disks else False,
         "vm.hw_supports_pvscsi": pvscsi,
-        "vm.uses_pvscsi": any(d.controller == "pvscsi" for d in vm.disks),
+        "vm.uses_pvscsi": any(d.controller == "pvscsi" for d in disks) if disks else False,
         "vm.vmxnet3_possible": True if vmxnet3 is None else vmxnet3,
         "vm.pvscsi_possible": True if pvscsi is None else pvscsi,
     }
