@@ -86,14 +86,21 @@ def _licensed(host: Host, vm: VM, version: Version, facts: dict[str, Any],
               cache: dict[tuple[Any, ...], Any] | None) -> dict[str, Any]:
     """The VM resized to the vCPUs its SQL Server licence uses, and that shape's settings."""
     from advisor.facts.sql import recommended_maxdop, sql_year
-    from advisor.facts.topology import shared_predict, socket_per_vnode
+    from advisor.facts.topology import layout_key, shared_predict, socket_per_vnode
 
     assert vm.sql is not None
     caps = [c for c in (_SERVER_CAL_CORES if facts.get("sql.server_cal") else 0,
                         facts.get("sql.edition_max_cores") or 0) if c > 0]
     vcpus = min([vm.vcpus, *caps])
-    resized = shared_predict(host, vm.model_copy(update={"vcpus": vcpus, "cores_per_socket": None}), version, cache)
-    nodes = tuple(resized.vnuma_nodes) if resized.vnuma_exposed else (vcpus,)
+    # The resized VM's layout reads nothing of the VM but its layout_key's fields and the new count.
+    key = ("licensed", layout_key(vm), vcpus)
+    nodes = cache.get(key) if cache is not None else None
+    if nodes is None:
+        resized = shared_predict(host, vm.model_copy(update={"vcpus": vcpus, "cores_per_socket": None}), version,
+                                 cache)
+        nodes = tuple(resized.vnuma_nodes) if resized.vnuma_exposed else (vcpus,)
+        if cache is not None:
+            cache[key] = nodes
     cps = fitting_cores_per_socket(vcpus, (socket_per_vnode(nodes, vcpus),), host.cores_per_node,
                                    facts.get("vm.max_cores_per_socket"), facts.get("vm.max_sockets") or 128,
                                    facts.get("sql.edition_max_sockets") or 0)

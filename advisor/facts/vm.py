@@ -54,12 +54,12 @@ def vm_facts(vm: VM, unknown: frozenset[str] = frozenset()) -> dict[str, Any]:
     adv = normalised_advanced(vm)  # lower-cased key -> (spelling, text)
     prefer = adv["numa.vcpu.preferht"][1] if "numa.vcpu.preferht" in adv else None
     # Both kinds of key are rare: one substring search over all keys usually rules them out.
-    joined = "\n".join(adv)
+    joined = "\n".join(adv) if adv else ""
     kinds = [_key_kind(k) for k in adv] if ".intrmode" in joined or ".filters" in joined else []
     filters = [spelling for kind, (spelling, text) in zip(kinds, adv.values(), strict=False)
                if kind == "filters" and text.strip()]
     profile = (vm.gpu.profile or "") if vm.gpu else ""
-    m = _PROFILE_GB.search(profile)
+    m = _PROFILE_GB.search(profile) if profile else None
     cpr = vm.cpu_reservation
     hw_max, vnuma, vmxnet3, nvme, pvscsi = _hardware(hw)
     facts: dict[str, Any] = {
@@ -70,8 +70,8 @@ def vm_facts(vm: VM, unknown: frozenset[str] = frozenset()) -> dict[str, Any]:
         "vm.guest_power_plan": vm.guest.power_plan,
         "vm.gpu_profile": profile,
         "vm.gpu_purpose": (vm.gpu.purpose or "") if vm.gpu else "",
-        "vm.legacy_controllers": sorted({d.controller for d in legacy_data}),
-        "vm.legacy_nic_types": sorted({n.adapter for n in vm.nics if n.adapter in _LEGACY_NICS}),
+        "vm.legacy_controllers": sorted({d.controller for d in legacy_data}) if legacy_data else [],
+        "vm.legacy_nic_types": sorted({n.adapter for n in vm.nics if n.adapter in _LEGACY_NICS}) if vm.nics else [],
         "vm.containers_networking": vm.containers.networking if vm.containers else "",
         "vm.count": vm.count,
         "vm.vcpus": vm.vcpus,
