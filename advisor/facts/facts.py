@@ -46,9 +46,9 @@ def facts_for(host: Host | None, vm: VM, version: Version | None,
               ) -> tuple[dict[str, Any], Topology | None]:
     """The VM's facts (and its topology when a host is known).
 
-    `cache` (one per host and version) shares the topology work between VMs of the same vCPU
-    shape; estates are mostly a few shapes repeated with varied memory, and predict() plus its
-    what-if variants dominate the cost. Memory-dependent facts are redone per VM. It also keeps
+    `cache` (one per host and version) shares the topology work between VMs of one layout
+    (layout_key); estates are mostly a few shapes repeated with varied memory, and predict() plus
+    its what-if variants dominate the cost. Memory-dependent facts are redone per memory size. It also keeps
     the host and version facts, which every VM of the call shares. `cluster` holds the other
     hosts the VM may run on (vMotion, DRS, HA), one entry per kind of host.
     """
