@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from advisor.facts.topology import shape_key
+from advisor.facts.topology import layout_key
 from advisor.model.cluster import ClusterHost, host_shape
 from advisor.model.spec import VM, Host
 from advisor.model.versions import Version, max_hw_for
@@ -65,7 +65,7 @@ def cluster_facts(host: Host, vm: VM, version: Version, topo: Topology, others: 
 def _layout_on(host: Host, vm: VM, version: Version, cache: dict[tuple[Any, ...], Any] | None) -> tuple[int, ...]:
     """The vNUMA nodes the guest would see if the VM first powered on on `host` (cached per VM
     shape and host shape: the cluster repeats for every VM of the spec)."""
-    key = ("cluster", shape_key(vm), host_shape(host), version)
+    key = ("cluster", layout_key(vm), host_shape(host), version)
     if cache is not None and key in cache:
         return tuple(cache[key])
     layout = _exposed(predict(host, vm, version))

@@ -25,13 +25,13 @@ _HOST_BACKINGS = {"cdrom-raw", "atapi-cdrom", "device"}
 
 def device_facts(vm: VM) -> dict[str, Any]:
     adv = normalised_advanced(vm)
-    emulated = [d for d in vm.disks if d.role != "os" and d.controller in ("sata", "ide")]
-    bound, keys = host_bound(adv)
+    emulated = [d for d in vm.disks if d.role != "os" and d.controller in ("sata", "ide")] if vm.disks else []
+    bound, keys = host_bound(adv) if adv else ([], [])
     return {
         "vm.data_disks_emulated": len(emulated),
-        "vm.emulated_disk_buses": sorted({d.controller for d in emulated}),
-        "vm.cpu_limit_mhz": _number(adv, "sched.cpu.max"),
-        "vm.memory_limit_mib": _number(adv, "sched.mem.max"),
+        "vm.emulated_disk_buses": sorted({d.controller for d in emulated}) if emulated else [],
+        "vm.cpu_limit_mhz": _number(adv, "sched.cpu.max") if adv else 0,
+        "vm.memory_limit_mib": _number(adv, "sched.mem.max") if adv else 0,
         "vm.host_bound_devices": bound,
         "vm.host_bound_count": len(bound),
         "vm.host_bound_keys": keys,

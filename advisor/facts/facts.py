@@ -17,12 +17,20 @@ from advisor.facts.names import BOOL, DOUBLE, FACTS, INT, LIST_INT, LIST_STRING,
 from advisor.facts.placement import packing_suggestion, placement_facts
 from advisor.facts.reshape import reshape_facts
 from advisor.facts.sql import sql_topology_facts
-from advisor.facts.topology import aligned_vcpus, memory_facts, shape_key, socket_per_vnode, topology_facts
+from advisor.facts.topology import (
+    aligned_vcpus,
+    layout_key,
+    memory_facts,
+    prefer_ht_fits,
+    shared_predict,
+    socket_per_vnode,
+    topology_facts,
+)
 from advisor.facts.vm import _TOPOLOGY_FIELDS, vm_facts
 from advisor.model.cluster import ClusterHost
 from advisor.model.spec import VM, Host
 from advisor.model.versions import Version
-from advisor.numa.topology import Topology, predict, with_memory
+from advisor.numa.topology import Topology
 
 __all__ = ["BOOL", "DOUBLE", "FACTS", "INT", "LIST_INT", "LIST_STRING", "STRING", "FactDef", "aligned_vcpus",
            "facts_for", "host_facts", "known", "packing_suggestion", "placement_facts", "predicted",
@@ -38,9 +46,9 @@ def facts_for(host: Host | None, vm: VM, version: Version | None,
               ) -> tuple[dict[str, Any], Topology | None]:
     """The VM's facts (and its topology when a host is known).
 
-    `cache` (one per host and version) shares the topology work between VMs of the same vCPU
-    shape; estates are mostly a few shapes repeated with varied memory, and predict() plus its
-    what-if variants dominate the cost. Memory-dependent facts are redone per VM. It also keeps
+    `cache` (one per host and version) shares the topology work between VMs of one layout
+    (layout_key); estates are mostly a few shapes repeated with varied memory, and predict() plus
+    its what-if variants dominate the cost. Memory-dependent facts are redone per memory size. It also keeps
     the host and version facts, which every VM of the call shares. `cluster` holds the other
     hosts the VM may run on (vMotion, DRS, HA), one entry per kind of host.
     """
@@ -67,14 +75,14 @@ def facts_for(host: Host | None, vm: VM, version: Version | None,
     if host is not None and version is not None:
         hit = topology_for(host, vm, version, unknown, cache)
         if hit is not None:
-            topo, shape_facts = hit
+            topo, shape_facts, prefer_ht_fits = hit
             facts.update(shape_facts)
-            facts.update(memory_facts(host, vm, topo))
+            facts.update(memory_facts(host, vm, topo, prefer_ht_fits))
             facts.update(_per_vm_topology_facts(host, vm, topo))
             prefer_aligned_sockets(vm, facts, facts.get("topo.aligned_cores_per_socket"))
             if cluster:
                 facts.update(cluster_facts(host, vm, version, topo, cluster, cache))
-    facts.update(reshape_facts(host, vm, version, facts))
+    facts.update(reshape_facts(host, vm, version, facts, cache))
     return facts, topo
 
 
@@ -82,43 +90,40 @@ def predicted(host: Host, vm: VM, version: Version, unknown: frozenset[str] = fr
               cache: dict[tuple[Any, ...], Any] | None = None) -> Topology | None:
     """The VM's predicted topology, or None when a field the prediction reads is unknown.
 
-    With `cache`, VMs of one shape share the prediction and VMs of one shape and memory size
-    share one Topology: the engine's placement pass and its evaluation pass both ask, and the
-    report keeps one topology dict per Topology, not one per VM.
+    With `cache`, VMs of one layout share the prediction and VMs of one layout and memory size
+    share one Topology (shared_predict): the engine's placement pass and its evaluation pass
+    both ask, and the report keeps one topology dict per Topology, not one per VM.
     """
     if unknown & _TOPOLOGY_FIELDS:
         return None
-    if cache is None:
-        return predict(host, vm, version)
-    key = shape_key(vm)
-    first = cache.get(key)
-    if first is None:
-        first = cache[key] = (predict(host, vm, version), vm.memory)
-    if first[1] == vm.memory:
-        return first[0]
-    sized = cache.get((key, vm.memory))
-    if sized is None:
-        sized = cache[(key, vm.memory)] = with_memory(first[0], host, vm.memory)
-    return sized
+    return shared_predict(host, vm, version, cache)
 
 
 def topology_for(host: Host, vm: VM, version: Version, unknown: frozenset[str] = frozenset(),
-                 cache: dict[tuple[Any, ...], Any] | None = None) -> tuple[Topology, dict[str, Any]] | None:
-    """The VM's predicted topology and the facts of its vCPU shape (see predicted()).
+                 cache: dict[tuple[Any, ...], Any] | None = None
+                 ) -> tuple[Topology, dict[str, Any], bool] | None:
+    """The VM's predicted topology, the facts of its layout (topology_facts; see predicted())
+    and whether its memory fits the nodes with preferHT (memory_facts).
 
-    The shape's facts are built on the first VM of the shape that asks for them, with that
-    VM's own prediction, and shared from then on.
+    The layout's facts are built on the first VM of the layout that asks for them, with that
+    VM's own prediction, and shared from then on; what reads the VM's memory is redone for
+    each memory size.
     """
-    topo = predicted(host, vm, version, unknown, cache)
-    if topo is None:
-        return None
-    if cache is None:
-        return topo, topology_facts(host, vm, version, topo)
-    key = shape_key(vm)
+    if cache is None or unknown & _TOPOLOGY_FIELDS:
+        topo = predicted(host, vm, version, unknown)
+        if topo is None:
+            return None
+        shape_facts, alt = topology_facts(host, vm, version, topo)
+        return topo, shape_facts, prefer_ht_fits(alt, host, vm.memory)
+    key = layout_key(vm)
+    topo = shared_predict(host, vm, version, cache, key)
     shared = cache.get(("facts", key))
     if shared is None:
-        shared = cache[("facts", key)] = topology_facts(host, vm, version, cache[key][0])
-    return topo, shared
+        shared = cache[("facts", key)] = topology_facts(host, vm, version, topo, cache)
+    fits = cache.get(("fits", key, vm.memory))
+    if fits is None:
+        fits = cache[("fits", key, vm.memory)] = prefer_ht_fits(shared[1], host, vm.memory)
+    return topo, shared[0], fits
 
 
 def _per_vm_topology_facts(host: Host, vm: VM, topo: Topology) -> dict[str, Any]:

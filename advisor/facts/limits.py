@@ -9,6 +9,7 @@ per version and licence edition, and the guest minimums (rules/limits/guests.yam
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 from typing import Any
 
 from advisor.model.spec import VM, Host
@@ -25,6 +26,7 @@ from advisor.model.versions import (
     max_sockets,
 )
 
+_V8 = Version(8, 0)
 _DISK_FT_MAX_MIB = 2 * 1024 * 1024  # an FT VM's disks must each be smaller than 2 TB
 
 
@@ -67,21 +69,37 @@ def smt_of(vm: VM, host: Host | None) -> int:
 
 def limit_facts(vm: VM, version: Version | None, host: Host | None) -> dict[str, Any]:
     """The limits that apply to this VM and whether it stays within them."""
-    hw = vm.hardware_version
     cps = vm.cores_per_socket or 1
+    guest_sockets = guest_max_sockets(vm.guest_os)
     out: dict[str, Any] = {
         "vm.virtual_sockets": -(-vm.vcpus // cps),
         "vm.effective_cores_per_socket": cps,
         "vm.max_sockets": max_sockets(),
-        "vm.large_disks": sum(1 for d in vm.disks if d.size is not None and d.size >= _DISK_FT_MAX_MIB),
+        "vm.large_disks": sum(1 for d in vm.disks if d.size is not None and d.size >= _DISK_FT_MAX_MIB)
+        if vm.disks else 0,
         "vm.reservation_exceeds_memory": isinstance(vm.memory_reservation, int) and vm.memory_reservation > vm.memory,
         "vm.guest_min_memory_mib": guest_minimum_mib(vm.guest_os),
+        "vm.guest_max_sockets": guest_sockets,
+        "vm.guest_socket_cores_per_socket": fewest_cores_per_socket(vm.vcpus, guest_sockets),
     }
-    guest_sockets = guest_max_sockets(vm.guest_os)
-    out["vm.guest_max_sockets"] = guest_sockets
-    out["vm.guest_socket_cores_per_socket"] = fewest_cores_per_socket(vm.vcpus, guest_sockets)
+    # The spec's `vsphere:` states what the host runs when given (it defaults to host.esxi).
+    runs = None if host is None else version if version is not None else host.esxi
+    out.update(_version_limits(vm.hardware_version, version, host.license if host else None, runs))
+    if host is not None:
+        smt = smt_of(vm, host)
+        out["vm.exclusive_cores"] = (math.ceil(vm.vcpus / smt)
+                                     if vm.latency_sensitivity in ("high", "high-ht") else 0)
+    return out
+
+
+@lru_cache(maxsize=1024)
+def _version_limits(hw: int | None, version: Version | None, license: str | None,
+                    runs: Version | None) -> dict[str, Any]:
+    """The limits of a hardware version on a vSphere version and licence, the same for every VM
+    that shares them (`runs`: what the host runs, None without a host). Callers copy it."""
     hw_row = hw_limits(hw) if hw else None
     ver = limits_for(version) if version is not None else None
+    out: dict[str, Any] = {}
     out["vm.max_memory_mib"], out["vm.max_memory_why"] = _lowest(
         (ver.max_memory_mib if ver else None, f"vSphere {version}"),
         (hw_row.max_memory_mib if hw_row else None, f"hardware version {hw}"))
@@ -90,20 +108,14 @@ def limit_facts(vm: VM, version: Version | None, host: Host | None) -> dict[str,
         (hw_row.max_cores_per_socket if hw_row else None, f"hardware version {hw}"))
     if version is not None:
         # Without a host the licence edition is unknown: Enterprise Plus, the largest limit.
-        edition = (host.license if host else None) or "enterprise-plus"
+        edition = license or "enterprise-plus"
         out["vm.ft_max_vcpus"], out["vm.ft_max_memory_mib"] = ft_limits(version, edition)
         out["vm.ft_max_disks"] = ft_max_disks()
-        out["vm.high_ht_supported"] = version >= Version(8, 0) and (hw is None or hw_feature(hw, "latency_high_ht"))
-    if host is not None:
-        # The spec's `vsphere:` states what the host runs when given (it defaults to host.esxi).
-        runs = version if version is not None else host.esxi
+        out["vm.high_ht_supported"] = version >= _V8 and (hw is None or hw_feature(hw, "latency_high_ht"))
+    if runs is not None:
         newest = max_hw_for(runs)
         out["host.max_hw"] = newest
         out["vm.hw_newer_than_host"] = bool(hw and hw > newest)
         out["host.esxi_text"] = str(runs)
-        out["host.license"] = host.license or "enterprise-plus"
-        smt = smt_of(vm, host)
-        out["vm.exclusive_cores"] = (math.ceil(vm.vcpus / smt)
-                                     if vm.latency_sensitivity in ("high", "high-ht") else 0)
+        out["host.license"] = license or "enterprise-plus"
     return out
-

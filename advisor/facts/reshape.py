@@ -20,6 +20,7 @@ every other family (facts.facts_for):
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 from advisor.facts.limits import smt_of
@@ -31,16 +32,21 @@ _NEWEST_HW = 22
 
 
 def _devices_min_hw(vm: VM, facts: dict[str, Any]) -> int | None:
-    needed = [feature for feature, used in (
-        ("vmxnet3", (facts.get("vm.nics") or 0) > (facts.get("vm.legacy_nics") or 0)),
-        ("pvscsi", facts.get("vm.uses_pvscsi")), ("nvme", facts.get("vm.uses_nvme"))) if used]
-    start = vm.hardware_version or 1
+    return _lowest_hw(vm.hardware_version or 1, (facts.get("vm.nics") or 0) > (facts.get("vm.legacy_nics") or 0),
+                      bool(facts.get("vm.uses_pvscsi")), bool(facts.get("vm.uses_nvme")))
+
+
+@lru_cache(maxsize=256)
+def _lowest_hw(start: int, vmxnet3: bool, pvscsi: bool, nvme: bool) -> int | None:
+    """The lowest hardware version from `start` on with each device in use."""
+    needed = [feature for feature, used in (("vmxnet3", vmxnet3), ("pvscsi", pvscsi), ("nvme", nvme)) if used]
     for hw in range(start, _NEWEST_HW + 1):
         if all(hw_feature(hw, feature) for feature in needed):
             return hw
     return None
 
 
+@lru_cache(maxsize=4096)  # a pure function of small integers, asked for every VM
 def fitting_cores_per_socket(vcpus: int, preferred: tuple[int | None, ...], node_cores: int, max_cps: int | None,
                              max_sockets: int, edition_sockets: int = 0) -> int | None:
     """Cores per socket within the limits: the first of `preferred` (one socket per vNUMA node of
@@ -59,12 +65,12 @@ def fitting_cores_per_socket(vcpus: int, preferred: tuple[int | None, ...], node
                default=None)
 
 
-def _preferred_cps(host: Host, vm: VM, version: Version | None, facts: dict[str, Any]) -> tuple[int | None, ...]:
+def _preferred_cps(host: Host, vm: VM, version: Version | None, facts: dict[str, Any],
+                   cache: dict[tuple[Any, ...], Any] | None) -> tuple[int | None, ...]:
     """One socket per vNUMA node of the layout the VM gets once advisor's fixes are applied:
     the preferHT layout where NUMA001 writes preferHT (its condition, advisor/facts/topology.py),
     else the default layout."""
-    from advisor.facts.topology import _with_advanced, _without_autosize, socket_per_vnode
-    from advisor.numa.topology import predict
+    from advisor.facts.topology import _with_advanced, _without_autosize, shared_predict, socket_per_vnode
 
     aligned = facts.get("topo.aligned_cores_per_socket")
     numa001 = (facts.get("topo.wide") and facts.get("topo.vnuma_balanced") is False
@@ -72,22 +78,29 @@ def _preferred_cps(host: Host, vm: VM, version: Version | None, facts: dict[str,
     if not numa001 or version is None:
         return (aligned,)
     fresh = _with_advanced(_without_autosize(vm), "numa.vcpu.preferHT", "TRUE", cores_per_socket=None)
-    nodes = predict(host, fresh, version).vnuma_nodes
+    nodes = shared_predict(host, fresh, version, cache).vnuma_nodes
     return (socket_per_vnode(tuple(nodes), vm.vcpus), aligned)
 
 
-def _licensed(host: Host, vm: VM, version: Version, facts: dict[str, Any]) -> dict[str, Any]:
+def _licensed(host: Host, vm: VM, version: Version, facts: dict[str, Any],
+              cache: dict[tuple[Any, ...], Any] | None) -> dict[str, Any]:
     """The VM resized to the vCPUs its SQL Server licence uses, and that shape's settings."""
     from advisor.facts.sql import recommended_maxdop, sql_year
-    from advisor.facts.topology import socket_per_vnode
-    from advisor.numa.topology import predict
+    from advisor.facts.topology import layout_key, shared_predict, socket_per_vnode
 
     assert vm.sql is not None
     caps = [c for c in (_SERVER_CAL_CORES if facts.get("sql.server_cal") else 0,
                         facts.get("sql.edition_max_cores") or 0) if c > 0]
     vcpus = min([vm.vcpus, *caps])
-    resized = predict(host, vm.model_copy(update={"vcpus": vcpus, "cores_per_socket": None}), version)
-    nodes = tuple(resized.vnuma_nodes) if resized.vnuma_exposed else (vcpus,)
+    # The resized VM's layout reads nothing of the VM but its layout_key's fields and the new count.
+    key = ("licensed", layout_key(vm), vcpus)
+    nodes = cache.get(key) if cache is not None else None
+    if nodes is None:
+        resized = shared_predict(host, vm.model_copy(update={"vcpus": vcpus, "cores_per_socket": None}), version,
+                                 cache)
+        nodes = tuple(resized.vnuma_nodes) if resized.vnuma_exposed else (vcpus,)
+        if cache is not None:
+            cache[key] = nodes
     cps = fitting_cores_per_socket(vcpus, (socket_per_vnode(nodes, vcpus),), host.cores_per_node,
                                    facts.get("vm.max_cores_per_socket"), facts.get("vm.max_sockets") or 128,
                                    facts.get("sql.edition_max_sockets") or 0)
@@ -103,8 +116,10 @@ def _licensed(host: Host, vm: VM, version: Version, facts: dict[str, Any]) -> di
     }
 
 
-def reshape_facts(host: Host | None, vm: VM, version: Version | None, facts: dict[str, Any]) -> dict[str, Any]:
-    """The values the fixes' resizes set, from the facts of every other family."""
+def reshape_facts(host: Host | None, vm: VM, version: Version | None, facts: dict[str, Any],
+                  cache: dict[tuple[Any, ...], Any] | None = None) -> dict[str, Any]:
+    """The values the fixes' resizes set, from the facts of every other family (`cache`:
+    shared_predict's, for the what-if layouts)."""
     needed = _devices_min_hw(vm, facts)
     runs = facts.get("host.max_hw")
     # A version the host cannot run is no fix: the device changes instead (HYG003).
@@ -119,12 +134,13 @@ def reshape_facts(host: Host | None, vm: VM, version: Version | None, facts: dic
                                            *limits)
         # Only a VM whose own alignment breaks a limit needs the what-if layout (LIM001/002, SQL005).
         out["vm.fitting_cores_per_socket"] = aligned if aligned == facts["topo.aligned_cores_per_socket"] else (
-            fitting_cores_per_socket(vm.vcpus, _preferred_cps(host, vm, version, facts), host.cores_per_node, *limits))
+            fitting_cores_per_socket(vm.vcpus, _preferred_cps(host, vm, version, facts, cache), host.cores_per_node,
+                                     *limits))
     if host is not None:
         # One core left to the VMkernel, rounded down so the vNUMA nodes stay equal (NUMA003).
         cores = host.cores - 1
         cores -= cores % -(-cores // host.cores_per_node)
         out["vm.latency_max_vcpus"] = cores * smt_of(vm, host)
         if vm.sql is not None and version is not None and facts.get("vm.vcpus") is not None:
-            out.update(_licensed(host, vm, version, facts))
+            out.update(_licensed(host, vm, version, facts, cache))
     return out

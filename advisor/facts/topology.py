@@ -2,7 +2,7 @@
 
 predict() (advisor.numa.topology) gives the layout; here it is compared with the host's nodes and
 with the layouts preferHT or the default cores per socket would give. These facts depend only on
-the VM's vCPU shape (facts_for caches them per shape); memory-dependent ones are memory_facts.
+the VM's layout (facts_for shares them per layout_key); memory-dependent ones are memory_facts.
 """
 
 from __future__ import annotations
@@ -11,8 +11,10 @@ from typing import Any
 
 from advisor.model.spec import VM, Host
 from advisor.model.versions import Version
+from advisor.numa.controls import hardware_class
 from advisor.numa.layout import UNEVEN_SPLIT
-from advisor.numa.topology import Topology, predict
+from advisor.numa.topology import Topology, predict, remote_mib, with_memory
+from advisor.vmx.mapping import normalised_advanced
 
 # Largest vGPU profile per GPU model (frame buffer per GPU in GB) - NVIDIA GRID profile tables.
 _MAX_PROFILE = {"m60": ("grid_m60-8q", 8), "m10": ("grid_m10-8q", 8), "p40": ("grid_p40-24q", 24),
@@ -70,8 +72,11 @@ def _without_autosize(vm: VM) -> VM:
     return vm
 
 
-def topology_facts(host: Host, vm: VM, version: Version, topo: Topology) -> dict[str, Any]:
-    """Facts comparing the VM's predicted topology with the host and with what-if variants."""
+def topology_facts(host: Host, vm: VM, version: Version, topo: Topology,
+                   cache: dict[tuple[Any, ...], Any] | None = None) -> tuple[dict[str, Any], Topology | None]:
+    """Facts comparing the VM's predicted topology with the host and with what-if variants, and
+    the preferHT what-if layout (None: no such what-if), from which memory_facts tells whether
+    each VM of the layout would fit its memory (`cache`: shared_predict's)."""
     v = vm.vcpus
     out: dict[str, Any] = {
         "topo.layout": runs(topo.vnuma_nodes),
@@ -105,17 +110,17 @@ def topology_facts(host: Host, vm: VM, version: Version, topo: Topology) -> dict
     fresh = _without_autosize(vm)
     alt = None
     if not topo.prefer_ht and host.threads_per_core > 1:
-        alt = predict(host, _with_advanced(fresh, "numa.vcpu.preferHT", "TRUE"), version)
+        alt = shared_predict(host, _with_advanced(fresh, "numa.vcpu.preferHT", "TRUE"), version, cache)
     out["topo.prefer_ht_layout"] = runs(alt.vnuma_nodes) if alt else out["topo.layout"]
     out["topo.prefer_ht_balances"] = bool(alt and alt.balanced and not topo.balanced)
     out["topo.prefer_ht_fewer_nodes"] = bool(alt and alt.physical_nodes_spanned < topo.physical_nodes_spanned)
-    out["topo.prefer_ht_memory_fits"] = bool(alt and alt.memory_remote_mib == 0)
+    out["topo.prefer_ht_memory_fits"] = prefer_ht_fits(alt, host, vm.memory)
     out["topo.persisted_layout_differs"] = fresh is not vm and any(
         "numa.autosize.vcpu.maxPerVirtualNode" in r for r in topo.reasons) and (
-        predict(host, fresh, version).vnuma_nodes != topo.vnuma_nodes)
+        shared_predict(host, fresh, version, cache).vnuma_nodes != topo.vnuma_nodes)
     # Cores-per-socket what-if: the same VM with ESXi's default cores per socket.
     if vm.cores_per_socket and vm.cores_per_socket > 1:
-        default = predict(host, vm.model_copy(update={"cores_per_socket": None}), version)
+        default = shared_predict(host, vm.model_copy(update={"cores_per_socket": None}), version, cache)
         out["topo.cps_layout_default"] = runs(default.vnuma_nodes)
         out["topo.default_cps_vnuma_nodes"] = len(default.vnuma_nodes)
         out["topo.aligned_cores_per_socket"] = socket_per_vnode(default.vnuma_nodes, v)
@@ -140,20 +145,56 @@ def topology_facts(host: Host, vm: VM, version: Version, topo: Topology) -> dict
         out["vm.gpu_max_profile"], out["vm.gpu_max_profile_gb"] = _MAX_PROFILE[gpu]
     else:
         out["vm.gpu_max_profile"], out["vm.gpu_max_profile_gb"] = None, None
-    return out
+    return out, alt
 
 
-def shape_key(vm: VM) -> tuple[Any, ...]:
-    """What predict() reads from a VM apart from memory: equal keys give equal layouts."""
+def layout_key(vm: VM) -> tuple[Any, ...]:
+    """Everything predict() reads from a VM but its memory: equal keys give equal layouts.
+
+    The VM's hardware version, CPU affinity and own keys reach predict() only through
+    read_controls(), which tells hardware versions apart by hardware_class, reads the affinity
+    stripped and lower-cased, and reads only numa.* keys (the spec reconciles
+    sched.cpu.affinity into the cpu_affinity field).
+    """
+    adv = normalised_advanced(vm)  # lower-cased key -> (spelling, text): what vm.setting() reads
+    numa = tuple(sorted((k, text) for k, (_, text) in adv.items() if k.startswith("numa."))) if adv else ()
     # numa.consolidate = FALSE lays the VM out by its memory too (advisor.numa.layout).
-    return (vm.vcpus, vm.cores_per_socket, vm.hardware_version, vm.cpu_hot_add, vm.cpu_affinity,
-            vm.cpu_reservation, vm.sql is not None, tuple(sorted((k, str(v)) for k, v in vm.advanced.items())),
-            vm.memory if vm.setting("numa.consolidate") is not None else None)
+    return (vm.vcpus, vm.cores_per_socket, hardware_class(vm.hardware_version), vm.cpu_hot_add,
+            (vm.cpu_affinity or "").strip().lower(), numa,
+            vm.memory if "numa.consolidate" in adv else None)
 
 
-def memory_facts(host: Host, vm: VM, topo: Topology) -> dict[str, Any]:
+def shared_predict(host: Host, vm: VM, version: Version, cache: dict[tuple[Any, ...], Any] | None,
+                   key: tuple[Any, ...] | None = None) -> Topology:
+    """predict(), shared through `cache` (one per host and version) between VMs of one
+    layout_key: a VM with another memory size gets the same layout with its own memory split
+    (with_memory), as predict() would give it. The what-if layouts of many shapes are the plain
+    layouts of others, so they share it too. `key`: the VM's layout_key, when the caller has it."""
+    if cache is None:
+        return predict(host, vm, version)
+    key = ("layout", key or layout_key(vm))
+    first = cache.get(key)
+    if first is None:
+        first = cache[key] = (predict(host, vm, version), vm.memory)
+    if first[1] == vm.memory:
+        return first[0]
+    sized = cache.get((key, vm.memory))
+    if sized is None:
+        sized = cache[(key, vm.memory)] = with_memory(first[0], host, vm.memory)
+    return sized
+
+
+def prefer_ht_fits(prefer_ht: Topology | None, host: Host, memory: int) -> bool:
+    """Whether `memory` fits the nodes of the preferHT what-if layout of topology_facts (None:
+    no such what-if), as it would for a VM of the layout with that much memory."""
+    return prefer_ht is not None and remote_mib(prefer_ht, host, memory) == 0
+
+
+def memory_facts(host: Host, vm: VM, topo: Topology, prefer_ht_memory_fits: bool) -> dict[str, Any]:
+    """The topology facts that depend on the VM's own memory size."""
     return {
         "topo.memory_remote_mib": topo.memory_remote_mib,
+        "topo.prefer_ht_memory_fits": prefer_ht_memory_fits,
         "topo.memory_fits_node": vm.memory <= host.memory_per_node,
         "topo.spans_needlessly": (topo.numa_managed and topo.physical_nodes_spanned > 1
                                   and vm.vcpus <= host.cores_per_node and vm.memory <= host.memory_per_node),

@@ -35,22 +35,33 @@ def _key_kind(low: str) -> str | None:
     return None
 
 
+@lru_cache(maxsize=64)
+def _hardware(hw: int | None) -> tuple[int | None, bool | None, bool | None, bool | None, bool | None]:
+    """The most vCPUs and the devices of a hardware version (None for each when not stated)."""
+    if not hw:
+        return None, None, None, None, None
+    return (hw_max_vcpus(hw), hw_feature(hw, "vnuma"), hw_feature(hw, "vmxnet3"), hw_feature(hw, "nvme"),
+            hw_feature(hw, "pvscsi"))
+
+
 def vm_facts(vm: VM, unknown: frozenset[str] = frozenset()) -> dict[str, Any]:
     """Facts about the VM alone (no host). `unknown` names spec fields a template left unresolved."""
     hw = vm.hardware_version
-    data_disks = [d for d in vm.disks if d.role != "os"]
-    legacy_data = [d for d in data_disks if d.controller in _LEGACY_SCSI]
-    controllers = {(d.controller if d.controller in ("nvme", "sata", "ide") else "scsi", d.bus) for d in vm.disks}
+    disks = vm.disks
+    data_disks = [d for d in disks if d.role != "os"] if disks else disks
+    legacy_data = [d for d in data_disks if d.controller in _LEGACY_SCSI] if data_disks else data_disks
+    controllers = {(d.controller if d.controller in ("nvme", "sata", "ide") else "scsi", d.bus) for d in disks}
     adv = normalised_advanced(vm)  # lower-cased key -> (spelling, text)
     prefer = adv["numa.vcpu.preferht"][1] if "numa.vcpu.preferht" in adv else None
     # Both kinds of key are rare: one substring search over all keys usually rules them out.
-    joined = "\n".join(adv)
+    joined = "\n".join(adv) if adv else ""
     kinds = [_key_kind(k) for k in adv] if ".intrmode" in joined or ".filters" in joined else []
     filters = [spelling for kind, (spelling, text) in zip(kinds, adv.values(), strict=False)
                if kind == "filters" and text.strip()]
     profile = (vm.gpu.profile or "") if vm.gpu else ""
-    m = _PROFILE_GB.search(profile)
+    m = _PROFILE_GB.search(profile) if profile else None
     cpr = vm.cpu_reservation
+    hw_max, vnuma, vmxnet3, nvme, pvscsi = _hardware(hw)
     facts: dict[str, Any] = {
         "vm.name": vm.name,
         "vm.workload": vm.workload,
@@ -59,25 +70,25 @@ def vm_facts(vm: VM, unknown: frozenset[str] = frozenset()) -> dict[str, Any]:
         "vm.guest_power_plan": vm.guest.power_plan,
         "vm.gpu_profile": profile,
         "vm.gpu_purpose": (vm.gpu.purpose or "") if vm.gpu else "",
-        "vm.legacy_controllers": sorted({d.controller for d in legacy_data}),
-        "vm.legacy_nic_types": sorted({n.adapter for n in vm.nics if n.adapter in _LEGACY_NICS}),
+        "vm.legacy_controllers": sorted({d.controller for d in legacy_data}) if legacy_data else [],
+        "vm.legacy_nic_types": sorted({n.adapter for n in vm.nics if n.adapter in _LEGACY_NICS}) if vm.nics else [],
         "vm.containers_networking": vm.containers.networking if vm.containers else "",
         "vm.count": vm.count,
         "vm.vcpus": vm.vcpus,
         "vm.cores_per_socket": vm.cores_per_socket or 0,
         "vm.memory_mib": vm.memory,
         "vm.hardware_version": hw,
-        "vm.hw_max_vcpus": hw_max_vcpus(hw) if hw else None,
+        "vm.hw_max_vcpus": hw_max,
         "vm.cpu_reservation_mhz": cpr if isinstance(cpr, int) else 0,
         "vm.memory_reservation_mib": (vm.memory if vm.memory_reservation == "full" else vm.memory_reservation or 0),
         "vm.disks": len(vm.disks),
         "vm.data_disks": len(data_disks),
         "vm.data_disks_legacy": len(legacy_data),
         "vm.scsi_controllers_used": len(controllers),
-        "vm.heavy_io_shallow_queue": sum(1 for d in vm.disks if d.heavy_io and d.controller == "pvscsi"
-                                         and (d.queue_depth or 64) < 254),
+        "vm.heavy_io_shallow_queue": sum(1 for d in disks if d.heavy_io and d.controller == "pvscsi"
+                                         and (d.queue_depth or 64) < 254) if disks else 0,
         "vm.nics": len(vm.nics),
-        "vm.legacy_nics": sum(1 for n in vm.nics if n.adapter in _LEGACY_NICS),
+        "vm.legacy_nics": sum(1 for n in vm.nics if n.adapter in _LEGACY_NICS) if vm.nics else 0,
         "vm.intrmode_keys": kinds.count("intrmode"),
         "vm.intrmode_key_names": [spelling for kind, (spelling, _) in zip(kinds, adv.values(), strict=False)
                                   if kind == "intrmode"],
@@ -105,15 +116,15 @@ def vm_facts(vm: VM, unknown: frozenset[str] = frozenset()) -> dict[str, Any]:
         "vm.memory_bound": bool(vm.memory_bound) or bool(vm.hpc and vm.hpc.memory_bound),
         "vm.containers_latency_critical": bool(vm.containers and vm.containers.latency_critical),
         "vm.prefer_ht": bool(read_bool(prefer)),
-        "vm.sriov_or_passthrough_nic": any(n.adapter in ("sriov", "passthrough") for n in vm.nics),
-        "vm.hw_supports_vnuma": hw_feature(hw, "vnuma") if hw else None,
-        "vm.hw_supports_vmxnet3": hw_feature(hw, "vmxnet3") if hw else None,
-        "vm.hw_supports_nvme": hw_feature(hw, "nvme") if hw else None,
-        "vm.uses_nvme": any(d.controller == "nvme" for d in vm.disks),
-        "vm.hw_supports_pvscsi": hw_feature(hw, "pvscsi") if hw else None,
-        "vm.uses_pvscsi": any(d.controller == "pvscsi" for d in vm.disks),
-        "vm.vmxnet3_possible": hw_feature(hw, "vmxnet3") if hw else True,
-        "vm.pvscsi_possible": hw_feature(hw, "pvscsi") if hw else True,
+        "vm.sriov_or_passthrough_nic": bool(vm.nics) and any(n.adapter in ("sriov", "passthrough") for n in vm.nics),
+        "vm.hw_supports_vnuma": vnuma,
+        "vm.hw_supports_vmxnet3": vmxnet3,
+        "vm.hw_supports_nvme": nvme,
+        "vm.uses_nvme": any(d.controller == "nvme" for d in disks) if disks else False,
+        "vm.hw_supports_pvscsi": pvscsi,
+        "vm.uses_pvscsi": any(d.controller == "pvscsi" for d in disks) if disks else False,
+        "vm.vmxnet3_possible": True if vmxnet3 is None else vmxnet3,
+        "vm.pvscsi_possible": True if pvscsi is None else pvscsi,
     }
     facts.update(device_facts(vm))
     facts.update(sql_facts(vm))

@@ -1,6 +1,8 @@
 """vSphere / ESXi versions ("5.5", "6.7 U2", "8.0U3") and the maxima that depend on them.
 
-The maxima themselves are data (rules/limits/vsphere.yaml), each row with its source.
+The maxima themselves are data (rules/limits/vsphere.yaml), each row with its source. The tables
+are read once per process, so each lookup is a pure function of its arguments: it is memoised
+(bounded), as every VM of a spec asks the same few versions the same questions.
 """
 
 from __future__ import annotations
@@ -85,6 +87,7 @@ def _table() -> tuple[list[Limits], list[dict[str, Any]], str]:
     return rows, doc["hardware"], doc["hardware_source"]
 
 
+@lru_cache(maxsize=256)
 def limits_for(version: Version) -> Limits:
     """The maxima of the newest table row not newer than `version`."""
     rows, _, _ = _table()
@@ -95,6 +98,7 @@ def limits_for(version: Version) -> Limits:
     return best
 
 
+@lru_cache(maxsize=256)
 def hw_max_vcpus(hw: int) -> int:
     """Largest vCPU count a virtual hardware version allows."""
     _, table, _ = _table()
@@ -105,6 +109,7 @@ def hw_max_vcpus(hw: int) -> int:
     return allowed
 
 
+@lru_cache(maxsize=256)
 def hw_feature(hw: int, feature: str) -> bool:
     """Whether virtual hardware `hw` supports a feature named in the hardware table."""
     _, table, _ = _table()
@@ -138,6 +143,7 @@ def _hw_rows() -> tuple[HwLimits, ...]:
                           parse_size_mib(row["max_memory"]), row["max_cores_per_socket"]) for row in table)
 
 
+@lru_cache(maxsize=256)
 def hw_limits(hw: int) -> HwLimits:
     """The limits of virtual hardware `hw` (the newest row not newer than it)."""
     rows = _hw_rows()
@@ -148,6 +154,7 @@ def hw_limits(hw: int) -> HwLimits:
     return best
 
 
+@lru_cache(maxsize=256)
 def max_hw_for(esxi: Version) -> int:
     """The newest virtual hardware version an ESXi release runs."""
     newest = _hw_rows()[0].since_hw
@@ -157,14 +164,19 @@ def max_hw_for(esxi: Version) -> int:
     return newest
 
 
+@lru_cache(maxsize=1)
+def _ft_rows() -> tuple[tuple[Version, dict[str, Any]], ...]:
+    return tuple((Version.parse(row["version"]), row) for row in _doc()["ft"])
+
+
+@lru_cache(maxsize=256)
 def ft_limits(version: Version, edition: str) -> tuple[int, int]:
     """(vCPUs, memory MiB) of one Fault Tolerance VM on `version` with licence `edition`."""
     from advisor.model.units import parse_size_mib
 
-    rows = _doc()["ft"]
     best = None
-    for row in rows:
-        if Version.parse(row["version"]) <= version:
+    for since, row in _ft_rows():
+        if since <= version:
             best = row
     if best is None:
         return 0, 0
@@ -181,6 +193,7 @@ def _guest_row(guest_os: str | None, key: str) -> dict[str, Any] | None:
                  if key in row and re.search(row["match"], guest_os, re.IGNORECASE)), None)
 
 
+@lru_cache(maxsize=1024)
 def guest_minimum_mib(guest_os: str | None) -> int:
     """The least memory the guest OS is documented to run with (0: no documented minimum)."""
     from advisor.model.units import parse_size_mib
@@ -189,6 +202,7 @@ def guest_minimum_mib(guest_os: str | None) -> int:
     return parse_size_mib(row["min_memory"]) if row else 0
 
 
+@lru_cache(maxsize=1024)
 def guest_max_sockets(guest_os: str | None) -> int:
     """The most processor sockets the guest OS is documented to use (0: no documented limit)."""
     row = _guest_row(guest_os, "max_sockets")

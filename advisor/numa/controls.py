@@ -34,6 +34,8 @@ from advisor.vocab import read_bool
 V65 = Version(6, 5)
 V8 = Version(8, 0)
 DEFAULT_VCPU_MIN = 9
+HW_VNUMA = 8  # the first hardware version that can expose vNUMA
+HW_VTOPOLOGY = 20  # vSphere 8's virtual topology and numa.allowHotadd
 # The first versions with the automatic vNUMA client sizer for AMD EPYC (Denneman 2019-10-14).
 EPYC_SIZER = (Version(6, 5, 3), Version(6, 7, 2))
 
@@ -93,6 +95,12 @@ class NumaControls:
         return self.affinity in ("", "all")
 
 
+def hardware_class(hw: int | None) -> int | None:
+    """All read_controls reads of a hardware version: unstated, or which of its thresholds it
+    reaches (layouts are shared between VMs of one class)."""
+    return None if hw is None else (hw >= HW_VNUMA) + (hw >= HW_VTOPOLOGY)
+
+
 def read_controls(host: Host, vm: VM, version: Version) -> NumaControls:
     """The NUMA controls in effect for `vm` on `host` under `version`."""
     v, hw = vm.vcpus, vm.hardware_version
@@ -107,9 +115,9 @@ def read_controls(host: Host, vm: VM, version: Version) -> NumaControls:
             cap = limit
             reasons.append(f"{key} = {limit} limits each NUMA client to {limit} vCPUs")
     vcpu_min = int_setting(vm, "numa.vcpu.min") or DEFAULT_VCPU_MIN
-    vtopology = version >= V8 and (hw is None or hw >= 20)
+    vtopology = version >= V8 and (hw is None or hw >= HW_VTOPOLOGY)
     # An unstated hardware version is taken to be a current one, as a newly built VM gets.
-    exposed_possible = version >= Version(5, 0) and (hw is None or hw >= 8)
+    exposed_possible = version >= Version(5, 0) and (hw is None or hw >= HW_VNUMA)
 
     manual_size, manual_why = None, ""
     per_node_v8 = int_setting(vm, "numa.vcpu.coresPerNode") if version >= V8 else None
@@ -127,7 +135,7 @@ def read_controls(host: Host, vm: VM, version: Version) -> NumaControls:
 
     hot_add_blocks, hot_add_uncertain = vm.cpu_hot_add, ""
     if vm.cpu_hot_add and version >= V8 and flag(vm, "numa.allowHotadd"):
-        hot_add_blocks = hw is not None and hw < 20
+        hot_add_blocks = hw is not None and hw < HW_VTOPOLOGY
         if hw is None:
             hot_add_uncertain = ("numa.allowHotadd needs hardware version 20; the VM's is not stated "
                                  "(shown: vNUMA kept)")

@@ -20,6 +20,10 @@ def place_clients(clients: tuple[int, ...], nodes: int, load: list[int] | None =
     nodes (numa.nodeAffinity: the VM stays NUMA-managed on those nodes only).
     """
     load = load if load is not None else [0] * nodes
+    if len(clients) == 1 and not allowed:  # most VMs: the first of the least-loaded nodes
+        node = min(range(nodes), key=load.__getitem__)
+        load[node] += clients[0]
+        return (node,)
     pool = list(allowed) if allowed else list(range(nodes))
     chosen: list[int] = [0] * len(clients)
     used: set[int] = set()

@@ -61,11 +61,25 @@ def place(host: Host, vms: Sequence[tuple[str, int, Topology]]) -> Placement:
         if not topo.numa_managed:
             unmanaged += topo.vcpus * count
             continue
-        per_node, simulated = _place_identical(topo.numa_clients, count, load, topo.node_affinity)
-        steps += simulated
-        for node, sizes in enumerate(per_node):
+        if count == 1:  # most VMs of an estate: no cycle to look for, only the nodes it lands on
+            landed = _place_one(topo.numa_clients, load, topo.node_affinity)
+            steps += 1
+        else:
+            per_node, simulated = _place_identical(topo.numa_clients, count, load, topo.node_affinity)
+            landed = dict(enumerate(per_node))
+            steps += simulated
+        for node, sizes in landed.items():
             residents[node].extend((name, size, n) for size, n in sorted(sizes.items(), reverse=True))
     return Placement(host.nodes, host.cores_per_node, host.threads_per_node, load, residents, unmanaged, steps)
+
+
+def _place_one(clients: tuple[int, ...], load: list[int], allowed: tuple[int, ...] | None) -> dict[int, dict[int, int]]:
+    """_place_identical for one instance: per node it lands on, how many clients of each size."""
+    per_node: dict[int, dict[int, int]] = {}
+    for size, node in zip(clients, place_clients(clients, len(load), load, allowed), strict=True):
+        sizes = per_node.setdefault(node, {})
+        sizes[size] = sizes.get(size, 0) + 1
+    return per_node
 
 
 def _place_identical(clients: tuple[int, ...], count: int, load: list[int],

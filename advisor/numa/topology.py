@@ -34,6 +34,7 @@ __all__ = [
     "layout_text",
     "place_clients",
     "predict",
+    "remote_mib",
     "split_even",
     "split_fill",
     "with_memory",
@@ -215,9 +216,18 @@ def with_memory(topo: Topology, host: Host, memory: int) -> Topology:
     Estates repeat a vCPU shape with many memory sizes; this spares a full predict() each.
     (A VM with numa.consolidate = FALSE is laid out by its memory: facts never reuse its shape.)
     """
-    local, remote = memory_split(memory, topo.numa_clients or (topo.vcpus,), topo.client_nodes or (0,), host,
-                                 topo.vcpus, topo.memory_interleaved)
+    local, remote = _split(topo, host, memory)
     reasons = tuple(r for r in topo.reasons if MEMORY_REASON not in r)
     if remote:
         reasons += (memory_reason(memory, host, remote),)
     return replace(topo, memory_local_mib=local, memory_remote_mib=remote, reasons=reasons)
+
+
+def remote_mib(topo: Topology, host: Host, memory: int) -> int:
+    """The remote memory of the same layout with another amount of memory (see with_memory)."""
+    return _split(topo, host, memory)[1]
+
+
+def _split(topo: Topology, host: Host, memory: int) -> tuple[int, int]:
+    return memory_split(memory, topo.numa_clients or (topo.vcpus,), topo.client_nodes or (0,), host,
+                        topo.vcpus, topo.memory_interleaved)
