@@ -23,6 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from advisor.load.yamlfile import gc_paused
 from advisor.report.findings import Run
 
 if TYPE_CHECKING:
@@ -47,7 +48,7 @@ def default_jobs() -> int:
 
 
 def can_fork() -> bool:
-    return hasattr(os, "fork")
+    return hasattr(os, "fork") and hasattr(signal, "pthread_sigmask")
 
 
 def splitter(jobs: int | None, vms: int) -> Callable[[Evaluator, list[Subject], Placed, bool], None] | None:
@@ -120,13 +121,19 @@ def evaluate_in_slices(evaluator: Evaluator, subjects: list[Subject], placed: Pl
     context = multiprocessing.get_context("fork")
     workers: list[_Worker] = []
     try:
-        for first, last in bounds[1:]:
-            receive, send = context.Pipe(duplex=False)
-            process = context.Process(target=_work, args=(send, evaluator, subjects, placed, release, first, last,
-                                                          os.getpid()), daemon=True, name=f"advisor-check-{first}")
-            process.start()
-            send.close()
-            workers.append(_Worker(process, receive, first + 1, last))
+        # Ctrl-C reaches the whole process group; the parent alone stops, and ends its workers.
+        # Held back while forking, a worker ignores it from its first instruction on.
+        mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        try:
+            for first, last in bounds[1:]:
+                receive, send = context.Pipe(duplex=False)
+                process = context.Process(target=_work, args=(send, evaluator, subjects, placed, release, first,
+                                                              last, os.getpid()), daemon=True, name="advisor-check")
+                process.start()
+                send.close()
+                workers.append(_Worker(process, receive, first + 1, last))
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
         if release:  # the workers hold their own slices now: this process lets its copies go
             subjects[bounds[0][1]:] = []
         readers = [threading.Thread(target=w.collect, daemon=True) for w in workers]
@@ -147,9 +154,12 @@ def evaluate_in_slices(evaluator: Evaluator, subjects: list[Subject], placed: Pl
 def _absorb(evaluator: Evaluator, worker: _Worker) -> None:
     """Take a worker's results into the evaluator's run, in the order it evaluated them."""
     run = evaluator.run
-    messages, worker.messages = worker.messages, []
-    for data in messages:
-        tag, payload = data[:1], pickle.loads(memoryview(data)[1:])
+    messages, worker.messages = worker.messages[::-1], []
+    while messages:  # each message's bytes freed once read
+        data = messages.pop()
+        with gc_paused():  # a part is thousands of new objects and no cycle: half the time without
+            tag, payload = data[:1], pickle.loads(memoryview(data)[1:])
+        del data
         if tag == _PART:
             run.vms.extend(payload.vms)
             run.findings.extend(payload.findings)
@@ -182,8 +192,8 @@ class _RemoteTraceback(Exception):
 def _work(conn: Connection, evaluator: Evaluator, subjects: list[Subject], placed: Placed, release: bool,
           first: int, last: int, parent: int) -> None:
     """A worker: evaluate subjects[first:last] and send the results every CHUNK VMs."""
-    # Ctrl-C reaches the whole process group: the parent alone stops, and ends its workers.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent's to act on (evaluate_in_slices)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     _end_with(parent)
     try:
         for start in range(first, last, CHUNK):
@@ -192,8 +202,10 @@ def _work(conn: Connection, evaluator: Evaluator, subjects: list[Subject], place
             run = evaluator.run
             recs = [evaluator.recommendations[id(v)] for v in run.vms] if evaluator.keep_recommendations else None
             part = _Part(run.vms, run.findings, run.notes, run.evaluated, recs)
-            conn.send_bytes(_PART + pickle.dumps(part, pickle.HIGHEST_PROTOCOL))
-            del part, run, recs
+            with gc_paused():
+                data = _PART + pickle.dumps(part, pickle.HIGHEST_PROTOCOL)
+            conn.send_bytes(data)
+            del part, run, recs, data
         used = [i for i, ex in enumerate(evaluator.policy.exemptions) if ex.used]
         conn.send_bytes(_DONE + pickle.dumps(used, pickle.HIGHEST_PROTOCOL))
     except BaseException as exc:  # noqa: BLE001 - every failure goes to the parent, which raises it
