@@ -215,7 +215,8 @@ class Evaluator:
     def evaluate_placed(self, subjects: list[Subject], placed: Placed, release: bool = False, start: int = 0,
                         stop: int | None = None) -> None:
         """Pass 2 over subjects[start:stop]: each VM's facts, rules, findings and recommendation."""
-        host, version, cache, cluster, place_facts = placed.host, placed.version, placed.cache, placed.cluster, placed.facts
+        host, version, cache, cluster, place_facts = (placed.host, placed.version, placed.cache, placed.cluster,
+                                                      placed.facts)
         shown: dict[int, tuple[dict[str, Any], tuple[Layout, ...]]] = {}  # VMs of one shape share a Topology
         self._context = (host, version, cache, cluster, place_facts)  # a resized VM's next pass (_again)
         for index in range(start, len(subjects) if stop is None else stop):

@@ -14,6 +14,7 @@ Where fork is missing (Windows), or the spec is small, pass 2 runs in this proce
 
 from __future__ import annotations
 
+import contextlib
 import os
 import pickle
 import signal
@@ -208,7 +209,7 @@ def _work(conn: Connection, evaluator: Evaluator, subjects: list[Subject], place
             del part, run, recs, data
         used = [i for i, ex in enumerate(evaluator.policy.exemptions) if ex.used]
         conn.send_bytes(_DONE + pickle.dumps(used, pickle.HIGHEST_PROTOCOL))
-    except BaseException as exc:  # noqa: BLE001 - every failure goes to the parent, which raises it
+    except BaseException as exc:
         _send_failure(conn, exc)
     finally:
         conn.close()
@@ -221,12 +222,10 @@ def _send_failure(conn: Connection, exc: BaseException) -> None:
     try:
         data = pickle.dumps((exc, text), pickle.HIGHEST_PROTOCOL)
         pickle.loads(data)  # an exception that cannot be rebuilt is sent as its type and message
-    except Exception:  # noqa: BLE001
+    except Exception:
         data = pickle.dumps((RuntimeError(f"{type(exc).__name__}: {exc}"), text), pickle.HIGHEST_PROTOCOL)
-    try:
+    with contextlib.suppress(OSError):  # the parent is gone
         conn.send_bytes(_FAILED + data)
-    except OSError:
-        pass  # the parent is gone
 
 
 def _end_with(parent: int) -> None:

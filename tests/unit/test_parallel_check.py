@@ -13,13 +13,13 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import org_rule
 
 from advisor.engine import parallel
 from advisor.engine.catalog import load_catalog
 from advisor.engine.engine import Policy
 from advisor.engine.specs import check_files
 from advisor.output import json as json_out
-from conftest import org_rule
 
 pytestmark = pytest.mark.skipif(not parallel.can_fork(), reason="workers are forked; elsewhere check is serial")
 
