@@ -37,7 +37,7 @@ from advisor.engine.policy import Exemption, Policy
 from advisor.engine.recommend import Fixed, Recommendation, recommend
 from advisor.engine.render import REMOVE, FindingShape, fill, located_path, render_fix
 from advisor.engine.undecided import applies_without, is_missing_fact, needs_text
-from advisor.facts.facts import facts_for, host_facts, placement_facts, predicted, version_facts
+from advisor.facts.facts import facts_for, host_facts, placement_facts, topology_for, version_facts
 from advisor.model.cluster import ClusterHost
 from advisor.model.spec import VM, Host
 from advisor.model.versions import Version
@@ -205,9 +205,11 @@ class Evaluator:
         if host is not None and version is not None:
             known_topos: list[tuple[VM, Topology]] = []
             for s in subjects:
-                topo = predicted(host, s.vm, version, s.unknown, placed.cache)
-                if topo is not None:
-                    known_topos.append((s.vm, topo))
+                # With the facts of its shape: pass 2 reads them from `cache`, and a worker
+                # forked after this pass then shares them instead of building them again.
+                hit = topology_for(host, s.vm, version, s.unknown, placed.cache)
+                if hit is not None:
+                    known_topos.append((s.vm, hit[0]))
             if known_topos:
                 placed.facts, placed.placement = placement_facts(host, known_topos)
         return placed
