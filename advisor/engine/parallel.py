@@ -33,9 +33,10 @@ if TYPE_CHECKING:
 
     from advisor.engine.engine import Evaluator, Placed, Subject
 
-# VMs of one spec before its second pass is split: below this a fork, the pickling of results
-# and the merge cost more than they save (measured in benchmarks/bench_engine.py, see
-# docs/benchmarks.md).
+# VMs of one spec before its second pass is split when --jobs is not given. A worker costs about
+# a tenth of a second (the fork, its own CEL programs, results pickled and read back: 0.07 ms per
+# VM each way); pass 2 of 2,000 VMs takes 1.5-2.5 s of CPU on the 2-core benchmark machine, so
+# from here on half of it in another process is worth that (benchmarks/bench_engine.py --jobs).
 PARALLEL_THRESHOLD = 2_000
 CHUNK = 1_000  # VMs a worker evaluates before sending their results and dropping them
 
