@@ -63,7 +63,6 @@ class Subject:
     column: Callable[[str], int | None] | None = None  # spec field path -> column, where known
 
 
-
 @dataclass(slots=True)
 class Placed:
     """What pass 1 (Evaluator.place) leaves for every VM's turn: the host, the topologies
@@ -195,9 +194,8 @@ class Evaluator:
             gc.unfreeze()
 
     # Two passes, so that no VM's facts outlive its own turn: placement needs every VM's
-    # topology first (shared per shape and memory size through `cache`, which also keeps them
-    # alive for `shown`'s ids), then each VM's facts are built, evaluated and dropped. No VM's
-    # turn reads what another's wrote, so pass 2 can run in slices (advisor.engine.parallel).
+    # topology first (shared through `cache`, which keeps them alive for `shown`'s ids), then each
+    # VM's facts are built, evaluated and dropped; pass 2 can run in slices (engine.parallel).
     def place(self, subjects: list[Subject], host: Host | None, version: Version | None,
               cluster: tuple[ClusterHost, ...] = ()) -> Placed:
         """Pass 1: every VM's predicted topology, and the host-wide placement facts."""
@@ -205,8 +203,7 @@ class Evaluator:
         if host is not None and version is not None:
             known_topos: list[tuple[VM, Topology]] = []
             for s in subjects:
-                # With the facts of its shape: pass 2 reads them from `cache`, and a worker
-                # forked after this pass then shares them instead of building them again.
+                # With its layout's facts, which forked workers then share (advisor.engine.parallel).
                 hit = topology_for(host, s.vm, version, s.unknown, placed.cache)
                 if hit is not None:
                     known_topos.append((s.vm, hit[0]))
