@@ -51,6 +51,12 @@ def report_options(func: Callable[..., Any]) -> Callable[..., Any]:
 STDIN = "-"
 
 
+def jobs_option(func: Callable[..., Any]) -> Callable[..., Any]:
+    """--jobs of the commands that split their work across processes (lint, check)."""
+    return click.option("--jobs", "-j", type=click.IntRange(1, 64), default=None,
+                        help="Worker processes (default: all cores for large runs).")(func)
+
+
 def stdin_option(func: Callable[..., Any]) -> Callable[..., Any]:
     return click.option(
         "--stdin-filename", metavar="PATH",

@@ -37,7 +37,7 @@ from advisor.engine.policy import Exemption, Policy
 from advisor.engine.recommend import Fixed, Recommendation, recommend
 from advisor.engine.render import REMOVE, FindingShape, fill, located_path, render_fix
 from advisor.engine.undecided import applies_without, is_missing_fact, needs_text
-from advisor.facts.facts import facts_for, host_facts, placement_facts, predicted, version_facts
+from advisor.facts.facts import facts_for, host_facts, placement_facts, topology_for, version_facts
 from advisor.model.cluster import ClusterHost
 from advisor.model.spec import VM, Host
 from advisor.model.versions import Version
@@ -62,6 +62,19 @@ class Subject:
     notes: list[str] = field(default_factory=list)
     column: Callable[[str], int | None] | None = None  # spec field path -> column, where known
 
+
+@dataclass(slots=True)
+class Placed:
+    """What pass 1 (Evaluator.place) leaves for every VM's turn: the host, the topologies
+    predicted (by shape and memory size), and the host-wide placement facts."""
+
+    host: Host | None
+    version: Version | None
+    cluster: tuple[ClusterHost, ...] = ()
+    cache: dict[tuple[Any, ...], Any] = field(default_factory=dict)
+    facts: dict[str, Any] = field(default_factory=dict)
+    placement: Placement | None = None
+    workloads: set[str] = field(default_factory=set)
 
 
 # VMs of one group before its rules are combined into one CEL program: compiling costs about
@@ -159,45 +172,54 @@ class Evaluator:
     # -- a host and its VMs -------------------------------------------------------------
     def evaluate(self, subjects: list[Subject], host: Host | None, version: Version | None,
                  host_file: str | None = None, host_line: Callable[[str], int | None] | None = None,
-                 cluster: tuple[ClusterHost, ...] = (), release: bool = False) -> None:
+                 cluster: tuple[ClusterHost, ...] = (), release: bool = False,
+                 each: Callable[[Evaluator, list[Subject], Placed, bool], None] | None = None) -> None:
         """Evaluate VMs that share a host (or no host at all, for lint without --host).
 
         release: the caller holds the subjects nowhere else and does not read them afterwards:
         each is dropped from the list after its turn, so a large spec's VMs give their memory
-        back while the results grow (advisor.engine.specs.check_files)."""
+        back while the results grow (advisor.engine.specs.check_files). each: pass 2, when not
+        `evaluate_placed` in this process (advisor.engine.parallel)."""
         # The spec and catalog live for the whole run: frozen, the collector skips them
         # instead of rescanning them on every collection the evaluation's allocations
         # trigger (about a fifth of the evaluation time for 10,000 VMs).
         gc.freeze()
         try:
-            self._evaluate(subjects, host, version, host_file, host_line, cluster, release)
+            file = host_file or (subjects[0].file if subjects else "")
+            placed = self.place(subjects, host, version, cluster)
+            (each or Evaluator.evaluate_placed)(self, subjects, placed, release)
+            if host is not None and version is not None:
+                self._evaluate_host(placed.workloads, host, version, placed.facts, placed.placement, file, host_line)
         finally:
             gc.unfreeze()
 
-    def _evaluate(self, subjects: list[Subject], host: Host | None, version: Version | None,
-                  host_file: str | None, host_line: Callable[[str], int | None] | None,
-                  cluster: tuple[ClusterHost, ...] = (), release: bool = False) -> None:
-        # Two passes, so that no VM's facts outlive its own turn: placement needs every VM's
-        # topology first (shared per shape and memory size through `cache`, which also keeps
-        # them alive for `shown`'s ids), then each VM's facts are built, evaluated and dropped.
-        cache: dict[tuple[Any, ...], Any] = {}
-        place_facts: dict[str, Any] = {}
-        placement = None
+    # Two passes, so that no VM's facts outlive its own turn: placement needs every VM's
+    # topology first (shared through `cache`, which keeps them alive for `shown`'s ids), then each
+    # VM's facts are built, evaluated and dropped; pass 2 can run in slices (engine.parallel).
+    def place(self, subjects: list[Subject], host: Host | None, version: Version | None,
+              cluster: tuple[ClusterHost, ...] = ()) -> Placed:
+        """Pass 1: every VM's predicted topology, and the host-wide placement facts."""
+        placed = Placed(host, version, cluster, workloads={s.vm.workload for s in subjects})
         if host is not None and version is not None:
             known_topos: list[tuple[VM, Topology]] = []
             for s in subjects:
-                topo = predicted(host, s.vm, version, s.unknown, cache)
-                if topo is not None:
-                    known_topos.append((s.vm, topo))
+                # With its layout's facts, which forked workers then share (advisor.engine.parallel).
+                hit = topology_for(host, s.vm, version, s.unknown, placed.cache)
+                if hit is not None:
+                    known_topos.append((s.vm, hit[0]))
             if known_topos:
-                place_facts, placement = placement_facts(host, known_topos)
-            del known_topos
-        workloads = {s.vm.workload for s in subjects}
-        file = host_file or (subjects[0].file if subjects else "")
+                placed.facts, placed.placement = placement_facts(host, known_topos)
+        return placed
 
+    def evaluate_placed(self, subjects: list[Subject], placed: Placed, release: bool = False, start: int = 0,
+                        stop: int | None = None) -> None:
+        """Pass 2 over subjects[start:stop]: each VM's facts, rules, findings and recommendation."""
+        host, version, cache, cluster, place_facts = (placed.host, placed.version, placed.cache, placed.cluster,
+                                                      placed.facts)
         shown: dict[int, tuple[dict[str, Any], tuple[Layout, ...]]] = {}  # VMs of one shape share a Topology
         self._context = (host, version, cache, cluster, place_facts)  # a resized VM's next pass (_again)
-        for index, s in enumerate(subjects):
+        for index in range(start, len(subjects) if stop is None else stop):
+            s = subjects[index]
             facts, topo = facts_for(host, s.vm, version, s.unknown, cache, cluster)
             facts.update(place_facts)
             topo_dict: dict[str, Any] | None = None
@@ -209,9 +231,6 @@ class Evaluator:
             self._evaluate_vm(s, facts, topo_dict, host, version, layouts)
             if release:  # the caller keeps nothing else of the VM: its model and lines go now
                 subjects[index] = None  # type: ignore[call-overload]
-
-        if host is not None and version is not None:
-            self._evaluate_host(workloads, host, version, place_facts, placement, file, host_line)
 
     def _rules_for(self, workload: str, version: Version | None) -> tuple[list[Rule], tuple[str, ...]]:
         """The VM rules that apply to a workload and version, and every fact they read."""
