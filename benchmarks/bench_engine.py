@@ -3,7 +3,7 @@
     python benchmarks/bench_engine.py                 # 10,000 VMs, generated on the fly (seeded)
     python benchmarks/bench_engine.py --vms 100000
     python benchmarks/bench_engine.py --spec FILE --json   # what benchmarks/run.py calls
-    python benchmarks/bench_engine.py --jobs 1        # one process (default: as `advisor check`)
+    python benchmarks/bench_engine.py --jobs 2        # two worker processes (default 1, as `advisor check`)
 
 Phases are timed separately because they scale differently: loading the catalog is a constant,
 reading the spec (YAML + validation) and evaluating the rules both grow with the VM count.
@@ -32,7 +32,7 @@ def _cpu() -> float:
     return t.user + t.system + t.children_user + t.children_system
 
 
-def measure(spec: Path, profile: Path | None = None, jobs: int | None = None) -> dict:
+def measure(spec: Path, profile: Path | None = None, jobs: int = 1) -> dict:
     """Phase times (s) of one run over `spec`, and the run's size (VMs, findings)."""
     start = time.perf_counter()
     from advisor.engine.catalog import load_catalog
@@ -83,7 +83,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--spec", type=Path, help="an existing spec file (e.g. from benchmarks/generate.py)")
     parser.add_argument("--json", action="store_true", help="print one JSON object (for benchmarks/run.py)")
     parser.add_argument("--profile", type=Path, help="write a cProfile dump of load + evaluate here")
-    parser.add_argument("--jobs", type=int, help="worker processes, as `advisor check --jobs` (default: as check)")
+    parser.add_argument("--jobs", type=int, default=1,
+                        help="worker processes, as `advisor check --jobs` (default 1, as check)")
     args = parser.parse_args(argv)
 
     with tempfile.TemporaryDirectory() as tmp:

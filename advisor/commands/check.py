@@ -8,7 +8,7 @@ import click
 
 from advisor.cli import EXIT_CODES_HELP
 from advisor.commands.collect import VcenterArgs, vcenter_options
-from advisor.commands.common import emit, jobs_option, report_options, settings, stdin_inputs, stdin_option
+from advisor.commands.common import check_jobs_option, emit, report_options, settings, stdin_inputs, stdin_option
 
 
 @click.command("check", epilog=EXIT_CODES_HELP)
@@ -20,7 +20,7 @@ from advisor.commands.common import emit, jobs_option, report_options, settings,
     help="Check the VMs running in this vCenter (read-only) instead of spec files; see `advisor collect vcenter`.",
 )
 @vcenter_options
-@jobs_option
+@check_jobs_option
 @stdin_option
 def command(
     files: tuple[str, ...],

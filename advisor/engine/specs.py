@@ -73,7 +73,7 @@ def evaluate_spec(loaded: LoadedSpec, evaluator: Evaluator, release: bool = Fals
 
 
 def check_files(files: Iterable[str], catalog: Catalog, policy: Policy, profiles: HostProfiles = BUNDLED,
-                given: dict[str, bytes] | None = None, jobs: int | None = None) -> Run:
+                given: dict[str, bytes] | None = None, jobs: int | None = 1) -> Run:
     """Load and evaluate spec files; a bad file is an input error and the others still run.
     `given`: the bytes of inputs already read (standard input), by the name they are reported under.
     jobs: processes evaluating a spec's VMs (None: one per core for a large spec)."""

@@ -227,3 +227,23 @@ def test_a_vms_facts_do_not_depend_on_the_vms_before_it(tmp_path: Path) -> None:
         shared, _ = facts_for(loaded.host, vm, loaded.version, frozenset(), cache, loaded.cluster)
         alone, _ = facts_for(loaded.host, vm, loaded.version, frozenset(), None, loaded.cluster)
         assert shared == alone, vm.name
+
+
+def test_check_stays_in_one_process_unless_asked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cli) -> None:
+    """Workers trade memory for speed (docs/benchmarks.md), so `check` forks only on --jobs: a
+    spec above the threshold is evaluated here without it, and split with it."""
+    spec = _estate(tmp_path, 150)
+    monkeypatch.setattr(parallel, "PARALLEL_THRESHOLD", 100)
+    monkeypatch.setattr(parallel, "default_jobs", lambda: 4)
+    split: list[int] = []
+    real = parallel.evaluate_in_slices
+
+    def counted(evaluator, subjects, placed, release, count):
+        split.append(count)
+        return real(evaluator, subjects, placed, release, count)
+
+    monkeypatch.setattr(parallel, "evaluate_in_slices", counted)
+    assert cli("check", spec, "--format", "json").code in (0, 1)
+    assert split == []
+    assert cli("check", spec, "--format", "json", "--jobs", "2").code in (0, 1)
+    assert split == [2]
