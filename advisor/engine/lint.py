@@ -67,15 +67,17 @@ def host_and_version(job: LintJob) -> tuple[Any, Any]:
 def template_subject(t: Any, workload: str | None = None) -> Subject:
     """A reader's TemplateVM as an engine Subject (raises InputError for invalid values)."""
     from advisor.load.validation import to_input_errors
-    from advisor.vmx.mapping import ADVANCED_INDEX, template_fields
+    from advisor.model.template import template_vm
+    from advisor.vmx.mapping import ADVANCED_INDEX, RECONCILED, template_fields
 
     data, unknown, lines = template_fields(t)
     slots = data.pop("_nic_slots", None)
+    keys = data.pop(RECONCILED)
     context = {"lenient_shape": True, ADVANCED_INDEX: data.pop(ADVANCED_INDEX)}
     if workload:
         data["workload"] = workload
     try:
-        vm = VM.model_validate(data, context=context)
+        vm = template_vm(data, keys, context)
     except ValidationError as exc:
         first = to_input_errors(exc, VM, None, t.file)[0]
         key = _field_key(first.field or "")

@@ -8,8 +8,10 @@ into a VM, and to write a VM back out as .vmx keys.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from functools import lru_cache
+from itertools import compress
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 
 from advisor.model.base import FieldValueError, Nic
@@ -131,15 +133,20 @@ def _conflict(spelling: str, text: str, field: str, current: Any) -> ValueError:
                                 "state it once, or make both agree")
 
 
-def reconcile_advanced(vm: VM) -> None:
-    """Make structured fields and overlapping `advanced:` keys one truth (or raise)."""
+def reconcile_advanced(vm: VM, keys: list[str] | None = None) -> None:
+    """Make structured fields and overlapping `advanced:` keys one truth (or raise).
+
+    keys: the lower-cased keys of `advanced` that have a role here, in their order, when the
+    caller knows them already (advisor.vmx.mapping template_fields)."""
     if not vm.advanced:
         return
     explicit = vm.model_fields_set
-    # Most of a template's hundred keys have no role: they are passed over in one comprehension,
-    # in file order (the first bad key is the one reported).
     adv = normalised_advanced(vm)
-    for low in [k for k in adv if k in SCALAR_KEYS or k.endswith(".virtualdev") or k == "sched.mem.pin"]:
+    if keys is None:
+        # Most of a template's hundred keys have no role: they are passed over in one
+        # comprehension, in file order (the first bad key is the one reported).
+        keys = [k for k in adv if k in SCALAR_KEYS or k.endswith(".virtualdev") or k == "sched.mem.pin"]
+    for low in keys:
         spelling, text = adv[low]
         role = _advanced_role(low)
         if role is None:
@@ -282,32 +289,42 @@ def template_fields(t: TemplateVM) -> tuple[dict[str, Any], set[str], dict[str, 
     the structured fields (a raw key's line is its setting's)."""
     unknown: set[str] = set()
     lines: dict[str, int | None] = {}
-    spelling = t.spelling
-    # Every known value goes to `advanced` (pseudo-keys such as advisor.disk0.size excepted);
-    # this loop runs over a hundred keys per template, so it does nothing else.
-    # The same keys lower-cased, as normalised_advanced() gives them: handed to the model
-    # (ADVANCED_INDEX in the validation context) instead of worked out again from `advanced`.
-    index = {low: (spelling.get(low, low), setting.value if setting.value.__class__ is str else vmx_text(setting.value))
-             for low, setting in t.settings.items()
-             if setting.value is not None and not low.startswith("advisor.")
-             and not (low.startswith("ethernet") and nic_role(low)
-                      and setting.value.strip().lower() in NIC_VIRTUALDEV)}
-    # A .vmx reader's values are all text; other readers may give numbers, which `advanced` keeps.
-    advanced = (dict(index.values()) if t.kind == "vmx"
-                else {spelled: t.settings[low].value for low, (spelled, _) in index.items()})
+    settings, spelling = t.settings, t.spelling
+    # The few keys that mean more than themselves (fields, devices, advisor's pseudo-keys), in
+    # file order; the other ninety-odd keys of a template are only carried (roles are worked
+    # out once per distinct key).
+    special = list(compress(settings, map(_template_role, settings)))
+    values = list(map(_VALUE, settings.values()))
+    if t.kind == "vmx" and None not in values:
+        # A .vmx reader's values are all text: every key is carried as it is, in file order,
+        # except advisor's pseudo-keys and the NIC types read below, slot by slot.
+        index = dict(zip(settings, zip(map(spelling.get, settings, settings), values, strict=True), strict=True))
+        for low in special:
+            if _dropped(low, settings[low].value):
+                del index[low]
+        advanced = dict(index.values())
+    else:
+        # The same keys lower-cased, as normalised_advanced() gives them: handed to the model
+        # (ADVANCED_INDEX in the validation context) instead of worked out again from `advanced`.
+        index = {low: (spelling.get(low, low), value if value.__class__ is str else vmx_text(value))
+                 for low, value in zip(settings, values, strict=True)
+                 if value is not None and not (low in special and _dropped(low, value))}
+        # Other readers may give numbers, which `advanced` keeps.
+        advanced = {spelled: settings[low].value for low, (spelled, _) in index.items()}
     # (Valid NIC types are read below, slot by slot; an invalid one stays for the model to refuse.)
     for low, (field, _) in SCALAR_KEYS.items():
-        setting = t.settings.get(low)
+        setting = settings.get(low)
         if setting is not None:
             if setting.value is None:
                 unknown.add(field)
             else:
                 lines[field] = setting.line
-    data: dict[str, Any] = {"name": t.name, "advanced": advanced, ADVANCED_INDEX: index}
+    data: dict[str, Any] = {"name": t.name, "advanced": advanced, ADVANCED_INDEX: index,
+                            RECONCILED: [low for low in special if low in index and _advanced_role(low)]}
     # The two required fields come straight from their keys (the validator reports a bad
     # value at that key's line); the rest is reconciled from `advanced` by the VM model.
     for key, field in (("numvcpus", "vcpus"), ("memsize", "memory")):
-        setting = t.settings.get(key)
+        setting = settings.get(key)
         if setting is not None and setting.value is not None:
             data[field] = setting.value.strip()
         else:
@@ -316,25 +333,46 @@ def template_fields(t: TemplateVM) -> tuple[dict[str, Any], set[str], dict[str, 
             data[field] = _REQUIRED_DEFAULTS[field]
             if field == "memory":
                 unknown.add("memory")
-    data["disks"], disk_line = _template_disks(t)
+    data["disks"], disk_line = _template_disks(t, special)
     if disk_line is not None:
         lines["disks"] = disk_line
-    data["nics"], slots, nic_line = template_nics(t, unknown)
+    data["nics"], slots, nic_line = template_nics(t, unknown, special)
     if nic_line is not None:
         lines["nics"] = nic_line
     data["_nic_slots"] = tuple(slots)
     return data, unknown, lines
 
 
-def _template_disks(t: TemplateVM) -> tuple[list[dict[str, Any]], int | None]:
+_VALUE = attrgetter("value")
+RECONCILED = "_reconciled"  # template_fields' key for the keys reconcile_advanced reads, in file order
+
+
+def _dropped(low: str, value: Any) -> bool:
+    """Whether a key is left out of `advanced`: advisor's pseudo-keys, and NIC types the VM's
+    `nics` states."""
+    return low.startswith("advisor.") or (
+        low.startswith("ethernet") and nic_role(low) is not None and value.strip().lower() in NIC_VIRTUALDEV)
+
+
+@lru_cache(maxsize=8192)
+def _template_role(low: str) -> bool:
+    """Whether a lower-cased key means more to template_fields than a raw key it carries:
+    a field's key, a device slot's, a NIC's or advisor's pseudo-key (once per distinct key)."""
+    return (low.startswith("advisor.") or nic_role(low) is not None or _disk_role(low) is not None
+            or _advanced_role(low) is not None)
+
+
+def _template_disks(t: TemplateVM, keys: Iterable[str]) -> tuple[list[dict[str, Any]], int | None]:
     """The disks in slot order, and the line a disk finding points at: the controller type of
-    the first data disk (what a fix changes), else that disk's own line."""
+    the first data disk (what a fix changes), else that disk's own line. `keys`: the template's
+    keys that may be a disk's (template_fields' special keys), in file order."""
     disks: list[Any] = []
     where: int | None = None
     sizes: dict[int, str] = {}
     slots: list[tuple[str, str, str, Any]] = []
-    for low, setting in t.settings.items():
+    for low in keys:
         role = _disk_role(low)
+        setting = t.settings[low]
         if role is None or not setting.value:
             continue
         if role[0] == "size":
