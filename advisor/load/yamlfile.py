@@ -232,7 +232,8 @@ def read_bytes(path: str | os.PathLike[str], limit: int = MAX_FILE_BYTES) -> byt
     except IsADirectoryError:
         raise InputError("is a directory, not a file", file=name) from None
     except FileNotFoundError:
-        raise InputError("no such file" + (" (dangling symlink)" if Path(path).is_symlink() else ""), file=name) from None
+        dangling = " (dangling symlink)" if Path(path).is_symlink() else ""
+        raise InputError("no such file" + dangling, file=name) from None
     except PermissionError:
         if Path(path).is_dir():  # Windows refuses to open a folder with "permission denied"
             raise InputError("is a directory, not a file", file=name) from None

@@ -17,7 +17,7 @@ from advisor.vmx.mapping import reconcile_advanced
 
 
 def template_vm(data: dict[str, Any], keys: list[str], context: dict[str, Any]) -> VM:
-    """The VM of advisor.vmx.mapping.template_fields' `data` (its `advanced:` values text,
+    """The VM of advisor.vmx.templatefields.template_fields' `data` (its `advanced:` values text,
     numbers or booleans: what the model would keep unchanged); `keys`: the keys of `advanced`
     that reconcile_advanced reads, in file order. Raises ValidationError as VM.model_validate."""
     try:

@@ -79,7 +79,7 @@ def read(path: Path, data: bytes) -> list[TemplateVM]:
     # hundred keys and lint reads thousands of files.
     vm = TemplateVM(name=name, file=str(path), kind=KIND, line=display.line if display else 1,
                     settings=cast("dict[str, ReadSetting]", effective),
-                    spelling=dict(zip(effective, map(canonical_key, map(_KEY, effective.values())))))
+                    spelling=dict(zip(effective, map(canonical_key, map(_KEY, effective.values())), strict=True)))
     vm.value_column = _value_columns(data, doc.encoding)
     _encrypted(vm, effective)
     vm.notes.extend(_duplicate_notes(doc))

@@ -712,13 +712,14 @@ def _read_regular(data: bytes, file: str | None) -> VmxEntries | None:
     # is the hottest loop of `advisor lint`); comment and blank lines have no key.
     # tuple.__new__ is what VmxEntry(...) ends in, without its Python-level __new__.
     keys, values = list(map(_KEY, rows)), list(map(_VALUE, rows))
-    entries = list(map(_new_entry, compress(zip(keys, values, values, count(1), map(bool, map(_QUOTE, rows))), keys)))
+    fields = zip(keys, values, values, count(1), map(bool, map(_QUOTE, rows)), strict=False)  # count() is endless
+    entries = list(map(_new_entry, compress(fields, keys)))
     if "|" in text:  # `|XX` escapes: rare, decoded where they occur
         entries = [entry._replace(value=unescape(entry.raw_value, codec)) if "|" in entry.raw_value else entry
                    for entry in entries]
     # A later occurrence replaces the value but keeps the first one's place: last wins, in
     # first-seen order (built by C-level iterators: no Python frame per key).
-    effective = dict(zip(map(str.lower, map(_KEY, entries)), entries))
+    effective = dict(zip(map(str.lower, map(_KEY, entries)), entries, strict=True))
     duplicates: list[tuple[str, list[int]]] = []
     if len(effective) < len(entries):  # some key is set twice: rare, so found only then
         lines: dict[str, list[VmxEntry]] = {}
