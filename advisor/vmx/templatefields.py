@@ -52,7 +52,7 @@ def template_fields(t: TemplateVM) -> tuple[dict[str, Any], set[str], dict[str, 
         # (ADVANCED_INDEX in the validation context) instead of worked out again from `advanced`.
         index = {low: (spelling.get(low, low), value if value.__class__ is str else vmx_text(value))
                  for low, value in zip(settings, values, strict=True)
-                 if value is not None and not (low in special and _dropped(low, value))}
+                 if value is not None and not _dropped(low, value)}
         # Other readers may give numbers, which `advanced` keeps.
         advanced = {spelled: settings[low].value for low, (spelled, _) in index.items()}
     # (Valid NIC types are read below, slot by slot; an invalid one stays for the model to refuse.)
