@@ -12,6 +12,7 @@ import re
 from pathlib import Path
 
 import pytest
+from conftest import SHARED
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
@@ -24,7 +25,6 @@ from advisor.readers import read_template
 from advisor.vmx.mapping import ADVANCED_INDEX
 from advisor.vmx.spelling import unescape
 from advisor.vmx.templatefields import RECONCILED, template_fields
-from conftest import SHARED
 
 TEMPLATES = Path(__file__).resolve().parents[1] / "fixtures" / "templates"
 _BAD = re.compile(r"^(advisor|not-a-vmx)")
