@@ -67,15 +67,18 @@ def host_and_version(job: LintJob) -> tuple[Any, Any]:
 def template_subject(t: Any, workload: str | None = None) -> Subject:
     """A reader's TemplateVM as an engine Subject (raises InputError for invalid values)."""
     from advisor.load.validation import to_input_errors
-    from advisor.vmx.mapping import ADVANCED_INDEX, template_fields
+    from advisor.model.template import template_vm
+    from advisor.vmx.mapping import ADVANCED_INDEX
+    from advisor.vmx.templatefields import RECONCILED, template_fields
 
     data, unknown, lines = template_fields(t)
     slots = data.pop("_nic_slots", None)
+    keys = data.pop(RECONCILED)
     context = {"lenient_shape": True, ADVANCED_INDEX: data.pop(ADVANCED_INDEX)}
     if workload:
         data["workload"] = workload
     try:
-        vm = VM.model_validate(data, context=context)
+        vm = template_vm(data, keys, context)
     except ValidationError as exc:
         first = to_input_errors(exc, VM, None, t.file)[0]
         key = _field_key(first.field or "")
@@ -110,7 +113,7 @@ def template_subject(t: Any, workload: str | None = None) -> Subject:
     return Subject(vm, t.file, t.line, locate, exemptions, frozenset(unknown), list(t.notes), column)
 
 
-# The keys a NIC or disk finding's line comes from (advisor.vmx.mapping template_fields).
+# The keys a NIC or disk finding's line comes from (advisor.vmx.templatefields template_fields).
 _DEVICE_KEYS = {"nics": ("ethernet",), "disks": ("scsi", "sata", "ide", "nvme")}
 
 
@@ -142,7 +145,7 @@ def lint_paths(files: list[Path], job: LintJob, evaluator: Evaluator | None = No
     from advisor.engine.catalog import load_catalog
 
     if evaluator is None:
-        evaluator = Evaluator(load_catalog(job.rule_dirs), job.policy, full_vmx=False)
+        evaluator = Evaluator(load_catalog(job.rule_dirs), job.policy, full_vmx=False, keep_recommendations=False)
     host, version = host_and_version(job)
     # The cyclic collector would rescan the results kept so far every few hundred
     # allocations (a third of the time per file); reading and evaluating a chunk of files
@@ -194,7 +197,9 @@ def _fixes_in_template_language(findings: list[Any], templates: list[Any]) -> No
 
 def _worker(args: tuple[list[str], LintJob]) -> Run:
     files, job = args
-    return lint_paths([Path(f) for f in files], job)
+    run = lint_paths([Path(f) for f in files], job)
+    run.rules = {}  # the parent's evaluator holds the same catalog's (a fifth of what is sent back)
+    return run
 
 
 def lint(files: list[Path], job: LintJob, jobs: int | None = None,
@@ -205,7 +210,7 @@ def lint(files: list[Path], job: LintJob, jobs: int | None = None,
     catalog = load_catalog(job.rule_dirs)  # load errors surface here, before any work
     workers = jobs if jobs is not None else (min(os.cpu_count() or 1, 8) if len(files) >= PARALLEL_THRESHOLD else 1)
     if workers <= 1 or len(files) < 2:
-        evaluator = Evaluator(catalog, job.policy, full_vmx=False)
+        evaluator = Evaluator(catalog, job.policy, full_vmx=False, keep_recommendations=False)
         chunk = 50
         for start in range(0, len(files), chunk):
             lint_paths(files[start:start + chunk], job, evaluator)
@@ -232,7 +237,7 @@ def lint(files: list[Path], job: LintJob, jobs: int | None = None,
                     progress(futures[future])
     finally:
         gc.unfreeze()
-    return merge(parts, Evaluator(catalog, job.policy, full_vmx=False))
+    return merge(parts, Evaluator(catalog, job.policy, full_vmx=False, keep_recommendations=False))
 
 
 def merge(parts: list[Run], evaluator: Evaluator) -> Run:

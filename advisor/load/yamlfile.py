@@ -225,27 +225,17 @@ def open_regular(path: str | os.PathLike[str]) -> BinaryIO:
 def read_bytes(path: str | os.PathLike[str], limit: int = MAX_FILE_BYTES) -> bytes:
     """Read an input file, turning every OS-level failure into an InputError naming it."""
     name = str(path)
-    p = Path(path)
     try:
-        # One open and one fstat: lint reads thousands of files, and each stat is a system call.
-        with open_regular(p) as handle:
-            info = os.fstat(handle.fileno())
-            if info.st_size > limit:
-                raise InputError(
-                    f"file is {info.st_size // (1024 * 1024)} MiB; the limit is {limit // (1024 * 1024)} MiB", file=name
-                )
-            # Sized by fstat: read(limit + 1) would allocate the whole limit for every file.
-            data = handle.read(min(limit, info.st_size) + 1)
-            if len(data) > info.st_size:  # grew since fstat, or a pipe or device with no size
-                data += handle.read(limit + 1 - len(data))
+        data = _read_regular_fd(path, limit, name)
     except InputError:
         raise
     except IsADirectoryError:
         raise InputError("is a directory, not a file", file=name) from None
     except FileNotFoundError:
-        raise InputError("no such file" + (" (dangling symlink)" if p.is_symlink() else ""), file=name) from None
+        dangling = " (dangling symlink)" if Path(path).is_symlink() else ""
+        raise InputError("no such file" + dangling, file=name) from None
     except PermissionError:
-        if p.is_dir():  # Windows refuses to open a folder with "permission denied"
+        if Path(path).is_dir():  # Windows refuses to open a folder with "permission denied"
             raise InputError("is a directory, not a file", file=name) from None
         raise InputError("permission denied", file=name) from None
     except OSError as exc:
@@ -253,6 +243,39 @@ def read_bytes(path: str | os.PathLike[str], limit: int = MAX_FILE_BYTES) -> byt
     if len(data) > limit:
         raise InputError(f"file is larger than the {limit // (1024 * 1024)} MiB limit", file=name)
     return data
+
+
+def _read_regular_fd(path: str | os.PathLike[str], limit: int, name: str) -> bytes:
+    """At most limit + 1 bytes of a regular file, as open_regular checks it: one open, one
+    fstat and unbuffered reads on the descriptor (lint reads thousands of files, and a
+    buffered file object costs more than the read itself)."""
+    fd = os.open(path, _OPEN_FLAGS)
+    try:
+        info = os.fstat(fd)
+        if stat.S_ISDIR(info.st_mode):
+            raise IsADirectoryError(name)
+        if not stat.S_ISREG(info.st_mode):
+            kind = next((text for test, text in _KINDS if test(info.st_mode)), "a special file")
+            raise InputError(f"is {kind}, not a regular file; not read", file=name)
+        if info.st_size > limit:
+            raise InputError(
+                f"file is {info.st_size // (1024 * 1024)} MiB; the limit is {limit // (1024 * 1024)} MiB", file=name
+            )
+        # Sized by fstat (reading limit + 1 would allocate the whole limit for every file); a
+        # file that grew since is read on, up to the limit and one byte more.
+        want = min(limit, info.st_size) + 1
+        chunks, size = [], 0
+        while True:
+            chunk = os.read(fd, want - size)
+            chunks.append(chunk)
+            size += len(chunk)
+            if not chunk or size > limit:
+                break
+            if size == want:  # grew since fstat (or no size): read on up to the limit
+                want = limit + 1
+        return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+    finally:
+        os.close(fd)
 
 
 @contextmanager

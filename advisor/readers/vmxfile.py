@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from operator import itemgetter
 from pathlib import Path
 from typing import cast
 
@@ -37,6 +38,7 @@ _ENTRY_LINE = re.compile(rb'[ \t]*([^ \t=#"{}\[\]<>]+)[ \t]*=[ \t]*(?:"[^"\n]*"?
 # a file that is mostly garbage should not bury the findings under thousands of notes.
 _MAX_NOTES_PER_KIND = 20
 _SUPPRESSION_HINT = re.compile(r"advisor:\s*ignore\b")
+_KEY = itemgetter(0)  # VmxEntry.key
 
 
 def sniff(path: Path, head: bytes) -> bool:
@@ -77,7 +79,7 @@ def read(path: Path, data: bytes) -> list[TemplateVM]:
     # hundred keys and lint reads thousands of files.
     vm = TemplateVM(name=name, file=str(path), kind=KIND, line=display.line if display else 1,
                     settings=cast("dict[str, ReadSetting]", effective),
-                    spelling={low: canonical_key(entry.key) for low, entry in effective.items()})
+                    spelling=dict(zip(effective, map(canonical_key, map(_KEY, effective.values())), strict=True)))
     vm.value_column = _value_columns(data, doc.encoding)
     _encrypted(vm, effective)
     vm.notes.extend(_duplicate_notes(doc))

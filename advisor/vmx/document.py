@@ -27,7 +27,9 @@ import re
 import warnings
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import lru_cache, partial
+from itertools import compress, count
+from operator import itemgetter
 from pathlib import Path
 from typing import NamedTuple
 
@@ -635,14 +637,16 @@ class VmxEntries:
 # through the full parser. A bare value may not start with a blank or a quote, so backtracking
 # cannot turn a broken quoted value into a bare one.
 _WS_CLASS = r"[ \t\r\f\v]*"
+# Groups: the key, the opening quote (empty for a bare value) and the value, quoted or bare.
 _REGULAR_LINE = re.compile(
     r"^" + _WS_CLASS + r'(?:([^ \t\r\f\v\n="#][^ \t\r\f\v\n="]*)' + _WS_CLASS + "=" + _WS_CLASS
-    + r'(?:(")([^"\n]*)"|(?![ \t\r\f\v"])([^\n]*?))|#[^\n]*)?' + _WS_CLASS + r"$",
+    + r'(?:(")|(?![ \t\r\f\v"]))((?(2)[^"\n]*|[^\n]*?))(?(2)")|#[^\n]*)?' + _WS_CLASS + r"$",
     re.M,
 )
 
 
-_new_tuple = tuple.__new__
+_new_entry = partial(tuple.__new__, VmxEntry)
+_KEY, _QUOTE, _VALUE = itemgetter(0), itemgetter(1), itemgetter(2)  # of a _REGULAR_LINE row (and a VmxEntry's key)
 
 
 def lines_mentioning(data: bytes, needle: bytes) -> list[tuple[int, bytes]]:
@@ -704,16 +708,18 @@ def _read_regular(data: bytes, file: str | None) -> VmxEntries | None:
     newlines = body.count(b"\n")
     if len(rows) != newlines + 1 or text.count("\n") != newlines:
         return None
-    # tuple.__new__ is what VmxEntry(...) ends in, without its Python-level __new__ frame (a
-    # quarter of this loop's time over a hundred lines per file).
-    entries = [
-        _new_tuple(VmxEntry, (key, unescape(value, codec) if "|" in value else value, value, number, quote == '"'))
-        for number, (key, quote, quoted, bare) in enumerate(rows, 1) if key
-        for value in (quoted if quote else bare,)
-    ]
+    # One VmxEntry per entry line, built by C-level iterators (no Python frame per line: this
+    # is the hottest loop of `advisor lint`); comment and blank lines have no key.
+    # tuple.__new__ is what VmxEntry(...) ends in, without its Python-level __new__.
+    keys, values = list(map(_KEY, rows)), list(map(_VALUE, rows))
+    fields = zip(keys, values, values, count(1), map(bool, map(_QUOTE, rows)), strict=False)  # count() is endless
+    entries = list(map(_new_entry, compress(fields, keys)))
+    if "|" in text:  # `|XX` escapes: rare, decoded where they occur
+        entries = [entry._replace(value=unescape(entry.raw_value, codec)) if "|" in entry.raw_value else entry
+                   for entry in entries]
     # A later occurrence replaces the value but keeps the first one's place: last wins, in
-    # first-seen order.
-    effective = {entry.key.lower(): entry for entry in entries}
+    # first-seen order (built by C-level iterators: no Python frame per key).
+    effective = dict(zip(map(str.lower, map(_KEY, entries)), entries, strict=True))
     duplicates: list[tuple[str, list[int]]] = []
     if len(effective) < len(entries):  # some key is set twice: rare, so found only then
         lines: dict[str, list[VmxEntry]] = {}

@@ -13,12 +13,10 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from advisor.model.base import FieldValueError, Nic
-from advisor.vmx.nics import nic_role, template_nics
 from advisor.vocab import NIC_VIRTUALDEV, SCSI_FROM_VIRTUALDEV, SCSI_VIRTUALDEV, read_bool
 
 if TYPE_CHECKING:  # annotations only: at run time the spec imports this module, not the reverse
     from advisor.model.spec import VM
-    from advisor.readers.base import TemplateVM
 
 
 def parse_bool(text: str) -> bool:
@@ -131,17 +129,22 @@ def _conflict(spelling: str, text: str, field: str, current: Any) -> ValueError:
                                 "state it once, or make both agree")
 
 
-def reconcile_advanced(vm: VM) -> None:
-    """Make structured fields and overlapping `advanced:` keys one truth (or raise)."""
+def reconcile_advanced(vm: VM, keys: list[str] | None = None) -> None:
+    """Make structured fields and overlapping `advanced:` keys one truth (or raise).
+
+    keys: the lower-cased keys of `advanced` that have a role here, in their order, when the
+    caller knows them already (advisor.vmx.templatefields template_fields)."""
     if not vm.advanced:
         return
     explicit = vm.model_fields_set
-    # Most of a template's hundred keys have no role: they are passed over in one comprehension,
-    # in file order (the first bad key is the one reported).
     adv = normalised_advanced(vm)
-    for low in [k for k in adv if k in SCALAR_KEYS or k.endswith(".virtualdev") or k == "sched.mem.pin"]:
+    if keys is None:
+        # Most of a template's hundred keys have no role: they are passed over in one
+        # comprehension, in file order (the first bad key is the one reported).
+        keys = [k for k in adv if k in SCALAR_KEYS or k.endswith(".virtualdev") or k == "sched.mem.pin"]
+    for low in keys:
         spelling, text = adv[low]
-        role = _advanced_role(low)
+        role = advanced_role(low)
         if role is None:
             continue
         if role == "scalar":
@@ -172,7 +175,7 @@ def reconcile_advanced(vm: VM) -> None:
 
 
 @lru_cache(maxsize=8192)
-def _advanced_role(low: str) -> str | tuple[str, str] | None:
+def advanced_role(low: str) -> str | tuple[str, str] | None:
     """What a lower-cased advanced key means to reconcile_advanced. Templates repeat the same
     hundred keys file after file: classified once, not matched against every pattern each time."""
     if low in SCALAR_KEYS:
@@ -268,132 +271,3 @@ def vm_to_vmx(vm: VM, core_mhz: int | None = None) -> dict[str, str]:
     for spelling, text in normalised_advanced(vm).values():
         out.setdefault(spelling, text)
     return out
-
-
-# --- template -> VM ------------------------------------------------------------------------
-
-_DISK_KEY = re.compile(r"^(scsi|nvme|sata|ide)(\d+):(\d+)\.present$")
-_SIZE_KEY = re.compile(r"^advisor\.disk(\d+)\.size$")
-_REQUIRED_DEFAULTS = {"vcpus": 1, "memory": 1024}
-
-
-def template_fields(t: TemplateVM) -> tuple[dict[str, Any], set[str], dict[str, int | None]]:
-    """Data for VM.model_validate from a template, the fields left unknown, and the lines of
-    the structured fields (a raw key's line is its setting's)."""
-    unknown: set[str] = set()
-    lines: dict[str, int | None] = {}
-    spelling = t.spelling
-    # Every known value goes to `advanced` (pseudo-keys such as advisor.disk0.size excepted);
-    # this loop runs over a hundred keys per template, so it does nothing else.
-    # The same keys lower-cased, as normalised_advanced() gives them: handed to the model
-    # (ADVANCED_INDEX in the validation context) instead of worked out again from `advanced`.
-    index = {low: (spelling.get(low, low), setting.value if setting.value.__class__ is str else vmx_text(setting.value))
-             for low, setting in t.settings.items()
-             if setting.value is not None and not low.startswith("advisor.")
-             and not (low.startswith("ethernet") and nic_role(low)
-                      and setting.value.strip().lower() in NIC_VIRTUALDEV)}
-    # A .vmx reader's values are all text; other readers may give numbers, which `advanced` keeps.
-    advanced = (dict(index.values()) if t.kind == "vmx"
-                else {spelled: t.settings[low].value for low, (spelled, _) in index.items()})
-    # (Valid NIC types are read below, slot by slot; an invalid one stays for the model to refuse.)
-    for low, (field, _) in SCALAR_KEYS.items():
-        setting = t.settings.get(low)
-        if setting is not None:
-            if setting.value is None:
-                unknown.add(field)
-            else:
-                lines[field] = setting.line
-    data: dict[str, Any] = {"name": t.name, "advanced": advanced, ADVANCED_INDEX: index}
-    # The two required fields come straight from their keys (the validator reports a bad
-    # value at that key's line); the rest is reconciled from `advanced` by the VM model.
-    for key, field in (("numvcpus", "vcpus"), ("memsize", "memory")):
-        setting = t.settings.get(key)
-        if setting is not None and setting.value is not None:
-            data[field] = setting.value.strip()
-        else:
-            # A .vmx without numvcpus has one vCPU (VMware's default); without memsize the
-            # memory is not stated anywhere, so rules that need it are skipped.
-            data[field] = _REQUIRED_DEFAULTS[field]
-            if field == "memory":
-                unknown.add("memory")
-    data["disks"], disk_line = _template_disks(t)
-    if disk_line is not None:
-        lines["disks"] = disk_line
-    data["nics"], slots, nic_line = template_nics(t, unknown)
-    if nic_line is not None:
-        lines["nics"] = nic_line
-    data["_nic_slots"] = tuple(slots)
-    return data, unknown, lines
-
-
-def _template_disks(t: TemplateVM) -> tuple[list[dict[str, Any]], int | None]:
-    """The disks in slot order, and the line a disk finding points at: the controller type of
-    the first data disk (what a fix changes), else that disk's own line."""
-    disks: list[Any] = []
-    where: int | None = None
-    sizes: dict[int, str] = {}
-    slots: list[tuple[str, str, str, Any]] = []
-    for low, setting in t.settings.items():
-        role = _disk_role(low)
-        if role is None or not setting.value:
-            continue
-        if role[0] == "size":
-            sizes[int(role[1])] = setting.value
-        else:
-            slots.append((low, role[0], role[1], setting))
-    for low, bus_kind, bus_text, setting in slots:
-        if not _truthy(setting.value):
-            continue
-        bus = int(bus_text)
-        if bus_kind == "scsi":
-            kind = t.settings.get(f"scsi{bus}.virtualdev")
-            if kind is None or kind.value is None or kind.value.lower() not in SCSI_FROM_VIRTUALDEV:
-                continue
-            controller = SCSI_FROM_VIRTUALDEV[kind.value.lower()]
-        else:
-            controller = bus_kind
-        if not _is_disk(t, low):
-            continue
-        # The first disk is taken to be the boot disk: fixes must not move it to a controller
-        # the guest may have no driver for (an unbootable VM is worse than a slow one).
-        disk: dict[str, Any] = {"controller": controller, "bus": min(bus, 3), "role": "os" if not disks else "data"}
-        size = sizes.get(len(disks))
-        if size:
-            disk["size"] = int(size)
-        if where is None and disk["role"] == "data":
-            kind = t.settings.get(f"scsi{bus}.virtualdev") if bus_kind == "scsi" else None
-            where = (kind.line if kind is not None else None) or setting.line
-        disks.append(disk)
-    return disks, where
-
-
-@lru_cache(maxsize=8192)
-def _disk_role(low: str) -> tuple[str, str] | None:
-    """("scsi"|"nvme"|"sata"|"ide", bus) for a device slot's `.present` key, ("size", n) for
-    advisor.diskN.size, None for every other key (classified once per distinct key)."""
-    if match := _DISK_KEY.match(low):
-        return (match[1], match[2])
-    if match := _SIZE_KEY.match(low):
-        return ("size", match[1])
-    return None
-
-
-def _is_disk(t: TemplateVM, present_key: str) -> bool:
-    """A device slot holds a disk when its deviceType says so (scsi-hardDisk, ata-hardDisk,
-    rawDisk); without one, when its file is a .vmdk. CD-ROMs (cdrom-image, cdrom-raw, a host
-    drive passed through as atapi-cdrom) and generic SCSI passthrough devices are not disks. A slot
-    that names neither (templates state only `.present`) is a disk."""
-    device = t.settings.get(present_key.replace(".present", ".devicetype"))
-    if device is not None and device.value:
-        return "disk" in device.value.lower()
-    name = t.settings.get(present_key.replace(".present", ".filename"))
-    if name is not None and name.value:
-        return name.value.strip().lower().endswith(".vmdk")
-    return True
-
-
-def _truthy(text: str) -> bool:
-    try:
-        return parse_bool(text)
-    except ValueError:
-        return False

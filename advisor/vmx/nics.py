@@ -7,6 +7,7 @@ the slots that exist. Used by advisor.vmx.mapping when a template becomes a VM.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
@@ -18,7 +19,8 @@ if TYPE_CHECKING:
 _NIC_PRESENT = re.compile(r"^ethernet(\d+)\.(present|virtualdev)$")
 
 
-def template_nics(t: TemplateVM, unknown: set[str]) -> tuple[list[dict[str, str]], list[int], int | None]:
+def template_nics(t: TemplateVM, unknown: set[str],
+                  keys: Iterable[str] | None = None) -> tuple[list[dict[str, str]], list[int], int | None]:
     """The adapters that exist (`ethernetN.present` TRUE), with their slot numbers kept:
     a .vmx with ethernet1..3 has three NICs, and fixes must name ethernet1..3.
 
@@ -26,11 +28,13 @@ def template_nics(t: TemplateVM, unknown: set[str]) -> tuple[list[dict[str, str]
     state their builder's default themselves): Flexible (vlance) for 32-bit guests, E1000 for
     64-bit ones (vSphere 4.0 Basic System Administration, "Network Adapter Types"). An adapter
     whose type is unknown (a variable) is left out and `nics` is marked unknown.
+    `keys`: the template's keys that may be a NIC's, when the caller has picked them (else all).
     """
     nics: list[dict[str, str]] = []
     slots: list[int] = []
     first_line: int | None = None
-    present = sorted((role[1], low) for low in t.settings if (role := nic_role(low)) and role[0] == "present")
+    present = sorted((role[1], low) for low in (t.settings if keys is None else keys)
+                     if (role := nic_role(low)) and role[0] == "present")
     for slot, low in present:
         setting = t.settings[low]
         if not read_bool(setting.value):

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from itertools import repeat
 
 # VMware's spelling of the keys advisor writes ('#' stands for a device or unit number).
 # Keys are case-insensitive when read, but files are read by people and diffed by tools, so
@@ -100,7 +101,7 @@ def canonical_key(key: str) -> str:
 # --------------------------------------------------------------------------- escaping
 
 _ESCAPE_NEEDED_RE = re.compile(r'["|\x00-\x1f\x7f]')
-_ESCAPE_RUN_RE = re.compile(r"(?:\|[0-9A-Fa-f]{2})+")
+_ESCAPE_RUN_SPLIT = re.compile(r"((?:\|[0-9A-Fa-f]{2})+)")
 
 
 def escape(value: str) -> str:
@@ -122,10 +123,23 @@ def unescape(raw: str, charset: str = "utf-8") -> str:
     """
     if "|" not in raw:
         return raw
-    return _ESCAPE_RUN_RE.sub(
-        lambda m: bytes.fromhex(m.group().replace("|", "")).decode(charset, "surrogateescape"),
-        raw,
-    )
+    # Text and runs alternate; the runs (`|0A`, `|22` over and over in annotations and guest
+    # info) are decoded once per distinct run and charset.
+    parts = _ESCAPE_RUN_SPLIT.split(raw)
+    parts[1::2] = map(_decoded_run, parts[1::2], repeat(charset))
+    return "".join(parts)
+
+
+def _decoded_run(run: str, charset: str) -> str:
+    # Short runs only are kept: the cache stays small whatever a file holds.
+    return _decoded_short_run(run, charset) if len(run) <= 24 else _decode_run(run, charset)
+
+
+def _decode_run(run: str, charset: str) -> str:
+    return bytes.fromhex(run.replace("|", "")).decode(charset, "surrogateescape")
+
+
+_decoded_short_run = lru_cache(maxsize=4096)(_decode_run)
 
 
 def _hex_escape(match: re.Match[str]) -> str:
