@@ -31,12 +31,12 @@ from advisor.engine.conditions import (
 )
 from advisor.engine.fixpoint import MAX_PASSES, resizes, settle
 from advisor.engine.group import Group as _Group
-from advisor.engine.group import all_bools
+from advisor.engine.group import all_bools, decide
 from advisor.engine.hostresult import capacity_summary, host_result, vm_layouts
 from advisor.engine.policy import Exemption, Policy
 from advisor.engine.recommend import Fixed, Recommendation, recommend
 from advisor.engine.render import REMOVE, FindingShape, fill, located_path, render_fix
-from advisor.engine.undecided import applies_without, is_missing_fact, needs_text
+from advisor.engine.undecided import applies_without, needs_text
 from advisor.facts.facts import facts_for, host_facts, placement_facts, topology_for, version_facts
 from advisor.model.cluster import ClusterHost
 from advisor.model.spec import VM, Host
@@ -113,28 +113,8 @@ class Evaluator:
 
     # -- one rule -----------------------------------------------------------------------
     def _holds(self, rule: Rule, activation: Any) -> bool:
-        value = self._decide(rule, activation, frozenset())
+        value = decide(rule, activation, frozenset())
         assert value is not None  # every fact the rule reads is known
-        return value
-
-    def _decide(self, rule: Rule, activation: Any, unknown: frozenset[str]) -> bool | None:
-        """True or False when the known facts settle the condition; None when it reads an
-        unknown fact that decides it."""
-        try:
-            result = rule.compiled().eval(activation)
-        except RuntimeError as exc:  # e.g. CEL's comprehension iteration budget
-            result = " ".join(str(exc).split())
-        value = result.plain_value() if hasattr(result, "plain_value") else result
-        if not isinstance(value, bool) and unknown and is_missing_fact(value):
-            return None
-        if not isinstance(value, bool):
-            if rule.builtin:
-                raise TypeError(f"{rule.id}: condition gave {value!r}, not true/false")
-            # A user's rule failing at run time (a division by zero, a comprehension over the
-            # iteration budget) is an input error of their rule file, not a crash of advisor.
-            from advisor.errors import InputError
-
-            raise InputError(f"{rule.id}: the condition failed: {value}", file=rule.file, line=rule.line, field="when")
         return value
 
     def _finding(self, rule: Rule, facts: dict[str, Any], subject: str, vm: VM | None, file: str,
@@ -268,7 +248,7 @@ class Evaluator:
             return fired, ()
         undecided = []
         for rule in group.partial:
-            holds = settled[id(rule)] if id(rule) in settled else self._decide(rule, activation, group.unknown)
+            holds = settled[id(rule)] if id(rule) in settled else decide(rule, activation, group.unknown)
             if holds is None:
                 undecided.append(rule)
             elif holds:

@@ -1,5 +1,5 @@
 """The rules one group of VMs is evaluated on (same workload, vSphere version and unknown facts),
-and what the group's combined CEL program gives."""
+what the group's combined CEL program gives, and what one rule's condition gives."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from advisor.engine.catalog import Rule
+from advisor.engine.undecided import is_missing_fact
 
 
 @dataclass(slots=True)
@@ -42,3 +43,24 @@ def all_bools(program: Any, activation: Any, count: int) -> list[bool] | None:
     if not isinstance(results, list) or len(results) != count or not all(r is True or r is False for r in results):
         return None
     return results
+
+
+def decide(rule: Rule, activation: Any, unknown: frozenset[str]) -> bool | None:
+    """True or False when the known facts settle the rule's condition; None when it reads an
+    unknown fact that decides it."""
+    try:
+        result = rule.compiled().eval(activation)
+    except RuntimeError as exc:  # e.g. CEL's comprehension iteration budget
+        result = " ".join(str(exc).split())
+    value = result.plain_value() if hasattr(result, "plain_value") else result
+    if not isinstance(value, bool) and unknown and is_missing_fact(value):
+        return None
+    if not isinstance(value, bool):
+        if rule.builtin:
+            raise TypeError(f"{rule.id}: condition gave {value!r}, not true/false")
+        # A user's rule failing at run time (a division by zero, a comprehension over the
+        # iteration budget) is an input error of their rule file, not a crash of advisor.
+        from advisor.errors import InputError
+
+        raise InputError(f"{rule.id}: the condition failed: {value}", file=rule.file, line=rule.line, field="when")
+    return value

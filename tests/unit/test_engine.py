@@ -111,13 +111,13 @@ def test_templates_without_a_host_evaluate_as_rule_by_rule_with_fewer_cel_calls(
     files = [ROOT / "tests" / "fixtures" / "templates" / "vmx" / name for name in ("messy.vmx", "sql-template.vmx")] * 8
     job = LintJob(rule_dirs=[], policy=Policy(), host_ref=None, vsphere=None)
     calls = {"n": 0}
-    decide = engine.Evaluator._decide
+    decide = engine.decide
 
-    def counted(self, *args):  # every CEL call of a single rule goes through _decide
+    def counted(*args):  # every CEL call of a single rule goes through decide
         calls["n"] += 1
-        return decide(self, *args)
+        return decide(*args)
 
-    monkeypatch.setattr(engine.Evaluator, "_decide", counted)
+    monkeypatch.setattr(engine, "decide", counted)
     monkeypatch.setattr(engine, "_BATCH_AFTER", 10**9)
     one_by_one, single = _digest(lint_paths(files, job)), calls["n"]
     monkeypatch.setattr(engine, "_BATCH_AFTER", 2)
