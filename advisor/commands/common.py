@@ -63,7 +63,7 @@ def check_jobs_option(func: Callable[..., Any]) -> Callable[..., Any]:
     about 1.8x one process's memory for about 1.8x the speed on an idle machine and none on a
     busy one (docs/benchmarks.md): a trade the user makes, not a default."""
     return click.option("--jobs", "-j", type=click.IntRange(1, 64), default=1, show_default=True,
-                        help="Worker processes for a spec of 2,000 VMs or more (each adds memory; "
+                        help="Worker processes evaluating each spec's VMs (each adds memory; "
                              "see docs/benchmarks.md).")(func)
 
 

@@ -33,7 +33,8 @@ if TYPE_CHECKING:
 
     from advisor.engine.engine import Evaluator, Placed, Subject
 
-# VMs of one spec before its second pass is split when --jobs is not given. A worker costs about
+# VMs of one spec before its second pass is split when the caller leaves the jobs to this module
+# (jobs=None; `check` passes 1 unless --jobs is given, and a given --jobs always splits). A worker costs about
 # a tenth of a second (the fork, its own CEL programs, results pickled and read back: 0.07 ms per
 # VM each way); pass 2 of 2,000 VMs takes 1.5-2.5 s of CPU on the 2-core benchmark machine, so
 # from here on half of it in another process is worth that (benchmarks/bench_engine.py --jobs).
