@@ -3,13 +3,10 @@
     python benchmarks/bench_engine.py                 # 10,000 VMs, generated on the fly (seeded)
     python benchmarks/bench_engine.py --vms 100000
     python benchmarks/bench_engine.py --spec FILE --json   # what benchmarks/run.py calls
-    python benchmarks/bench_engine.py --jobs 2        # two worker processes (default 1, as `advisor check`)
 
 Phases are timed separately because they scale differently: loading the catalog is a constant,
 reading the spec (YAML + validation) and evaluating the rules both grow with the VM count.
-`--profile FILE` writes a cProfile dump of the load + evaluate phases (of this process only:
-give `--jobs 1` to profile the whole evaluation). The evaluation is the one `advisor check` runs,
-worker processes included (advisor.engine.parallel): CPU time is this process's and its workers'.
+`--profile FILE` writes a cProfile dump of the load + evaluate phases.
 """
 
 from __future__ import annotations
@@ -24,15 +21,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 
-def _cpu() -> float:
-    """CPU seconds of this process and of its ended children (the workers of a parallel check)."""
-    import os
-
-    t = os.times()
-    return t.user + t.system + t.children_user + t.children_system
-
-
-def measure(spec: Path, profile: Path | None = None, jobs: int = 1) -> dict:
+def measure(spec: Path, profile: Path | None = None) -> dict:
     """Phase times (s) of one run over `spec`, and the run's size (VMs, findings)."""
     start = time.perf_counter()
     from advisor.engine.catalog import load_catalog
@@ -49,16 +38,14 @@ def measure(spec: Path, profile: Path | None = None, jobs: int = 1) -> dict:
 
         profiler = cProfile.Profile()
         profiler.enable()
-    t0, c0 = time.perf_counter(), _cpu()
+    t0, c0 = time.perf_counter(), time.process_time()
     loaded = load_spec(spec)
     t1 = time.perf_counter()
     evaluator = Evaluator(catalog, Policy(), keep_recommendations=False)  # as check_files
-    # As advisor check does (advisor.engine.specs.check_files): each VM freed after its turn,
-    # and a large spec's VMs split across worker processes.
-    evaluate_spec(loaded, evaluator, release=True, jobs=jobs)
+    evaluate_spec(loaded, evaluator, release=True)  # as advisor check does: each VM freed after its turn
     del loaded
     run = evaluator.finish()
-    t2, c2 = time.perf_counter(), _cpu()
+    t2, c2 = time.perf_counter(), time.process_time()
     if profiler is not None:
         profiler.disable()
         profiler.dump_stats(str(profile))
@@ -70,9 +57,8 @@ def measure(spec: Path, profile: Path | None = None, jobs: int = 1) -> dict:
         "load_s": t1 - t0,
         "evaluate_s": t2 - t1,
         "total_s": t2 - t0,
-        # CPU time of the two phases, workers included: on a machine shared with other work,
-        # wall time includes the waits for a core; this does not (it still carries cache and
-        # SMT contention).
+        # CPU time of the two phases: on a machine shared with other work, wall time includes
+        # the waits for a core; this does not (it still carries cache and SMT contention).
         "cpu_s": c2 - c0,
     }
 
@@ -83,8 +69,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--spec", type=Path, help="an existing spec file (e.g. from benchmarks/generate.py)")
     parser.add_argument("--json", action="store_true", help="print one JSON object (for benchmarks/run.py)")
     parser.add_argument("--profile", type=Path, help="write a cProfile dump of load + evaluate here")
-    parser.add_argument("--jobs", type=int, default=1,
-                        help="worker processes, as `advisor check --jobs` (default 1, as check)")
     args = parser.parse_args(argv)
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -96,7 +80,7 @@ def main(argv: list[str] | None = None) -> int:
         from advisor.errors import InputError
 
         try:
-            result = measure(spec, args.profile, args.jobs)
+            result = measure(spec, args.profile)
         except InputError as exc:  # the spec was refused: say why in one line, as advisor would
             print(f"bench_engine: advisor refused the spec: {exc}", file=sys.stderr)
             return 2

@@ -8,7 +8,7 @@ import click
 
 from advisor.cli import EXIT_CODES_HELP
 from advisor.commands.collect import VcenterArgs, vcenter_options
-from advisor.commands.common import check_jobs_option, emit, report_options, settings, stdin_inputs, stdin_option
+from advisor.commands.common import emit, report_options, settings, stdin_inputs, stdin_option
 
 
 @click.command("check", epilog=EXIT_CODES_HELP)
@@ -20,7 +20,6 @@ from advisor.commands.common import check_jobs_option, emit, report_options, set
     help="Check the VMs running in this vCenter (read-only) instead of spec files; see `advisor collect vcenter`.",
 )
 @vcenter_options
-@check_jobs_option
 @stdin_option
 def command(
     files: tuple[str, ...],
@@ -35,7 +34,6 @@ def command(
     color,
     vcenter,
     stdin_filename,
-    jobs,
     **vcenter_args,
 ) -> None:
     """Check proposed VMs (spec YAML files) against VMware's performance guidance.
@@ -61,7 +59,7 @@ def command(
         runs = []
         for scope in s.scopes.group(names):  # each spec file under its own configuration
             runs.append(check_files(scope.files, scope.catalog, scope.policy, scope.profiles,
-                                    dict([given]) if given else None, jobs))
+                                    dict([given]) if given else None))
             note_unused_exemptions(scope, runs[-1])
         run = merge(runs, names)
     run.command = "check"

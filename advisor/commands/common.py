@@ -51,22 +51,6 @@ def report_options(func: Callable[..., Any]) -> Callable[..., Any]:
 STDIN = "-"
 
 
-def jobs_option(func: Callable[..., Any]) -> Callable[..., Any]:
-    """--jobs of lint: worker processes, all cores by default for a large run."""
-    return click.option("--jobs", "-j", type=click.IntRange(1, 64), default=None,
-                        help="Worker processes (default: all cores for large runs).")(func)
-
-
-def check_jobs_option(func: Callable[..., Any]) -> Callable[..., Any]:
-    """--jobs of check: one process unless asked. Forked workers copy most of the loaded spec's
-    pages as they run (reference counts are written), so two workers on a 100,000-VM spec take
-    about 1.8x one process's memory for about 1.8x the speed on an idle machine and none on a
-    busy one (docs/benchmarks.md): a trade the user makes, not a default."""
-    return click.option("--jobs", "-j", type=click.IntRange(1, 64), default=1, show_default=True,
-                        help="Worker processes evaluating each spec's VMs (each adds memory; "
-                             "see docs/benchmarks.md).")(func)
-
-
 def stdin_option(func: Callable[..., Any]) -> Callable[..., Any]:
     return click.option(
         "--stdin-filename", metavar="PATH",

@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from advisor.cli import EXIT_CODES_HELP
-from advisor.commands.common import STDIN, emit, jobs_option, report_options, settings, stdin_inputs, stdin_option
+from advisor.commands.common import STDIN, emit, report_options, settings, stdin_inputs, stdin_option
 from advisor.model.base import WORKLOADS
 
 
@@ -32,7 +32,13 @@ from advisor.model.base import WORKLOADS
     type=click.Path(dir_okay=False),
     help="Packer/Terraform variable values file (.pkrvars.hcl, .tfvars); repeatable, later ones win.",
 )
-@jobs_option
+@click.option(
+    "--jobs",
+    "-j",
+    type=click.IntRange(1, 64),
+    default=None,
+    help="Worker processes (default: all cores for large runs).",
+)
 @report_options
 @stdin_option
 def command(paths, host_ref, vsphere, workload, exclude, respect_gitignore, baseline, write_baseline, var_files, jobs,

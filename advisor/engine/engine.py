@@ -152,14 +152,12 @@ class Evaluator:
     # -- a host and its VMs -------------------------------------------------------------
     def evaluate(self, subjects: list[Subject], host: Host | None, version: Version | None,
                  host_file: str | None = None, host_line: Callable[[str], int | None] | None = None,
-                 cluster: tuple[ClusterHost, ...] = (), release: bool = False,
-                 each: Callable[[Evaluator, list[Subject], Placed, bool], None] | None = None) -> None:
+                 cluster: tuple[ClusterHost, ...] = (), release: bool = False) -> None:
         """Evaluate VMs that share a host (or no host at all, for lint without --host).
 
         release: the caller holds the subjects nowhere else and does not read them afterwards:
         each is dropped from the list after its turn, so a large spec's VMs give their memory
-        back while the results grow (advisor.engine.specs.check_files). each: pass 2, when not
-        `evaluate_placed` in this process (advisor.engine.parallel)."""
+        back while the results grow (advisor.engine.specs.check_files)."""
         # The spec and catalog live for the whole run: frozen, the collector skips them
         # instead of rescanning them on every collection the evaluation's allocations
         # trigger (about a fifth of the evaluation time for 10,000 VMs).
@@ -167,7 +165,7 @@ class Evaluator:
         try:
             file = host_file or (subjects[0].file if subjects else "")
             placed = self.place(subjects, host, version, cluster)
-            (each or Evaluator.evaluate_placed)(self, subjects, placed, release)
+            self.evaluate_placed(subjects, placed, release)
             if host is not None and version is not None:
                 self._evaluate_host(placed.workloads, host, version, placed.facts, placed.placement, file, host_line)
         finally:
@@ -175,7 +173,7 @@ class Evaluator:
 
     # Two passes, so that no VM's facts outlive its own turn: placement needs every VM's
     # topology first (shared through `cache`, which keeps them alive for `shown`'s ids), then each
-    # VM's facts are built, evaluated and dropped; pass 2 can run in slices (engine.parallel).
+    # VM's facts are built, evaluated and dropped.
     def place(self, subjects: list[Subject], host: Host | None, version: Version | None,
               cluster: tuple[ClusterHost, ...] = ()) -> Placed:
         """Pass 1: every VM's predicted topology, and the host-wide placement facts."""
@@ -183,7 +181,7 @@ class Evaluator:
         if host is not None and version is not None:
             known_topos: list[tuple[VM, Topology]] = []
             for s in subjects:
-                # With its layout's facts, which forked workers then share (advisor.engine.parallel).
+                # With its layout's facts: built once per layout whichever pass asks first.
                 hit = topology_for(host, s.vm, version, s.unknown, placed.cache)
                 if hit is not None:
                     known_topos.append((s.vm, hit[0]))
@@ -191,15 +189,13 @@ class Evaluator:
                 placed.facts, placed.placement = placement_facts(host, known_topos)
         return placed
 
-    def evaluate_placed(self, subjects: list[Subject], placed: Placed, release: bool = False, start: int = 0,
-                        stop: int | None = None) -> None:
-        """Pass 2 over subjects[start:stop]: each VM's facts, rules, findings and recommendation."""
+    def evaluate_placed(self, subjects: list[Subject], placed: Placed, release: bool = False) -> None:
+        """Pass 2: each VM's facts, rules, findings and recommendation."""
         host, version, cache, cluster, place_facts = (placed.host, placed.version, placed.cache, placed.cluster,
                                                       placed.facts)
         shown: dict[int, tuple[dict[str, Any], tuple[Layout, ...]]] = {}  # VMs of one shape share a Topology
         self._context = (host, version, cache, cluster, place_facts)  # a resized VM's next pass (_again)
-        for index in range(start, len(subjects) if stop is None else stop):
-            s = subjects[index]
+        for index, s in enumerate(subjects):
             facts, topo = facts_for(host, s.vm, version, s.unknown, cache, cluster)
             facts.update(place_facts)
             topo_dict: dict[str, Any] | None = None

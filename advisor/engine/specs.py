@@ -48,13 +48,10 @@ def _spec_locator(loaded: LoadedSpec, index: int) -> Callable[[str], int | None]
     return locate
 
 
-def evaluate_spec(loaded: LoadedSpec, evaluator: Evaluator, release: bool = False, jobs: int | None = 1) -> None:
+def evaluate_spec(loaded: LoadedSpec, evaluator: Evaluator, release: bool = False) -> None:
     """Evaluate a loaded spec. release: the caller does not read `loaded`'s VMs afterwards, so
     each VM's model and part of the tree are freed after its turn instead of at the end (a
-    100,000-VM spec's are about half the run's peak memory). jobs: processes evaluating the VMs
-    (None: one per core for a large spec; advisor.engine.parallel)."""
-    from advisor.engine.parallel import splitter
-
+    100,000-VM spec's are about half the run's peak memory)."""
     def host_line(path: str) -> int | None:
         if path.startswith("host."):
             return loaded.line("host", path[5:]) or loaded.line("host")
@@ -68,15 +65,13 @@ def evaluate_spec(loaded: LoadedSpec, evaluator: Evaluator, release: bool = Fals
         vms = loaded.root.get("vms") if isinstance(loaded.root, dict) else None
         if isinstance(vms, list):
             vms.clear()
-    evaluator.evaluate(subjects, loaded.host, loaded.version, loaded.file, host_line, loaded.cluster, release,
-                       splitter(jobs, len(subjects)))
+    evaluator.evaluate(subjects, loaded.host, loaded.version, loaded.file, host_line, loaded.cluster, release)
 
 
 def check_files(files: Iterable[str], catalog: Catalog, policy: Policy, profiles: HostProfiles = BUNDLED,
-                given: dict[str, bytes] | None = None, jobs: int | None = 1) -> Run:
+                given: dict[str, bytes] | None = None) -> Run:
     """Load and evaluate spec files; a bad file is an input error and the others still run.
-    `given`: the bytes of inputs already read (standard input), by the name they are reported under.
-    jobs: processes evaluating a spec's VMs (None: one per core for a large spec)."""
+    `given`: the bytes of inputs already read (standard input), by the name they are reported under."""
     from advisor.errors import InputError
     from advisor.load.specfile import load_spec, parse_spec
     from advisor.report.findings import InputProblem
@@ -89,7 +84,7 @@ def check_files(files: Iterable[str], catalog: Catalog, policy: Policy, profiles
             evaluator.run.errors.append(InputProblem(exc.file or file, exc.line, exc.field, exc.message))
             evaluator.run.files.append(file)
             continue
-        evaluate_spec(loaded, evaluator, release=True, jobs=jobs)
+        evaluate_spec(loaded, evaluator, release=True)
         del loaded
     return evaluator.finish()
 
