@@ -136,7 +136,8 @@ def check_user_condition(rule_id: str, when: str, scope: str, facts: frozenset[s
 
 
 def activation_of(facts: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in facts.items() if cel_value_fits(v)}
+    """Every fact that may go into CEL."""
+    return known_values(facts, facts)
 
 
 # Bounds on what a fact may carry into CEL (docs/hardening.md): CEL's int is 64-bit (a larger

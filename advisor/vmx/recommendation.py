@@ -9,7 +9,7 @@ keys in the same order; only spellings VMware does not write change (``true`` ->
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from functools import lru_cache
 from typing import Any
 
@@ -56,23 +56,18 @@ def read_keys(name: str, keys: Mapping[str, str | None], reasons: Mapping[str, t
             nics[parsed.index] = parsed
         else:
             fields[parsed[0]] = parsed[1]
-    # What text_of gives for each key, from the dictionaries just built rather than the tuples.
+    # What text_of gives for each key, read from the dictionaries just built (the model's
+    # tuples would be searched once per key).
+    def device(kind: str, index: int) -> ScsiController | NicSlot | None:
+        return controllers.get(index) if kind == "scsi" else nics.get(index)
+
     written: dict[str, str] = {}
     for low, text in values.items():
         if text is None:
             continue
-        out: str | None = None
-        if low in RECOMMENDATION_KEYS:
-            value = fields.get(RECOMMENDATION_KEYS[low][1])
-            out = None if value is None else vmx_text(value)
-        elif (slot := device_slot(low)) is not None:
-            device = controllers.get(slot[1]) if slot[0] == "scsi" else nics.get(slot[1])
-            if isinstance(device, ScsiController):
-                out = device.virtual_dev
-            elif isinstance(device, NicSlot):
-                out = device.adapter
-        if out is None:
-            out = advanced.get(low)
+        # Most keys are neither a field's nor a device's: their text is their own.
+        special = low in RECOMMENDATION_KEYS or device_slot(low) is not None
+        out = _key_text(low, fields.get, device, advanced) if special else advanced.get(low)
         if out is not None:
             written[spelled[low]] = out
     rec = RecommendedVM(
@@ -129,18 +124,28 @@ def text_of(rec: RecommendedVM, key: str) -> str | None:
     low = key.lower()
     if low in rec.removed:
         return None
+
+    def device(kind: str, index: int) -> ScsiController | NicSlot | None:
+        return rec.controller(index) if kind == "scsi" else rec.nic(index)
+
+    return _key_text(low, lambda name: getattr(rec, name), device, rec.advanced)
+
+
+def _key_text(low: str, field: Callable[[str], Any], device: Callable[[str, int], ScsiController | NicSlot | None],
+              advanced: Mapping[str, str]) -> str | None:
+    """The .vmx text of a key (lower case): its field's value, its device's type, else its own
+    text among the advanced keys; None when the recommendation does not state it."""
     if low in RECOMMENDATION_KEYS:
-        value = field_of(rec, low)
+        value = field(RECOMMENDATION_KEYS[low][1])
         if value is not None:
             return vmx_text(value)
-    slot = device_slot(low)
-    if slot is not None:
-        device = rec.controller(slot[1]) if slot[0] == "scsi" else rec.nic(slot[1])
-        if isinstance(device, ScsiController):
-            return device.virtual_dev
-        if isinstance(device, NicSlot):
-            return device.adapter
-    return rec.advanced.get(low)
+    elif (slot := device_slot(low)) is not None:
+        found = device(slot[0], slot[1])
+        if isinstance(found, ScsiController):
+            return found.virtual_dev
+        if isinstance(found, NicSlot):
+            return found.adapter
+    return advanced.get(low)
 
 
 def to_vmx(rec: RecommendedVM) -> dict[str, str]:
