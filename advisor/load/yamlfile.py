@@ -208,15 +208,25 @@ def open_regular(path: str | os.PathLike[str]) -> BinaryIO:
     InputError (a folder raises IsADirectoryError, as open() would). O_NONBLOCK changes nothing
     for a regular file.
     """
+    fd, _ = _open_regular_fd(path)
+    try:
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def _open_regular_fd(path: str | os.PathLike[str]) -> tuple[int, os.stat_result]:
+    """A descriptor of `path` and its fstat, if it is a regular file (see open_regular)."""
     fd = os.open(path, _OPEN_FLAGS)
     try:
-        mode = os.fstat(fd).st_mode
-        if stat.S_ISDIR(mode):
+        info = os.fstat(fd)
+        if stat.S_ISDIR(info.st_mode):
             raise IsADirectoryError(str(path))
-        if not stat.S_ISREG(mode):
-            kind = next((text for test, text in _KINDS if test(mode)), "a special file")
+        if not stat.S_ISREG(info.st_mode):
+            kind = next((text for test, text in _KINDS if test(info.st_mode)), "a special file")
             raise InputError(f"is {kind}, not a regular file; not read", file=str(path))
-        return os.fdopen(fd, "rb")
+        return fd, info
     except BaseException:
         os.close(fd)
         raise
@@ -249,14 +259,8 @@ def _read_regular_fd(path: str | os.PathLike[str], limit: int, name: str) -> byt
     """At most limit + 1 bytes of a regular file, as open_regular checks it: one open, one
     fstat and unbuffered reads on the descriptor (lint reads thousands of files, and a
     buffered file object costs more than the read itself)."""
-    fd = os.open(path, _OPEN_FLAGS)
+    fd, info = _open_regular_fd(path)
     try:
-        info = os.fstat(fd)
-        if stat.S_ISDIR(info.st_mode):
-            raise IsADirectoryError(name)
-        if not stat.S_ISREG(info.st_mode):
-            kind = next((text for test, text in _KINDS if test(info.st_mode)), "a special file")
-            raise InputError(f"is {kind}, not a regular file; not read", file=name)
         if info.st_size > limit:
             raise InputError(
                 f"file is {info.st_size // (1024 * 1024)} MiB; the limit is {limit // (1024 * 1024)} MiB", file=name
