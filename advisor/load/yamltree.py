@@ -37,6 +37,7 @@ _SEQ = yaml.resolver.BaseResolver.DEFAULT_SEQUENCE_TAG
 _PLAIN_KEY = (str, int, float, bool, type(None))
 _MEMO_MAX = 65_536  # distinct typed scalars remembered per document
 _SHARED_MAX = 64  # strings up to this length are kept once per document however often they repeat
+_MISS = object()
 
 
 class NeedsNodes(Exception):
@@ -52,6 +53,11 @@ class _Builder:
         self.typed: dict[tuple[str, str], Any] = {}  # (tag, text) -> an immutable scalar
         # Estates repeat the same keys and values ("vcpus", "pvscsi") on every VM: one object each.
         self.shared: dict[str, str] = {}
+        # Most scalars are plain (no quotes, no tag, no anchor), and such a scalar's value depends
+        # on its text alone (the safe loader's implicit resolvers, then a constructor): text ->
+        # the value remembered above (a shared string or a memoised typed one), so the loops
+        # below build a repeated plain scalar with one lookup. (Bounded as `shared` and `typed`.)
+        self.plain: dict[str, Any] = {}
 
     def document(self) -> Any:
         get, check = self.loader.get_event, self.loader.check_event
@@ -93,25 +99,37 @@ class _Builder:
 
     def scalar(self, event: Any) -> Any:
         tag = event.tag
-        if tag is None or tag == "!":
-            tag = self.loader.resolve(ScalarNode, event.value, event.implicit)
         text = event.value
+        plain = tag is None and event.implicit[0]
+        if tag is None or tag == "!":
+            tag = self.loader.resolve(ScalarNode, text, event.implicit)
         if tag == _STR:
-            return self.shared.setdefault(text, text) if len(text) <= _SHARED_MAX else text
-        key = (tag, text)
-        if key in self.typed:
-            return self.typed[key]
+            if len(text) > _SHARED_MAX:
+                return text
+            value = self.shared.setdefault(text, text)
+        else:
+            key = (tag, text)
+            if key in self.typed:
+                value = self.typed[key]
+            else:
+                value = self.construct(tag, event)
+                if not isinstance(value, _PLAIN_KEY) or len(self.typed) >= _MEMO_MAX:
+                    return value
+                self.typed[key] = value
+        if plain:
+            self.plain[text] = value
+        return value
+
+    def construct(self, tag: str, event: Any) -> Any:
         constructor = self.constructors.get(tag)
         if constructor is None:
             raise NeedsNodes
+        text = event.value
         try:
-            value = constructor(self.loader, ScalarNode(tag, text, event.start_mark, event.end_mark, event.style))
+            return constructor(self.loader, ScalarNode(tag, text, event.start_mark, event.end_mark, event.style))
         except (ValueError, OverflowError) as exc:  # as _Loader.construct_object reports them
             raise InputError(f"cannot read the value '{str(text)[:40]}': {_value_problem(exc)}",
                              line=event.start_mark.line + 1) from None
-        if isinstance(value, _PLAIN_KEY) and len(self.typed) < _MEMO_MAX:
-            self.typed[key] = value
-        return value
 
     def start(self, event: Any, depth: int, default_tag: str, out: LocDict | LocList) -> None:
         if depth > MAX_DEPTH:
@@ -128,19 +146,30 @@ class _Builder:
         self.start(start, depth, _MAP, out)
         lines = out.lines
         merged: list[Any] = []
-        get = self.loader.get_event
+        get, plain = self.loader.get_event, self.plain
         while True:
             event = get()
-            if type(event) is MappingEndEvent:
+            if type(event) is ScalarEvent and event.tag is None and event.implicit[0]:
+                if event.value == "<<":
+                    merged.append(self.value(get(), depth))  # a merge key: applied once the mapping is read
+                    continue
+                key = plain.get(event.value, _MISS) if event.anchor is None else _MISS
+                if key is _MISS:
+                    key = self.value(event, depth)
+            elif type(event) is MappingEndEvent:
                 break
-            if type(event) is ScalarEvent and event.tag is None and event.implicit[0] and event.value == "<<":
-                merged.append(self.value(get(), depth))  # a merge key: applied once the mapping is read
-                continue
-            key = self.value(event, depth)
-            if not isinstance(key, _PLAIN_KEY) or key in lines:
+            else:
+                key = self.value(event, depth)
+            if type(key) is not str and not isinstance(key, _PLAIN_KEY) or key in lines:
                 raise NeedsNodes  # a complex or duplicate key
-            out[key] = self.value(get(), depth)
-            lines[key] = event.start_mark.line + 1
+            line = event.start_mark.line + 1
+            event = get()
+            if type(event) is ScalarEvent and event.tag is None and event.anchor is None and event.implicit[0]:
+                value = plain.get(event.value, _MISS)
+                out[key] = self.scalar(event) if value is _MISS else value
+            else:
+                out[key] = self.value(event, depth)
+            lines[key] = line
         if merged:
             _merge(out, merged)
         self.open.discard(start.anchor)
@@ -150,18 +179,23 @@ class _Builder:
         out = LocList()
         self.start(start, depth, _SEQ, out)
         append, lines = out.append, out.lines
-        get = self.loader.get_event
+        get, plain = self.loader.get_event, self.plain
         while True:
             event = get()
-            if type(event) is SequenceEndEvent:
+            kind = type(event)
+            if kind is ScalarEvent and event.tag is None and event.anchor is None and event.implicit[0]:
+                value = plain.get(event.value, _MISS)
+                append(self.scalar(event) if value is _MISS else value)
+            elif kind is SequenceEndEvent:
                 break
-            if type(event) is AliasEvent:
+            elif kind is AliasEvent:
                 # The node loader gives an aliased item the line of the node it refers to.
                 value, line = self.alias(event)
                 append(value)
                 lines.append(line)
                 continue
-            append(self.value(event, depth))
+            else:
+                append(self.value(event, depth))
             lines.append(event.start_mark.line + 1)
         self.open.discard(start.anchor)
         return out
