@@ -38,6 +38,7 @@ _PLAIN_KEY = (str, int, float, bool, type(None))
 _MEMO_MAX = 65_536  # distinct typed scalars remembered per document
 _SHARED_MAX = 64  # strings up to this length are kept once per document however often they repeat
 _MISS = object()
+_new_dict, _new_list = dict.__new__, list.__new__
 
 
 class NeedsNodes(Exception):
@@ -142,25 +143,26 @@ class _Builder:
             self.open.add(event.anchor)
 
     def mapping(self, start: Any, depth: int) -> LocDict:
-        out = LocDict()
+        out = _new_dict(LocDict)  # LocDict() less its __init__, a Python call per mapping
+        out.lines = lines = {}
         self.start(start, depth, _MAP, out)
-        lines = out.lines
         merged: list[Any] = []
         get, plain = self.loader.get_event, self.plain
         while True:
             event = get()
-            if type(event) is ScalarEvent and event.tag is None and event.implicit[0]:
-                if event.value == "<<":
-                    merged.append(self.value(get(), depth))  # a merge key: applied once the mapping is read
-                    continue
-                key = plain.get(event.value, _MISS) if event.anchor is None else _MISS
-                if key is _MISS:
-                    key = self.value(event, depth)
-            elif type(event) is MappingEndEvent:
+            kind = type(event)
+            key = plain.get(event.value, _MISS) if kind is ScalarEvent and event.tag is None \
+                and event.anchor is None and event.implicit[0] else _MISS  # "<<" is never in `plain`
+            if key is not _MISS:
+                pass
+            elif kind is MappingEndEvent:
                 break
+            elif kind is ScalarEvent and event.tag is None and event.implicit[0] and event.value == "<<":
+                merged.append(self.value(get(), depth))  # a merge key: applied once the mapping is read
+                continue
             else:
                 key = self.value(event, depth)
-            if type(key) is not str and not isinstance(key, _PLAIN_KEY) or key in lines:
+            if (type(key) is not str and not isinstance(key, _PLAIN_KEY)) or key in lines:
                 raise NeedsNodes  # a complex or duplicate key
             line = event.start_mark.line + 1
             event = get()
@@ -176,9 +178,10 @@ class _Builder:
         return out
 
     def sequence(self, start: Any, depth: int) -> LocList:
-        out = LocList()
+        out = _new_list(LocList)
+        out.lines = lines = []
         self.start(start, depth, _SEQ, out)
-        append, lines = out.append, out.lines
+        append = out.append
         get, plain = self.loader.get_event, self.plain
         while True:
             event = get()
