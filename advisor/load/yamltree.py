@@ -153,14 +153,12 @@ class _Builder:
             kind = type(event)
             key = plain.get(event.value, _MISS) if kind is ScalarEvent and event.tag is None \
                 and event.anchor is None and event.implicit[0] else _MISS  # "<<" is never in `plain`
-            if key is not _MISS:
-                pass
-            elif kind is MappingEndEvent:
-                break
-            elif kind is ScalarEvent and event.tag is None and event.implicit[0] and event.value == "<<":
-                merged.append(self.value(get(), depth))  # a merge key: applied once the mapping is read
-                continue
-            else:
+            if key is _MISS:
+                if kind is MappingEndEvent:
+                    break
+                if kind is ScalarEvent and event.tag is None and event.implicit[0] and event.value == "<<":
+                    merged.append(self.value(get(), depth))  # a merge key: applied once the mapping is read
+                    continue
                 key = self.value(event, depth)
             if (type(key) is not str and not isinstance(key, _PLAIN_KEY)) or key in lines:
                 raise NeedsNodes  # a complex or duplicate key

@@ -8,6 +8,7 @@ keys: neither needs to import the other's module at run time.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PlainSerializer, WithJsonSchema
@@ -18,9 +19,20 @@ from advisor.vocab import Adapter, Controller
 
 # --- scalar types ---------------------------------------------------------------------------
 
+# An estate writes the same few sizes ("8GB", "100GB") on thousands of VMs and disks: a size
+# given as text is parsed once per distinct text. parse_size_mib is a pure function of that
+# text; a refused one raises anew each time (lru_cache keeps no exceptions), and a long text is
+# not kept at all (the cache holds at most 4,096 short strings).
+_parse_size_text = lru_cache(maxsize=4096)(parse_size_mib)
+
+
+def _size_mib(value: Any) -> int:
+    return _parse_size_text(value) if type(value) is str and len(value) <= 32 else parse_size_mib(value)
+
+
 SizeMiB = Annotated[
     int,
-    BeforeValidator(parse_size_mib),
+    BeforeValidator(_size_mib),
     PlainSerializer(format_mib, return_type=str),
     WithJsonSchema(
         {
