@@ -10,8 +10,8 @@ from advisor.engine.catalog import Catalog, Rule
 from advisor.engine.engine import Evaluator, Subject
 from advisor.engine.policy import Exemption, Policy
 from advisor.load.hosts import BUNDLED, HostProfiles
-from advisor.load.specfile import LoadedSpec
-from advisor.load.yamlfile import gc_paused
+from advisor.load.specfile import LoadedSpec, VmPlace
+from advisor.load.yamlfile import LocDict, LocList, gc_paused
 from advisor.report.findings import Run
 
 # -- specs ---------------------------------------------------------------------------------
@@ -19,22 +19,22 @@ from advisor.report.findings import Run
 def spec_subjects(loaded: LoadedSpec) -> list[Subject]:
     """Subjects for every VM of a loaded spec (advisor.load.specfile.LoadedSpec)."""
     out = []
-    vm_lines = getattr(loaded.root.get("vms") if isinstance(loaded.root, dict) else None, "lines", None)
+    vms = loaded.root.get("vms") if isinstance(loaded.root, LocDict) else None
+    if not (isinstance(vms, LocList) and len(vms) == len(loaded.spec.vms)):
+        vms = None
     for index, vm in enumerate(loaded.spec.vms):
         exemptions = [
             Exemption(s.rule, s.reason, "spec", s.until, loaded.file, loaded.line("vms", index, "ignore", i))
             for i, s in enumerate(vm.ignore)
         ] if vm.ignore else []
-        line = vm_lines[index] if vm_lines is not None else loaded.vm_line(index)
-        out.append(Subject(vm, loaded.file, line, _spec_locator(loaded, index), exemptions))
+        # The VM's own part of the tree, not the whole file's: check_files lets each VM's part
+        # go after its turn (evaluate_spec's `release`). (vm_place, less its walk from the root.)
+        place = VmPlace(vms.lines[index], vms[index]) if vms is not None else loaded.vm_place(index)
+        out.append(Subject(vm, loaded.file, place.line, _spec_locator(loaded, place), exemptions))
     return out
 
 
-def _spec_locator(loaded: LoadedSpec, index: int) -> Callable[[str], int | None]:
-    # The VM's own part of the tree, not the whole file's: check_files lets each VM's part go
-    # after its turn (evaluate_spec's `release`).
-    place = loaded.vm_place(index)
-
+def _spec_locator(loaded: LoadedSpec, place: VmPlace) -> Callable[[str], int | None]:
     def locate(path: str) -> int | None:
         if path.startswith("advanced."):
             return place.field_line(path[len("advanced."):])
