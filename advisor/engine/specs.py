@@ -58,7 +58,7 @@ def evaluate_spec(loaded: LoadedSpec, evaluator: Evaluator, release: bool = Fals
         return loaded.line("host")
 
     evaluator.run.files.append(loaded.file)
-    with gc_paused():  # thousands of small objects that live as long as the run
+    with gc_paused(kept=True):  # thousands of small objects that live as long as the run
         subjects = spec_subjects(loaded)
     if release:  # from here on the subjects hold the only references to each VM and its lines
         loaded.spec.vms.clear()

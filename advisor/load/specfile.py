@@ -86,7 +86,7 @@ def spec_from_root(root: Any, file: str, lenient_shape: bool = False, profiles: 
     try:
         # lenient_shape admits what templates can hold but specs may not (cores per socket
         # not dividing vCPUs), so rule examples can show the template case.
-        with gc_paused():
+        with gc_paused(kept=True):
             spec = Spec.model_validate(root, context={"lenient_shape": lenient_shape})
     except ValidationError as exc:
         raise to_input_errors(exc, Spec, root, file)[0] from None
