@@ -295,9 +295,9 @@ def gc_paused(kept: bool = False) -> Iterator[None]:
     the collector resumes, the first allocation would start a young collection that walks all
     of it only to promote it, and a middle one would walk it again (a tenth of the load time of
     a 100,000-VM spec): freeze() then unfreeze() moves every tracked object straight to the
-    oldest generation, a list splice. Cycles among them are still found by full collections.
-    Only the outermost pause does it, so a kept block inside a loop's pause (lint's) promotes
-    nothing of that loop's.
+    oldest generation, a list splice; cycles there are still found by full collections. Only
+    after a block that built many objects (a small file keeps the collector's usual course),
+    and only by the outermost pause (a kept block inside lint's loop promotes nothing of it).
     """
     was_enabled = gc.isenabled()
     gc.disable()
@@ -305,10 +305,13 @@ def gc_paused(kept: bool = False) -> Iterator[None]:
         yield
     finally:
         if was_enabled:
-            if kept:
+            if kept and gc.get_count()[0] >= _KEPT_MIN:
                 gc.freeze()
                 gc.unfreeze()
             gc.enable()
+
+
+_KEPT_MIN = 10_000  # objects the collector tracks, allocated (net) since its last collection
 
 
 def loads(data: bytes | str, file: str) -> Any:

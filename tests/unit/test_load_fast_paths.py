@@ -1,14 +1,16 @@
-"""The memos that make loading a large spec cheap (issue 20) never give one input another's value:
-the YAML builder's plain-scalar memo (advisor/load/yamltree.py) and the size parser's cache
-(advisor/model/base.py)."""
+"""What makes loading a large spec cheap (issue 20) changes no result: the YAML builder's
+plain-scalar memo (advisor/load/yamltree.py) and the size parser's cache (advisor/model/base.py)
+never give one input another's value, and a kept pause of the collector
+(advisor/load/yamlfile.gc_paused) only moves what a large block built to the oldest generation."""
 
 from __future__ import annotations
 
 import datetime
+import gc
 
 import pytest
 
-from advisor.load import yamltree
+from advisor.load import yamlfile, yamltree
 from advisor.model import base
 from advisor.model.spec import Disk
 from advisor.model.units import parse_size_mib
@@ -53,3 +55,36 @@ def test_the_plain_memo_is_per_document() -> None:
     assert yamltree.build("a: 5\n") == {"a": 5}
     assert yamltree.build("a: '5'\n") == {"a": "5"}
     assert yamltree.build("a: 5\n") == {"a": 5}
+
+
+def _built_in_a_pause(count: int, kept: bool, outer: bool = False) -> list[list[int]]:
+    gc.collect()
+    built: list[list[int]] = []
+    if outer:
+        with yamlfile.gc_paused(), yamlfile.gc_paused(kept=kept):
+            built.extend([i] for i in range(count))
+    else:
+        with yamlfile.gc_paused(kept=kept):
+            built.extend([i] for i in range(count))
+    return built
+
+
+def _in_oldest(objects: list[list[int]]) -> bool:
+    oldest = {id(o) for o in gc.get_objects(generation=2)}
+    return all(id(o) in oldest for o in objects)
+
+
+@pytest.mark.skipif(not gc.isenabled(), reason="the collector is off in this process")
+def test_a_kept_pause_moves_a_large_build_to_the_oldest_generation_only(monkeypatch) -> None:
+    built = _built_in_a_pause(2 * yamlfile._KEPT_MIN, kept=True)
+    assert _in_oldest(built)
+    # A small build, an unkept pause and a pause inside another keep the collector's usual course.
+    frozen: list[bool] = []
+    monkeypatch.setattr(gc, "freeze", lambda: frozen.append(True))
+    _built_in_a_pause(100, kept=True)
+    _built_in_a_pause(2 * yamlfile._KEPT_MIN, kept=False)
+    _built_in_a_pause(2 * yamlfile._KEPT_MIN, kept=True, outer=True)
+    assert frozen == []
+    _built_in_a_pause(2 * yamlfile._KEPT_MIN, kept=True)
+    assert frozen == [True]
+    assert gc.isenabled()
