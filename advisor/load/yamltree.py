@@ -53,12 +53,13 @@ class _Builder:
         self.open: set[str] = set()  # anchors of containers still being built
         self.typed: dict[tuple[str, str], Any] = {}  # (tag, text) -> an immutable scalar
         # Estates repeat the same keys and values ("vcpus", "pvscsi") on every VM: one object each.
-        self.shared: dict[str, str] = {}
-        # Most scalars are plain (no quotes, no tag, no anchor), and such a scalar's value depends
-        # on its text alone (the safe loader's implicit resolvers, then a constructor): text ->
-        # the value remembered above (a shared string or a memoised typed one), so the loops
-        # below build a repeated plain scalar with one lookup. (Bounded as `shared` and `typed`.)
+        # Most scalars are plain (no quotes, no tag), and such a scalar's value depends on its
+        # text alone (the safe loader's implicit resolvers, then a constructor): `plain` maps
+        # that text to its value (a string up to _SHARED_MAX, a typed value `typed` holds), so
+        # the loops below build a repeated plain scalar with one lookup. Other strings (quoted,
+        # tagged) are shared through `shared`.
         self.plain: dict[str, Any] = {}
+        self.shared: dict[str, str] = {}
 
     def document(self) -> Any:
         get, check = self.loader.get_event, self.loader.check_event
@@ -99,15 +100,16 @@ class _Builder:
         return hit
 
     def scalar(self, event: Any) -> Any:
-        tag = event.tag
-        text = event.value
-        plain = tag is None and event.implicit[0]
+        tag, text = event.tag, event.value
+        memo = self.plain if tag is None and event.implicit[0] else None
         if tag is None or tag == "!":
             tag = self.loader.resolve(ScalarNode, text, event.implicit)
         if tag == _STR:
             if len(text) > _SHARED_MAX:
                 return text
-            value = self.shared.setdefault(text, text)
+            if memo is None:
+                return self.shared.setdefault(text, text)
+            value = text  # a plain string is shared through `plain` alone
         else:
             key = (tag, text)
             if key in self.typed:
@@ -117,8 +119,8 @@ class _Builder:
                 if not isinstance(value, _PLAIN_KEY) or len(self.typed) >= _MEMO_MAX:
                     return value
                 self.typed[key] = value
-        if plain:
-            self.plain[text] = value
+        if memo is not None:
+            memo[text] = value
         return value
 
     def construct(self, tag: str, event: Any) -> Any:
