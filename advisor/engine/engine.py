@@ -30,8 +30,8 @@ from advisor.engine.conditions import (
     known_values,
 )
 from advisor.engine.fixpoint import MAX_PASSES, resizes, settle
+from advisor.engine.group import Decisions, all_bools, decide
 from advisor.engine.group import Group as _Group
-from advisor.engine.group import all_bools, decide
 from advisor.engine.hostresult import capacity_summary, host_result, vm_layouts
 from advisor.engine.policy import Exemption, Policy
 from advisor.engine.recommend import Fixed, Recommendation, recommend
@@ -100,6 +100,7 @@ class Evaluator:
         self.catalog = catalog
         self.policy = policy or Policy()
         self.env = cel_env()
+        self._decisions = Decisions()  # rules decided one by one, by the values they read
         self.vm_rules = [r for r in catalog.rules if r.d.scope == "vm" and self.policy.enabled(r.id)]
         self.host_rules = [r for r in catalog.rules if r.d.scope == "host" and self.policy.enabled(r.id)]
         self.run = Run()
@@ -230,21 +231,22 @@ class Evaluator:
                                                likely=tuple(partial))
         return group
 
-    def _fired(self, group: _Group, activation: Any) -> tuple[list[Rule], tuple[str, ...]]:
-        """The group's rules whose condition holds, and the "not evaluated" lines of those the
-        known facts cannot settle."""
+    def _fired(self, group: _Group, known: dict[str, Any]) -> tuple[list[Rule], tuple[str, ...]]:
+        """The group's rules whose condition holds on the `known` facts, and the "not evaluated"
+        lines of those the known facts cannot settle."""
+        activation, decide = self.env.Activation(known), self._decisions.decide
         batched = self._fired_batched(group, activation)
         if batched is None:
             # A condition that fails at run time fails the combined list (so does a likely rule
             # left undecided): each rule on its own reports which one and why.
-            fired, settled = [rule for rule in group.known if self._holds(rule, activation)], dict[int, bool]()
+            fired, settled = [r for r in group.known if decide(r, known, activation, frozenset())], dict[int, bool]()
         else:
             fired, settled = batched
         if not group.partial:
             return fired, ()
         undecided = []
         for rule in group.partial:
-            holds = settled[id(rule)] if id(rule) in settled else decide(rule, activation, group.unknown)
+            holds = settled[id(rule)] if id(rule) in settled else decide(rule, known, activation, group.unknown)
             if holds is None:
                 undecided.append(rule)
             elif holds:
@@ -292,7 +294,7 @@ class Evaluator:
         group = self._group(vm.workload, version, unknown, host is not None)
         subject = f"vm {vm.name}"
         self.run.evaluated.append((group.ids, subject, s.file))
-        fired, result.skipped = self._fired(group, self.env.Activation(known))
+        fired, result.skipped = self._fired(group, known)
         fixes = self._fixes(s, vm, facts, fired, record=True)
         rec = self._recommend(result, s, vm, host, fixes)
         if self.keep_recommendations:
@@ -327,7 +329,7 @@ class Evaluator:
         _, needed = self._rules_for(vm.workload, version)
         known = known_values(facts, needed)
         group = self._group(vm.workload, version, frozenset(needed).difference(known), host is not None)
-        fixes = self._fixes(s, vm, facts, self._fired(group, self.env.Activation(known))[0], record=False)
+        fixes = self._fixes(s, vm, facts, self._fired(group, known)[0], record=False)
         core_mhz = host.core_mhz if host else None
         return recommend(fixes, None, self.explicit, vm, core_mhz), resizes(fixes, self.explicit)
 

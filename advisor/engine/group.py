@@ -64,3 +64,78 @@ def decide(rule: Rule, activation: Any, unknown: frozenset[str]) -> bool | None:
 
         raise InputError(f"{rule.id}: the condition failed: {value}", file=rule.file, line=rule.line, field="when")
     return value
+
+
+# Decisions kept per evaluator (a run), whatever the number of groups and rules: at most this
+# many, and none whose key would hold a list of more than MEMO_LIST values (evaluated as before).
+MEMO_ENTRIES = 1 << 15
+MEMO_LIST = 64
+# Individual calls of a rule before it is checked for the memo (reads_only costs about a
+# millisecond, as much as a hundred calls): a small run never pays for it.
+MEMO_AFTER = 32
+_ABSENT = object()
+
+
+class Decisions:
+    """What rules decided one by one (`decide`), by the values of the facts they read.
+
+    Rules decided on their own are mostly partial ones the known facts of some VM left
+    undecided (`Group.likely`): without a host, ~20 calls per template. A rule's answer depends
+    only on its program, on which of its facts the activation holds and their values (its
+    program provably reads no other fact: conditions.reads_only), and on whether unknown facts
+    may leave it undecided: all of that is the key. Values are keyed with their type (1, 1.0 and
+    True are equal in Python, not in CEL)."""
+
+    __slots__ = ("calls", "names", "table")
+
+    def __init__(self) -> None:
+        self.table: dict[tuple[Any, ...], bool | None] = {}
+        # id(rule) -> (its facts, whether one is a list); None: not memoized
+        self.names: dict[int, tuple[tuple[str, ...], bool] | None] = {}
+        self.calls: dict[int, int] = {}
+
+    def decide(self, rule: Rule, known: dict[str, Any], activation: Any, unknown: frozenset[str]) -> bool | None:
+        key = self._key(rule, known, unknown)
+        try:
+            value = self.table.get(key, _ABSENT) if key is not None else _ABSENT
+        except TypeError:  # a value that does not hash: not kept
+            key, value = None, _ABSENT
+        if value is _ABSENT:
+            value = decide(rule, activation, unknown)  # an error raises: nothing kept
+            if key is not None and len(self.table) < MEMO_ENTRIES:
+                self.table[key] = value
+        return value  # type: ignore[return-value]
+
+    def _key(self, rule: Rule, known: dict[str, Any], unknown: frozenset[str]) -> tuple[Any, ...] | None:
+        if id(rule) not in self.names:  # not checked yet
+            calls = self.calls[id(rule)] = self.calls.get(id(rule), 0) + 1
+            if calls < MEMO_AFTER:
+                return None
+            from advisor.engine.conditions import reads_only
+            from advisor.facts.names import FACTS, LIST_INT, LIST_STRING
+
+            names = tuple(sorted(rule.facts))
+            lists = any(FACTS[n].type in (LIST_INT, LIST_STRING) for n in names)
+            self.names[id(rule)] = (names, lists) if reads_only(rule.d.when, names) else None
+        entry = self.names[id(rule)]
+        if entry is None:
+            return None
+        names, lists = entry
+        values = tuple(map(known.get, names))  # None: left out (known_values holds no None)
+        if lists:
+            values = tuple(_listed(v) for v in values)
+            if _TOO_LONG in values:
+                return None
+        return id(rule), bool(unknown), values, tuple(map(type, values))
+
+
+_TOO_LONG = object()
+
+
+def _listed(value: Any) -> Any:
+    """A list fact's value as a key: its items and their types (a list does not hash)."""
+    if value.__class__ is not list and value.__class__ is not tuple:
+        return value
+    if len(value) > MEMO_LIST:
+        return _TOO_LONG
+    return value.__class__, tuple(value), tuple(map(type, value))
