@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from conftest import org_rule
 
-from advisor.engine import engine
+from advisor.engine import engine, group
 from advisor.engine.catalog import load_catalog
 from advisor.engine.engine import Policy
 from advisor.engine.specs import check_files, evaluate_spec
@@ -111,13 +111,14 @@ def test_templates_without_a_host_evaluate_as_rule_by_rule_with_fewer_cel_calls(
     files = [ROOT / "tests" / "fixtures" / "templates" / "vmx" / name for name in ("messy.vmx", "sql-template.vmx")] * 8
     job = LintJob(rule_dirs=[], policy=Policy(), host_ref=None, vsphere=None)
     calls = {"n": 0}
-    decide = engine.decide
+    decide = group.decide
 
     def counted(*args):  # every CEL call of a single rule goes through decide
         calls["n"] += 1
         return decide(*args)
 
-    monkeypatch.setattr(engine, "decide", counted)
+    monkeypatch.setattr(group, "decide", counted)
+    monkeypatch.setattr(group, "MEMO_AFTER", 10**9)  # the batching alone (tests/unit/test_decisions.py: the memo)
     monkeypatch.setattr(engine, "_BATCH_AFTER", 10**9)
     one_by_one, single = _digest(lint_paths(files, job)), calls["n"]
     monkeypatch.setattr(engine, "_BATCH_AFTER", 2)
