@@ -195,11 +195,28 @@ def _fixes_in_template_language(findings: list[Any], templates: list[Any]) -> No
                 finding.fix["template"] = translated
 
 
-def _worker(args: tuple[list[str], LintJob]) -> Run:
-    files, job = args
-    run = lint_paths([Path(f) for f in files], job)
-    run.rules = {}  # the parent's evaluator holds the same catalog's (a fifth of what is sent back)
-    return run
+# A worker process's job and the one Evaluator it runs every chunk with: its compiled rules,
+# groups' combined programs and memoized decisions (all per catalog and policy, which the job
+# fixes) are built once per worker, not once per chunk (a quarter more CPU than one process).
+_IN_WORKER: dict[str, Any] = {}
+
+
+def _start_worker(job: LintJob) -> None:
+    _IN_WORKER["job"] = job
+
+
+def _worker(files: list[str]) -> Run:
+    from advisor.engine.catalog import load_catalog
+
+    job = _IN_WORKER["job"]
+    evaluator = _IN_WORKER.get("evaluator")
+    if evaluator is None:
+        evaluator = _IN_WORKER["evaluator"] = Evaluator(load_catalog(job.rule_dirs), job.policy, full_vmx=False,
+                                                        keep_recommendations=False)
+    # Each chunk's results alone; the rules stay out (the parent's evaluator holds the same
+    # catalog's: a fifth of what is sent back).
+    evaluator.run = Run()
+    return lint_paths([Path(f) for f in files], job, evaluator)
 
 
 def lint(files: list[Path], job: LintJob, jobs: int | None = None,
@@ -229,8 +246,9 @@ def lint(files: list[Path], job: LintJob, jobs: int | None = None,
     # they share with this process (modules, the catalog) unwritten instead of copying them.
     gc.freeze()
     try:
-        with cf.ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-            futures = {pool.submit(_worker, (chunk, job)): len(chunk) for chunk in chunks}
+        with cf.ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_start_worker,
+                                    initargs=(job,)) as pool:
+            futures = {pool.submit(_worker, chunk): len(chunk) for chunk in chunks}
             for future in cf.as_completed(futures):
                 parts.append(future.result())
                 if progress:
