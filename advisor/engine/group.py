@@ -67,9 +67,10 @@ def decide(rule: Rule, activation: Any, unknown: frozenset[str]) -> bool | None:
 
 
 # Decisions kept per evaluator (a run), whatever the number of groups and rules: at most this
-# many, and none whose key would hold a list of more than MEMO_LIST values (evaluated as before).
-MEMO_ENTRIES = 1 << 15
-MEMO_LIST = 64
+# many, and none whose key's strings and lists hold more than MEMO_SIZE characters and items
+# (evaluated as before): with at most ~125 facts per condition, a few megabytes in all.
+MEMO_ENTRIES = 1 << 13
+MEMO_SIZE = 256
 # Individual calls of a rule before it is checked for the memo (reads_only costs about a
 # millisecond, as much as a hundred calls): a small run never pays for it.
 MEMO_AFTER = 32
@@ -90,7 +91,7 @@ class Decisions:
 
     def __init__(self) -> None:
         self.table: dict[tuple[Any, ...], bool | None] = {}
-        # id(rule) -> (its facts, whether one is a list); None: not memoized
+        # id(rule) -> (its facts, whether one is a string or a list); None: not memoized
         self.names: dict[int, tuple[tuple[str, ...], bool] | None] = {}
         self.calls: dict[int, int] = {}
 
@@ -112,30 +113,34 @@ class Decisions:
             if calls < MEMO_AFTER:
                 return None
             from advisor.engine.conditions import reads_only
-            from advisor.facts.names import FACTS, LIST_INT, LIST_STRING
+            from advisor.facts.names import BOOL, DOUBLE, FACTS, INT
 
             names = tuple(sorted(rule.facts))
-            lists = any(FACTS[n].type in (LIST_INT, LIST_STRING) for n in names)
-            self.names[id(rule)] = (names, lists) if reads_only(rule.d.when, names) else None
+            sized = any(FACTS[n].type not in (INT, DOUBLE, BOOL) for n in names)
+            self.names[id(rule)] = (names, sized) if reads_only(rule.d.when, names) else None
         entry = self.names[id(rule)]
         if entry is None:
             return None
-        names, lists = entry
+        names, sized = entry
         values = tuple(map(known.get, names))  # None: left out (known_values holds no None)
-        if lists:
-            values = tuple(_listed(v) for v in values)
-            if _TOO_LONG in values:
+        if sized:
+            if sum(map(_size, values)) > MEMO_SIZE:
                 return None
+            values = tuple(_listed(v) for v in values)
         return id(rule), bool(unknown), values, tuple(map(type, values))
 
 
-_TOO_LONG = object()
+def _size(value: Any) -> int:
+    """Characters and items of a string or a list of strings (0 for the other values)."""
+    if value.__class__ is str:
+        return len(value)
+    if value.__class__ is list or value.__class__ is tuple:
+        return len(value) + sum(len(v) for v in value if v.__class__ is str)
+    return 0
 
 
 def _listed(value: Any) -> Any:
-    """A list fact's value as a key: its items and their types (a list does not hash)."""
+    """A value as a key: a list as its items and their types (a list does not hash)."""
     if value.__class__ is not list and value.__class__ is not tuple:
         return value
-    if len(value) > MEMO_LIST:
-        return _TOO_LONG
     return value.__class__, tuple(value), tuple(map(type, value))

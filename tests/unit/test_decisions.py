@@ -63,7 +63,7 @@ def test_a_rule_reading_a_fact_it_does_not_list_is_not_memoized(tmp_path: Path,
     assert not memo.table
 
 
-def test_the_memo_is_bounded_and_keys_no_long_list(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_memo_is_bounded_and_keys_no_long_list_or_string(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(group, "MEMO_AFTER", 1)
     monkeypatch.setattr(group, "MEMO_ENTRIES", 5)
     rule = _rule(tmp_path, "vm.vcpus > 8 && vm.host_bound_keys.size() > 1")
@@ -72,8 +72,9 @@ def test_the_memo_is_bounded_and_keys_no_long_list(tmp_path: Path, monkeypatch: 
         assert _decide(memo, rule, {"vm.vcpus": vcpus, "vm.host_bound_keys": ["a", "b"]}) is (vcpus > 8)
     assert len(memo.table) == 5
     memo = group.Decisions()
-    long = ["e1000"] * (group.MEMO_LIST + 1)
+    long = ["e1000"] * (group.MEMO_SIZE + 1)
     assert _decide(memo, rule, {"vm.vcpus": 9, "vm.host_bound_keys": long}) is True
+    assert _decide(memo, rule, {"vm.vcpus": 9, "vm.host_bound_keys": ["x" * group.MEMO_SIZE, "y"]}) is True
     assert not memo.table
 
 
