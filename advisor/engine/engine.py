@@ -44,6 +44,7 @@ from advisor.model.versions import Version
 from advisor.numa.placement import Placement
 from advisor.numa.topology import Topology
 from advisor.report.findings import Finding, Layout, Run, Suppressed, VmResult
+from advisor.vmx.mapping import vm_to_vmx
 
 __all__ = ["MAX_CEL_LIST", "MAX_CEL_STRING", "REMOVE", "Evaluator", "Exemption", "Policy", "Subject",
            "capacity_summary", "cel_value_fits", "fill", "host_result", "vm_layouts"]
@@ -334,8 +335,6 @@ class Evaluator:
         return recommend(fixes, None, self.explicit, vm, core_mhz), resizes(fixes, self.explicit)
 
     def _recommend(self, result: VmResult, s: Subject, vm: VM, host: Host | None, fixes: list[Fixed]) -> Recommendation:
-        from advisor.vmx.mapping import vm_to_vmx
-
         core_mhz = host.core_mhz if host else None
         base = vm_to_vmx(vm, core_mhz) if self.full_vmx else None
         rec = recommend(fixes, base, self.explicit, vm, core_mhz)

@@ -22,6 +22,7 @@ from pydantic import ValidationError
 from advisor.engine.recommend import Fixed, Recommendation
 from advisor.model.spec import VM
 from advisor.vmx.mapping import SCALAR_KEYS, parse_bool, vm_to_vmx
+from advisor.vocab import SEVERITY_RANK
 
 # Evaluations after the first, so the work per VM is bounded by construction: a resize's values
 # move toward a limit (a licence's cores, the host's cores, a node's size), and the sweep's cases
@@ -31,8 +32,6 @@ MAX_PASSES = 4
 
 def resizes(fixes: list[Fixed], explicit: frozenset[str]) -> list[dict[str, Any]]:
     """The resizes of the written fixes, least severe first (the order recommend() applies them)."""
-    from advisor.vocab import SEVERITY_RANK
-
     written = [f for f in fixes if f.fix.get("resize") and (f.writes_by_default() or f.rule in explicit)]
     return [dict(f.fix["resize"]) for f in sorted(written, key=lambda f: SEVERITY_RANK[f.severity])]
 
@@ -76,9 +75,9 @@ def applied(vm: VM, changes: dict[str, str | None], resized: list[dict[str, Any]
         return None
 
 
-def _new(rec: Recommendation, vm: VM, core_mhz: int | None) -> dict[str, str | None]:
-    """The changes a pass's recommendation makes to the VM it was built for."""
-    current = {k.lower(): v for k, v in vm_to_vmx(vm, core_mhz).items()}
+def _new(rec: Recommendation, current: dict[str, str]) -> dict[str, str | None]:
+    """The changes a pass's recommendation makes to the VM it was built for (`current`: that
+    VM's .vmx keys, lower-cased)."""
     return {k: v for k, v in rec.changes.items() if current.get(k.lower()) != v}
 
 
@@ -109,7 +108,7 @@ def settle(vm: VM, first: Recommendation, base: dict[str, str] | None, core_mhz:
             if changes[key] is None:
                 reasons.pop(key, None)
         rec, resized = again(following)
-        step = _new(rec, following, core_mhz)
+        step = _new(rec, shape)
         new_guest = {k: v for k, v in rec.guest.items() if guest.get(k) != v}
         if not step and not new_guest:
             settled = True

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from advisor.engine.render import REMOVE
-from advisor.model.recommendation import RecommendedVM
+from advisor.model.recommendation import NO_RECOMMENDATION, RecommendedVM
 from advisor.vocab import BLOCKING, SEVERITY_RANK
 
 
@@ -87,33 +87,45 @@ class Recommendation:
     host: dict[str, str] = field(default_factory=dict)
     suggestions: list[Suggestion] = field(default_factory=list)
     # The settings as the one typed value every command writes (built last, by recommend()).
-    vm: RecommendedVM = field(default_factory=lambda: RecommendedVM(name=""))
+    vm: RecommendedVM = NO_RECOMMENDATION
     # advisor.vmx.recommendation.to_vmx(vm), built with it: the report's recommended_vmx.
     vmx: dict[str, str] = field(default_factory=dict)
 
 
-def _resized_keys(vm: Any, core_mhz: int | None, resize: dict[str, Any]) -> dict[str, str]:
-    """The .vmx keys a resize of the VM's own fields changes (cores per socket, reservations,
-    vCPUs): the VM resized, written as .vmx, compared with the VM as it is."""
-    from pydantic import ValidationError
+class _Resizer:
+    """The .vmx keys resizes of one VM's own fields change (cores per socket, reservations,
+    vCPUs): the VM resized, written as .vmx, compared with the VM as it is. The VM as it is is
+    read and written once for all the resizes of a recommendation, not once per resize."""
 
-    from advisor.vmx.mapping import vm_to_vmx
+    def __init__(self, vm: Any, core_mhz: int | None) -> None:
+        self.vm, self.core_mhz = vm, core_mhz
+        self._data: dict[str, Any] | None = None  # the VM's fields as set
+        self._before: dict[str, str] | None = None  # the VM as .vmx keys (vm_to_vmx)
 
-    fields = {k: v for k, v in resize.items() if "." not in k and k in type(vm).model_fields}
-    if not fields:
-        return {}
-    try:
-        resized = type(vm).model_validate({**vm.model_dump(exclude_unset=True), **fields})
-    except ValidationError:
-        return {}  # a resize the model refuses (a template's unknown) is shown, not written
-    before, after = vm_to_vmx(vm, core_mhz), vm_to_vmx(resized, core_mhz)
-    keys = {k: v for k, v in after.items() if before.get(k) != v}
-    keys.update({k: REMOVE for k in before if k not in after})
-    return keys
+    def keys(self, resize: dict[str, Any]) -> dict[str, str]:
+        from pydantic import ValidationError
+
+        from advisor.vmx.mapping import vm_to_vmx
+
+        vm = self.vm
+        fields = {k: v for k, v in resize.items() if "." not in k and k in type(vm).model_fields}
+        if not fields:
+            return {}
+        if self._data is None:
+            self._data = vm.model_dump(exclude_unset=True)
+        try:
+            resized = type(vm).model_validate({**self._data, **fields})
+        except ValidationError:
+            return {}  # a resize the model refuses (a template's unknown) is shown, not written
+        if self._before is None:
+            self._before = vm_to_vmx(vm, self.core_mhz)
+        before, after = self._before, vm_to_vmx(resized, self.core_mhz)
+        keys = {k: v for k, v in after.items() if before.get(k) != v}
+        keys.update({k: REMOVE for k in before if k not in after})
+        return keys
 
 
-def _fix_keys(fix: dict[str, Any], vm: Any, core_mhz: int | None,
-              combined: dict[str, Any] | None = None) -> dict[str, str]:
+def _fix_keys(fix: dict[str, Any], resizer: _Resizer | None, combined: dict[str, Any] | None = None) -> dict[str, str]:
     """The .vmx keys a fix sets: its resize as the keys it becomes, then its own keys.
 
     `combined`: every written resize together. A value one field implies depends on another
@@ -122,10 +134,10 @@ def _fix_keys(fix: dict[str, Any], vm: Any, core_mhz: int | None,
     """
     keys: dict[str, str] = {}
     resize = fix.get("resize") or {}
-    if vm is not None and resize:
-        own = _resized_keys(vm, core_mhz, resize)
+    if resizer is not None and resize:
+        own = resizer.keys(resize)
         # One written resize alone is the combined one: the same keys, not computed twice.
-        together = _resized_keys(vm, core_mhz, combined) if combined and combined != resize else own
+        together = resizer.keys(combined) if combined and combined != resize else own
         keys.update({k: together.get(k, value) for k, value in own.items()})
     elif resize.get("cores_per_socket") is not None:
         keys["cpuid.coresPerSocket"] = str(resize["cores_per_socket"])
@@ -160,8 +172,9 @@ def recommend(fixes: Iterable[Fixed], base: dict[str, str] | None = None,
     # Least severe first, so the most severe fix is applied last and wins a shared key.
     written.sort(key=lambda f: SEVERITY_RANK[f.severity])
     combined = {k: v for item in written for k, v in (item.fix.get("resize") or {}).items()}
+    resizer = _Resizer(vm, core_mhz) if vm is not None and combined else None
     for item in written:
-        for key, value in _fix_keys(item.fix, vm, core_mhz, combined).items():
+        for key, value in _fix_keys(item.fix, resizer, combined).items():
             key = spelled.get(key.lower(), canonical_key(key))
             spelled[key.lower()] = key
             if value == REMOVE:

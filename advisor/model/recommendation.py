@@ -119,6 +119,11 @@ class RecommendedVM:
         return self.reasons_for(k for k in self.order if k.lower() not in self.removed)
 
 
+# The default of a result not yet given its recommendation, built once: a frozen value that
+# every result can share (each VM's own is built with its keys, advisor.engine.recommend).
+NO_RECOMMENDATION = RecommendedVM(name="")
+
+
 def one_line(text: str) -> str:
     """A reason flattened to one line, so it stays inside a single comment."""
     return " ".join(str(text).split())

@@ -23,8 +23,9 @@ def prefer_ht_variant(host: Host, vm: VM, version: Version, current: Topology | 
     if vm.setting("numa.vcpu.preferHT") is not None or host.prefer_ht or host.threads_per_core < 2:
         return None
     current = current or predict(host, vm, version)
-    variant = vm.model_copy(deep=True)
-    variant.advanced = {**vm.advanced, "numa.vcpu.preferHT": "TRUE"}
+    # Shallow: predict() only reads the VM (a deep copy of every field cost more than the
+    # prediction); the copy gets its own private dict, without the VM's cached advanced keys.
+    variant = vm.model_copy(update={"advanced": {**vm.advanced, "numa.vcpu.preferHT": "TRUE"}})
     if variant.__pydantic_private__ is not None:
         variant.__pydantic_private__.pop("_adv", None)
     alt = predict(host, variant, version)

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from advisor.model.recommendation import RecommendedVM
+from advisor.model.recommendation import NO_RECOMMENDATION, RecommendedVM
 from advisor.vocab import SEVERITIES, SEVERITY_RANK
 
 JSON_SCHEMA_ID = "advisor/v1"
@@ -91,7 +91,7 @@ class VmResult:
     line: int | None
     topology: dict[str, Any] | None  # Topology.as_dict(), None without a host
     # The recommendation every command writes (advisor.engine.recommend), and its .vmx keys.
-    recommendation: RecommendedVM = field(default_factory=lambda: RecommendedVM(name=""))
+    recommendation: RecommendedVM = NO_RECOMMENDATION
     recommended_vmx: dict[str, str] = field(default_factory=dict)
     recommended_guest: dict[str, Any] = field(default_factory=dict)
     # .vmx key -> (rule id, one-line reason) for each recommended key that a rule asked for.
