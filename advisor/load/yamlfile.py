@@ -311,6 +311,10 @@ def gc_paused(kept: bool = False) -> Iterator[None]:
             gc.enable()
 
 
+# libyaml's scanner (in PyYAML 6.0.4's wheels) refuses flow collections nested 1,000 deep before
+# the tree builder reaches MAX_DEPTH: it tokenizes a flow collection ahead of the parser's events.
+_LIBYAML_TOO_DEEP = "exceeded maximum nesting depth"
+
 _KEPT_MIN = 10_000  # objects the collector tracks, allocated (net) since its last collection
 
 
@@ -340,6 +344,8 @@ def loads(data: bytes | str, file: str) -> Any:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark else None
         reason = exc.problem or exc.context or "invalid YAML"
+        if reason == _LIBYAML_TOO_DEEP:  # one wording for one refusal, whichever layer refuses first
+            raise InputError(f"nesting deeper than {MAX_DEPTH} levels", file=file, line=line) from None
         raise InputError(f"invalid YAML: {reason}", file=file, line=line) from None
     except yaml.YAMLError as exc:
         raise InputError(f"invalid YAML: {exc}", file=file) from None

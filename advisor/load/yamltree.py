@@ -205,10 +205,15 @@ class _Builder:
 
 
 def _merge(out: LocDict, merged: list[Any]) -> None:
-    """Apply merge keys as PyYAML's flatten_mapping orders them: the pairs of each `<<` in turn
-    (of a list of mappings, the last one's first), then the mapping's own pairs; a later pair
-    wins and a key keeps the place of its first appearance. The mapping's own keys thus override
-    merged ones, and the first mapping of a merged list overrides the ones after it."""
+    """Apply merge keys, advisor's rule whatever PyYAML is installed: the pairs of each `<<` in
+    turn (of a list of mappings, the last one's first), then the mapping's own pairs; a later
+    pair wins and a key keeps the place of its first appearance. The mapping's own keys thus
+    override merged ones, and the first mapping of a merged list overrides the ones after it, as
+    the merge key's definition has it (yaml.org/type/merge.html). This is the order PyYAML's
+    flatten_mapping gave up to 6.0.3; 6.0.4's drops a merged pair whose key is the same string
+    object as an earlier one's, so its order (and, for two `<<` keys, its winner) depends on
+    string interning. Only a document the node-based loader builds (NeedsNodes) follows the
+    installed PyYAML's rule."""
     sources: list[LocDict] = []
     for value in merged:
         group = value if isinstance(value, LocList) else [value]
