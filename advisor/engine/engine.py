@@ -332,7 +332,7 @@ class Evaluator:
         group = self._group(vm.workload, version, frozenset(needed).difference(known), host is not None)
         fixes = self._fixes(s, vm, facts, self._fired(group, known)[0], record=False)
         core_mhz = host.core_mhz if host else None
-        return recommend(fixes, None, self.explicit, vm, core_mhz), resizes(fixes, self.explicit)
+        return recommend(fixes, None, self.explicit, vm, core_mhz, typed=False), resizes(fixes, self.explicit)
 
     def _recommend(self, result: VmResult, s: Subject, vm: VM, host: Host | None, fixes: list[Fixed]) -> Recommendation:
         core_mhz = host.core_mhz if host else None

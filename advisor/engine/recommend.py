@@ -146,18 +146,19 @@ def _fix_keys(fix: dict[str, Any], resizer: _Resizer | None, combined: dict[str,
 
 
 def recommend(fixes: Iterable[Fixed], base: dict[str, str] | None = None,
-              explicit: frozenset[str] = frozenset(), vm: Any = None, core_mhz: int | None = None) -> Recommendation:
+              explicit: frozenset[str] = frozenset(), vm: Any = None, core_mhz: int | None = None,
+              typed: bool = True) -> Recommendation:
     """Build the recommendation from a VM's unsuppressed fixes.
 
     base: the VM's own .vmx keys (check and vmx recommend the whole VM; lint and fix only what
     changes). explicit: rule ids the user named one by one; their suggestions are written too.
     vm, core_mhz: the VM as specified, so a written resize becomes the .vmx keys it changes.
+    typed: also build `vm` and `vmx` (a pass of advisor.engine.fixpoint reads only the changes).
     """
     from advisor.vmx.recommendation import read_keys
     from advisor.vmx.spelling import canonical_key
 
     out = Recommendation(settings=dict(base or {}))
-    spelled = {k.lower(): k for k in out.settings}
     written: list[Fixed] = []
     for item in fixes:
         if not item.changes_anything():
@@ -173,6 +174,7 @@ def recommend(fixes: Iterable[Fixed], base: dict[str, str] | None = None,
     written.sort(key=lambda f: SEVERITY_RANK[f.severity])
     combined = {k: v for item in written for k, v in (item.fix.get("resize") or {}).items()}
     resizer = _Resizer(vm, core_mhz) if vm is not None and combined else None
+    spelled = {k.lower(): k for k in out.settings} if written else {}
     for item in written:
         for key, value in _fix_keys(item.fix, resizer, combined).items():
             key = spelled.get(key.lower(), canonical_key(key))
@@ -188,6 +190,8 @@ def recommend(fixes: Iterable[Fixed], base: dict[str, str] | None = None,
         out.guest.update(item.fix.get("guest") or {})
         out.host.update({k: str(v) for k, v in (item.fix.get("host") or {}).items()})
     out.suggestions.sort(key=lambda s: (-SEVERITY_RANK[s.severity], s.rule))
+    if not typed:
+        return out
     # The VM's own keys in their order, then each key a fix set or removed (None), at its first place.
     out.vm, out.vmx = read_keys(vm.name if vm is not None else "", {**(base or {}), **out.changes}, out.reasons)
     return out

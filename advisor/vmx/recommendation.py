@@ -19,8 +19,12 @@ from advisor.vmx.mapping import RECOMMENDATION_KEYS, device_slot, vmx_text
 from advisor.vmx.spelling import canonical_key
 from advisor.vocab import NIC_VIRTUALDEV, SCSI_FROM_VIRTUALDEV
 
-# Every VM of a run repeats the same few dozen keys: each is spelled once.
-_spelling = lru_cache(maxsize=8192)(canonical_key)
+
+# Every VM of a run repeats the same few dozen keys: each is lower-cased and spelled once (long
+# keys are not kept).
+@lru_cache(maxsize=8192)
+def _spelled(key: str) -> tuple[str, str]:
+    return str(key).lower(), canonical_key(str(key))
 
 
 def from_vmx(name: str, keys: Mapping[str, str | None], reasons: Mapping[str, tuple[str, str]] | None = None,
@@ -37,39 +41,40 @@ def read_keys(name: str, keys: Mapping[str, str | None], reasons: Mapping[str, t
     values: dict[str, str | None] = {}
     spelled: dict[str, str] = {}
     for key, value in keys.items():
-        low = str(key).lower()
+        low, spelling = _spelled(key) if len(key) <= _CACHED_TEXT else _spelled.__wrapped__(key)
+        spelled[low] = spelling
         values[low] = None if value is None else str(value)
-        spelled[low] = _spelling(str(key))
     fields: dict[str, Any] = {}
     controllers: dict[int, ScsiController] = {}
     nics: dict[int, NicSlot] = {}
     advanced: dict[str, str] = {}
+    written: dict[str, str] = {}
+    # Keys that name one device (scsi1 and scsi01): the text of each is the device's last valid type.
+    slots: set[tuple[str, int]] = set()
+    shared = False
     for low, text in values.items():
         if text is None:
             continue
-        parsed = _read(low, text) if len(text) <= _CACHED_TEXT else _read.__wrapped__(low, text)
+        parsed, out, slot = _read(low, text) if len(text) <= _CACHED_TEXT else _read.__wrapped__(low, text)
+        if slot is not None:
+            shared = shared or slot in slots
+            slots.add(slot)
         if parsed is None:
             advanced[low] = text
-        elif isinstance(parsed, ScsiController):
+        elif parsed.__class__ is ScsiController:
             controllers[parsed.bus] = parsed
-        elif isinstance(parsed, NicSlot):
+        elif parsed.__class__ is NicSlot:
             nics[parsed.index] = parsed
         else:
-            fields[parsed[0]] = parsed[1]
-    # What text_of gives for each key, read from the dictionaries just built (the model's
-    # tuples would be searched once per key).
-    def device(kind: str, index: int) -> ScsiController | NicSlot | None:
-        return controllers.get(index) if kind == "scsi" else nics.get(index)
-
-    written: dict[str, str] = {}
-    for low, text in values.items():
-        if text is None:
-            continue
-        # Most keys are neither a field's nor a device's: their text is their own.
-        special = low in RECOMMENDATION_KEYS or device_slot(low) is not None
-        out = _key_text(low, fields.get, device, advanced) if special else advanced.get(low)
+            fields[parsed[0]] = parsed[1]  # type: ignore[index]
         if out is not None:
             written[spelled[low]] = out
+    if shared:
+        def device(kind: str, index: int) -> ScsiController | NicSlot | None:
+            return controllers.get(index) if kind == "scsi" else nics.get(index)
+
+        written = {spelled[low]: out for low, text in values.items()
+                   if text is not None and (out := _key_text(low, fields.get, device, advanced)) is not None}
     rec = RecommendedVM(
         name=name, **fields,
         controllers=tuple(controllers[bus] for bus in sorted(controllers)),
@@ -83,16 +88,25 @@ def read_keys(name: str, keys: Mapping[str, str | None], reasons: Mapping[str, t
 
 
 # Key and text -> what _parse makes of it (None: no field, or a text that is no value of its
-# field). Every VM of an estate repeats the same few hundred pairs; long texts are not kept.
+# field) and the key's .vmx text (text_of). Every VM of an estate repeats the same few hundred
+# pairs; long texts are not kept.
 _CACHED_TEXT = 256
 
 
 @lru_cache(maxsize=8192)
-def _read(low: str, text: str) -> tuple[str, Any] | ScsiController | NicSlot | None:
+def _read(low: str, text: str) -> tuple[tuple[str, Any] | ScsiController | NicSlot | None, str | None,
+                                        tuple[str, int] | None]:
+    """What _parse makes of a key, the key's text as to_vmx writes it, and its device slot."""
     try:
-        return _parse(low, text)
+        parsed = _parse(low, text)
     except ValueError:
-        return None
+        parsed = None
+    # No other key has this key's field, and read_keys sees to keys that share a device: the
+    # key's text follows from the key alone.
+    field = {parsed[0]: parsed[1]} if isinstance(parsed, tuple) else {}
+    device = None if isinstance(parsed, tuple) else parsed
+    return (parsed, _key_text(low, field.get, lambda kind, index: device, {low: text} if parsed is None else {}),
+            device_slot(low))
 
 
 def _parse(low: str, text: str) -> tuple[str, Any] | ScsiController | NicSlot | None:
