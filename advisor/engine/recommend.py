@@ -44,7 +44,8 @@ class Fixed:
         return self.kind == "apply" and self.severity in BLOCKING
 
     def changes_anything(self) -> bool:
-        return any(self.fix.get(part) for part in ("vmx", "resize", "guest", "host"))
+        fix = self.fix
+        return bool(fix.get("vmx") or fix.get("resize") or fix.get("guest") or fix.get("host"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,8 +172,9 @@ def recommend(fixes: Iterable[Fixed], base: dict[str, str] | None = None,
             item.rule, item.severity, condition_of(item), {str(k): str(v) for k, v in (fix.get("vmx") or {}).items()},
             dict(fix.get("resize") or {}), dict(fix.get("guest") or {}), str(fix.get("text", ""))))
     # Least severe first, so the most severe fix is applied last and wins a shared key.
-    written.sort(key=lambda f: SEVERITY_RANK[f.severity])
-    combined = {k: v for item in written for k, v in (item.fix.get("resize") or {}).items()}
+    if len(written) > 1:
+        written.sort(key=lambda f: SEVERITY_RANK[f.severity])
+    combined = {k: v for item in written for k, v in (item.fix.get("resize") or {}).items()} if written else {}
     resizer = _Resizer(vm, core_mhz) if vm is not None and combined else None
     spelled = {k.lower(): k for k in out.settings} if written else {}
     for item in written:
@@ -189,7 +191,8 @@ def recommend(fixes: Iterable[Fixed], base: dict[str, str] | None = None,
             out.reasons[key] = (item.rule, item.summary)
         out.guest.update(item.fix.get("guest") or {})
         out.host.update({k: str(v) for k, v in (item.fix.get("host") or {}).items()})
-    out.suggestions.sort(key=lambda s: (-SEVERITY_RANK[s.severity], s.rule))
+    if len(out.suggestions) > 1:
+        out.suggestions.sort(key=lambda s: (-SEVERITY_RANK[s.severity], s.rule))
     if not typed:
         return out
     # The VM's own keys in their order, then each key a fix set or removed (None), at its first place.

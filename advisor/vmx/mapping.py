@@ -260,10 +260,15 @@ def vm_to_vmx(vm: VM, core_mhz: int | None = None) -> dict[str, str]:
         out["sched.mem.min"] = str(vm.memory_reservation)
     if vm.cpu_affinity:
         out["sched.cpu.affinity"] = vm.cpu_affinity
-    for bus in sorted({d.bus for d in vm.disks if d.controller in SCSI_VIRTUALDEV}):
-        kind = next(d.controller for d in vm.disks if d.bus == bus and d.controller in SCSI_VIRTUALDEV)
-        out[f"scsi{bus}.present"] = "TRUE"
-        out[f"scsi{bus}.virtualDev"] = SCSI_VIRTUALDEV[kind]
+    if vm.disks:
+        # Each SCSI bus once, in bus order, typed by its first disk.
+        buses: dict[int, str] = {}
+        for d in vm.disks:
+            if d.controller in SCSI_VIRTUALDEV:
+                buses.setdefault(d.bus, d.controller)
+        for bus in sorted(buses):
+            out[f"scsi{bus}.present"] = "TRUE"
+            out[f"scsi{bus}.virtualDev"] = SCSI_VIRTUALDEV[buses[bus]]
     slots = vm._nic_slots or range(len(vm.nics))
     for index, nic in zip(slots, vm.nics, strict=True):
         out[f"ethernet{index}.present"] = "TRUE"
