@@ -95,7 +95,7 @@ class Evaluator:
         from advisor.engine.conditions import cel_env
 
         self.full_vmx = full_vmx
-        self._applicable: dict[tuple[str, Version | None], tuple[list[Rule], tuple[str, ...]]] = {}
+        self._applicable: dict[tuple[str, Version | None], tuple[list[Rule], tuple[str, ...], frozenset[str]]] = {}
         self._groups: dict[tuple[str, Version | None, frozenset[str], bool], _Group] = {}
         self._shapes: dict[str, tuple[FindingShape, str]] = {}
         self.catalog = catalog
@@ -210,13 +210,16 @@ class Evaluator:
             if release:  # the caller keeps nothing else of the VM: its model and lines go now
                 subjects[index] = None  # type: ignore[call-overload]
 
-    def _rules_for(self, workload: str, version: Version | None) -> tuple[list[Rule], tuple[str, ...]]:
-        """The VM rules that apply to a workload and version, and every fact they read."""
+    def _rules_for(self, workload: str, version: Version | None
+                   ) -> tuple[list[Rule], tuple[str, ...], frozenset[str]]:
+        """The VM rules that apply to a workload and version, and every fact they read (in order,
+        and as a set: each VM's unknown facts are those of the set its facts leave out)."""
         key = (workload, version)
         hit = self._applicable.get(key)
         if hit is None:
             rules = [r for r in self.vm_rules if r.applies_to(workload, version)]
-            hit = self._applicable[key] = (rules, tuple(sorted({n for r in rules for n in r.facts})))
+            names = frozenset(n for r in rules for n in r.facts)
+            hit = self._applicable[key] = (rules, tuple(sorted(names)), names)
         return hit
 
     def _group(self, workload: str, version: Version | None, unknown: frozenset[str], hosted: bool = False) -> _Group:
@@ -225,7 +228,7 @@ class Evaluator:
         key = (workload, version, unknown, hosted)
         group = self._groups.get(key)
         if group is None:
-            rules, _ = self._rules_for(workload, version)
+            rules = self._rules_for(workload, version)[0]
             known = [r for r in rules if unknown.isdisjoint(r.facts)]
             partial = [r for r in rules if not unknown.isdisjoint(r.facts) and applies_without(r.facts & unknown)]
             group = self._groups[key] = _Group(rules, tuple(r.id for r in rules), unknown, known, partial, hosted,
@@ -287,11 +290,11 @@ class Evaluator:
                      version: Version | None, layouts: tuple[Layout, ...] = ()) -> None:
         vm = s.vm
         result = VmResult(vm.name, s.file, host.name if host else None, vm.count, s.line, topo, layouts=layouts)
-        _, needed = self._rules_for(vm.workload, version)
+        _, needed, needed_set = self._rules_for(vm.workload, version)
         # Only the facts some applicable rule reads go into CEL: building the activation is
         # the largest fixed cost per VM.
         known = known_values(facts, needed)
-        unknown = frozenset(needed).difference(known) if len(known) < len(needed) else frozenset()
+        unknown = needed_set.difference(known) if len(known) < len(needed) else frozenset()
         group = self._group(vm.workload, version, unknown, host is not None)
         subject = f"vm {vm.name}"
         self.run.evaluated.append((group.ids, subject, s.file))
@@ -327,9 +330,9 @@ class Evaluator:
         host, version, cache, cluster, place_facts = self._context
         facts, _ = facts_for(host, vm, version, s.unknown, cache, cluster)
         facts.update(place_facts)
-        _, needed = self._rules_for(vm.workload, version)
+        _, needed, needed_set = self._rules_for(vm.workload, version)
         known = known_values(facts, needed)
-        group = self._group(vm.workload, version, frozenset(needed).difference(known), host is not None)
+        group = self._group(vm.workload, version, needed_set.difference(known), host is not None)
         fixes = self._fixes(s, vm, facts, self._fired(group, known)[0], record=False)
         core_mhz = host.core_mhz if host else None
         return recommend(fixes, None, self.explicit, vm, core_mhz, typed=False), resizes(fixes, self.explicit)
