@@ -98,10 +98,10 @@ class _Resizer:
     vCPUs): the VM resized, written as .vmx, compared with the VM as it is. The VM as it is is
     read and written once for all the resizes of a recommendation, not once per resize."""
 
-    def __init__(self, vm: Any, core_mhz: int | None) -> None:
+    def __init__(self, vm: Any, core_mhz: int | None, before: dict[str, str] | None = None) -> None:
         self.vm, self.core_mhz = vm, core_mhz
         self._data: dict[str, Any] | None = None  # the VM's fields as set
-        self._before: dict[str, str] | None = None  # the VM as .vmx keys (vm_to_vmx)
+        self._before = before  # the VM as .vmx keys (vm_to_vmx), when the caller has them
 
     def keys(self, resize: dict[str, Any]) -> dict[str, str]:
         from pydantic import ValidationError
@@ -151,8 +151,8 @@ def recommend(fixes: Iterable[Fixed], base: dict[str, str] | None = None,
               typed: bool = True) -> Recommendation:
     """Build the recommendation from a VM's unsuppressed fixes.
 
-    base: the VM's own .vmx keys (check and vmx recommend the whole VM; lint and fix only what
-    changes). explicit: rule ids the user named one by one; their suggestions are written too.
+    base: the VM's own .vmx keys, vm_to_vmx(vm, core_mhz) (check and vmx recommend the whole VM;
+    lint and fix only what changes). explicit: rule ids the user named one by one; their suggestions are written too.
     vm, core_mhz: the VM as specified, so a written resize becomes the .vmx keys it changes.
     typed: also build `vm` and `vmx` (a pass of advisor.engine.fixpoint reads only the changes).
     """
@@ -175,7 +175,7 @@ def recommend(fixes: Iterable[Fixed], base: dict[str, str] | None = None,
     if len(written) > 1:
         written.sort(key=lambda f: SEVERITY_RANK[f.severity])
     combined = {k: v for item in written for k, v in (item.fix.get("resize") or {}).items()} if written else {}
-    resizer = _Resizer(vm, core_mhz) if vm is not None and combined else None
+    resizer = _Resizer(vm, core_mhz, base) if vm is not None and combined else None
     spelled = {k.lower(): k for k in out.settings} if written else {}
     for item in written:
         for key, value in _fix_keys(item.fix, resizer, combined).items():
