@@ -204,6 +204,7 @@ _IN_WORKER: dict[str, Any] = {}
 
 def _start_worker(job: LintJob) -> None:
     _IN_WORKER["job"] = job
+    gc.enable()  # forked while the parent's collector was paused (see lint)
 
 
 def _worker(files: list[str]) -> Run:
@@ -247,8 +248,11 @@ def lint(files: list[Path], job: LintJob, jobs: int | None = None,
     # they share with this process (modules, the catalog) unwritten instead of copying them.
     gc.freeze()
     try:
-        with cf.ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_start_worker,
-                                    initargs=(job,)) as pool:
+        # The results unpickled here are kept to the end and hold no cycles; with the collector
+        # on, each burst of them set off collections over all received so far (for 10,000 files,
+        # 0.25 s of the parent's 0.6 s, beside both workers on two cores).
+        with gc_paused(kept=True), cf.ProcessPoolExecutor(
+                max_workers=workers, mp_context=context, initializer=_start_worker, initargs=(job,)) as pool:
             futures = {pool.submit(_worker, chunk): len(chunk) for chunk in chunks}
             for future in cf.as_completed(futures):
                 parts.append(future.result())
