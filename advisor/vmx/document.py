@@ -611,7 +611,7 @@ def _build_line(number: int, raw: bytes, eol: bytes, codec: str, notes: list[Par
     line, warning = _parse_text(text)
     line.raw, line.eol = raw, eol
     if not clean:
-        notes.append(ParseWarning(number, f"bytes that are not valid {codec}; kept as they are"))
+        notes.append(ParseWarning(number, _undecodable_warning(codec)))
     if warning:
         notes.append(ParseWarning(number, warning))
     return line
@@ -633,16 +633,18 @@ class VmxEntries:
 
 # Every line of a file the full parser reads without a warning, one match per line: an entry
 # `key = "value"` or with a bare value (`rtc.diffFromUTC = 0`), a comment, or a blank line.
-# Stray quotes, text after a closing quote and other odd lines match nothing, and the file goes
-# through the full parser. A bare value may not start with a blank or a quote, so backtracking
-# cannot turn a broken quoted value into a bare one.
+# Stray quotes, text after a closing quote and other odd lines match nothing. A bare value may
+# not start with a blank or a quote, so backtracking cannot turn a broken quoted value into a
+# bare one.
 _WS_CLASS = r"[ \t\r\f\v]*"
+_REGULAR = (_WS_CLASS + r'(?:([^ \t\r\f\v\n="#][^ \t\r\f\v\n="]*)' + _WS_CLASS + "=" + _WS_CLASS
+            + r'(?:(")|(?![ \t\r\f\v"]))((?(2)[^"\n]*|[^\n]*?))(?(2)")|#[^\n]*)?' + _WS_CLASS + r"$")
 # Groups: the key, the opening quote (empty for a bare value) and the value, quoted or bare.
-_REGULAR_LINE = re.compile(
-    r"^" + _WS_CLASS + r'(?:([^ \t\r\f\v\n="#][^ \t\r\f\v\n="]*)' + _WS_CLASS + "=" + _WS_CLASS
-    + r'(?:(")|(?![ \t\r\f\v"]))((?(2)[^"\n]*|[^\n]*?))(?(2)")|#[^\n]*)?' + _WS_CLASS + r"$",
-    re.M,
-)
+_REGULAR_LINE = re.compile(r"^" + _REGULAR, re.M)
+# The same, and any other line whole (group 4) for the full parser's line parser: one row per line.
+_ANY_LINE = re.compile(r"^(?:" + _REGULAR + r"|([^\n]*)$)", re.M)
+# What surrogateescape makes of bytes UTF-8 cannot decode (strict UTF-8 never yields them).
+_UNDECODABLE = re.compile("[\udc80-\udcff]")
 
 
 _new_entry = partial(tuple.__new__, VmxEntry)
@@ -670,10 +672,10 @@ def lines_mentioning(data: bytes, needle: bytes) -> list[tuple[int, bytes]]:
 def read_entries(data: bytes, *, file: str | None = None) -> VmxEntries:
     """The entries of a .vmx, read-only: the same answer as VmxDocument.parse(), faster.
 
-    Linting thousands of files needs no line model for editing. A file that decodes cleanly in
-    its charset and whose lines are all entries the full parser reads without a warning,
-    comments or blanks is read here in one pass; any other file
-    goes through VmxDocument.parse(), so every oddity is handled in one place.
+    Linting thousands of files needs no line model for editing. A file whose charset is known
+    and that decodes in it (or, in UTF-8, decodes but for some bytes, kept as the full parser
+    keeps them) is read here: its regular lines in one pass, and any odd line by the full
+    parser's own line parser. Any other file goes through VmxDocument.parse().
     """
     fast = _read_regular(data, file)
     if fast is not None:
@@ -697,26 +699,30 @@ def _read_regular(data: bytes, file: str | None) -> VmxEntries | None:
         codec = _resolve_charset(_declared_charset([(line, b"") for _, line in mentions]), notes)
         if notes:
             return None
+    undecodable: set[int] = set()
     try:
         text = body.decode(codec)
     except UnicodeDecodeError:
+        if codec != "utf-8":  # a multibyte charset's broken character may run up to a newline
+            return None
+        text = body.decode(codec, "surrogateescape")
+        undecodable = _undecodable_lines(text)
+    # Decoding the whole file equals decoding line by line when no character swallowed a
+    # newline byte (no ASCII-keeping codec does; checked rather than assumed).
+    newlines = body.count(b"\n")
+    if text.count("\n") != newlines:
         return None
     rows = _REGULAR_LINE.findall(text)
     # One row per line (the text after the last newline counts as a line, as in split()), or
-    # some line is odd. Decoding the whole file equals decoding line by line when no character
-    # swallowed a newline byte (no ASCII-keeping codec does; checked rather than assumed).
-    newlines = body.count(b"\n")
-    if len(rows) != newlines + 1 or text.count("\n") != newlines:
-        return None
-    # One VmxEntry per entry line, built by C-level iterators (no Python frame per line: this
-    # is the hottest loop of `advisor lint`); comment and blank lines have no key.
-    # tuple.__new__ is what VmxEntry(...) ends in, without its Python-level __new__.
-    keys, values = list(map(_KEY, rows)), list(map(_VALUE, rows))
-    fields = zip(keys, values, values, count(1), map(bool, map(_QUOTE, rows)), strict=False)  # count() is endless
-    entries = list(map(_new_entry, compress(fields, keys)))
-    if "|" in text:  # `|XX` escapes: rare, decoded where they occur
-        entries = [entry._replace(value=unescape(entry.raw_value, codec)) if "|" in entry.raw_value else entry
-                   for entry in entries]
+    # some line is odd.
+    if len(rows) == newlines + 1:
+        entries = _regular_entries(rows, codec, "|" in text)
+        warnings = [ParseWarning(number, _undecodable_warning(codec)) for number in sorted(undecodable)]
+    else:
+        rows = _ANY_LINE.findall(text)
+        if len(rows) != newlines + 1:
+            return None
+        entries, warnings = _entries_line_by_line(rows, codec, undecodable)
     # A later occurrence replaces the value but keeps the first one's place: last wins, in
     # first-seen order (built by C-level iterators: no Python frame per key).
     effective = dict(zip(map(str.lower, map(_KEY, entries)), entries, strict=True))
@@ -726,7 +732,58 @@ def _read_regular(data: bytes, file: str | None) -> VmxEntries | None:
         for entry in entries:
             lines.setdefault(entry.key.lower(), []).append(entry)
         duplicates = [(group[0].key, [e.line for e in group]) for group in lines.values() if len(group) > 1]
-    return VmxEntries(entries, effective, duplicates, [], codec)
+    return VmxEntries(entries, effective, duplicates, warnings, codec)
+
+
+def _regular_entries(rows: list[tuple[str, str, str]], codec: str, escapes: bool) -> list[VmxEntry]:
+    # One VmxEntry per entry line, built by C-level iterators (no Python frame per line: this
+    # is the hottest loop of `advisor lint`); comment and blank lines have no key.
+    # tuple.__new__ is what VmxEntry(...) ends in, without its Python-level __new__.
+    keys, values = list(map(_KEY, rows)), list(map(_VALUE, rows))
+    fields = zip(keys, values, values, count(1), map(bool, map(_QUOTE, rows)), strict=False)  # count() is endless
+    entries = list(map(_new_entry, compress(fields, keys)))
+    if escapes:  # `|XX` escapes: rare, decoded where they occur
+        entries = [entry._replace(value=unescape(entry.raw_value, codec)) if "|" in entry.raw_value else entry
+                   for entry in entries]
+    return entries
+
+
+def _entries_line_by_line(rows: list[tuple[str, str, str, str]], codec: str,
+                          undecodable: set[int]) -> tuple[list[VmxEntry], list[ParseWarning]]:
+    """The entries and warnings of a file with odd lines (_ANY_LINE's rows): each odd line
+    read by the full parser's _parse_text, with the warnings it gives, in line order."""
+    entries: list[VmxEntry] = []
+    warnings: list[ParseWarning] = []
+    last = len(rows)
+    for number, (key, quote, value, odd) in enumerate(rows, 1):
+        if number in undecodable:
+            warnings.append(ParseWarning(number, _undecodable_warning(codec)))
+        if odd:
+            # The full parser splits off a CR before each LF (not at the end of the file).
+            line, warning = _parse_text(odd[:-1] if number < last and odd.endswith("\r") else odd)
+            if warning:
+                warnings.append(ParseWarning(number, warning))
+            if line.kind == "entry":
+                entries.append(VmxEntry(line.key, unescape(line.raw_value, codec), line.raw_value, number,
+                                        line.quoted))
+        elif key:
+            entries.append(VmxEntry(key, unescape(value, codec), value, number, bool(quote)))
+    return entries, warnings
+
+
+def _undecodable_lines(text: str) -> set[int]:
+    """1-based lines holding bytes the charset could not decode (as surrogates)."""
+    numbers: set[int] = set()
+    number, counted = 1, 0
+    for match in _UNDECODABLE.finditer(text):
+        number += text.count("\n", counted, match.start())
+        counted = match.start()
+        numbers.add(number)
+    return numbers
+
+
+def _undecodable_warning(codec: str) -> str:
+    return f"bytes that are not valid {codec}; kept as they are"
 
 
 # --------------------------------------------------------------------------- helpers for callers

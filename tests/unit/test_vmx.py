@@ -573,7 +573,39 @@ def test_read_entries_agrees_on_any_bytes(data: bytes) -> None:
     assert read_entries(data) == _full_view(data)
 
 
-def test_read_entries_takes_the_fast_path_only_for_regular_utf8_files() -> None:
+_BYTE_PIECES = st.sampled_from(
+    [
+        b'numvcpus = "4"',
+        b'k = "\xff"',
+        b'k = "\xc3"',
+        b"\xe9 junk",
+        b'name = "\xe6\x97\xa5\xe6\x9c\xac"',
+        b'k = "v',
+        b'k = "v\r',
+        b"\r",
+        b"junk\r",
+        b'# \xff comment',
+        b'k = "v" \xff',
+        b'a = "|E5|85|B1"',
+        b'a = "|ff" tail',
+        b"bare = \xff",
+        b"",
+        b'.encoding = "UTF-8"',
+        b'.encoding = "windows-1252"',
+        b'K = "x"',
+    ]
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_BYTE_PIECES, max_size=12), st.sampled_from([b"\n", b"\r\n"]), st.booleans())
+def test_read_entries_agrees_on_odd_lines_and_undecodable_bytes(lines: list[bytes], eol: bytes,
+                                                               final_eol: bool) -> None:
+    data = eol.join(lines) + (eol if final_eol else b"")
+    assert read_entries(data) == _full_view(data)
+
+
+def test_read_entries_takes_the_fast_path_for_known_charsets() -> None:
     from advisor.vmx.document import _read_regular
 
     regular = b'.encoding = "UTF-8"\r\n# comment\r\n\r\nnumvcpus = "4"\r\nnumvcpus = "8"\r\n'
@@ -587,11 +619,14 @@ def test_read_entries_takes_the_fast_path_only_for_regular_utf8_files() -> None:
         text = b'.encoding = "' + charset + b'"\nk = "' + value + b'"\n'
         fast = _read_regular(text, None)
         assert fast is not None and fast == _full_view(text)
-    odd_files = (b'k = "v\n', b'k = "v" tail\n', b"junk\n", b'.encoding = "Shift_JIS"\nk = "\x83"\n',
-                 b'k = "\xff"\n', b'.encoding = "no-such-charset"\n')
-    for odd in odd_files:
-        assert _read_regular(odd, None) is None
-        assert read_entries(odd) == _full_view(odd)
+    # Odd lines are read one by one, and UTF-8's undecodable bytes kept, on the fast path too.
+    for odd in (b'k = "v\n', b'k = "v" tail\n', b"junk\n", b'k = "\xff"\n', b'a = "1"\r\nk = "\xff\r\nz = "2"'):
+        fast = _read_regular(odd, None)
+        assert fast is not None and fast.warnings and fast == _full_view(odd)
+    # An unknown charset, or bytes another charset cannot decode, take the full parser.
+    for other in (b'.encoding = "Shift_JIS"\nk = "\x83"\n', b'.encoding = "no-such-charset"\n'):
+        assert _read_regular(other, None) is None
+        assert read_entries(other) == _full_view(other)
 
 
 # --------------------------------------------------------------------------- corpus
