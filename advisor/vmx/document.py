@@ -692,13 +692,36 @@ def _read_regular(data: bytes, file: str | None) -> VmxEntries | None:
     _check_size(len(data), file)
     _check_no_nul(data, file)
     body = data[len(_BOM):] if data.startswith(_BOM) else data
-    codec = "utf-8"
-    mentions = lines_mentioning(body, b".encoding")
-    if mentions:
-        notes: list[ParseWarning] = []
-        codec = _resolve_charset(_declared_charset([(line, b"") for _, line in mentions]), notes)
-        if notes:
-            return None
+    # Read as UTF-8 first: the syntax is ASCII, so the entry that declares the charset, if
+    # any, is found whatever the charset is (then the file is read again in it).
+    found = _read_in(body, "utf-8")
+    if found is None:
+        return None
+    declared = found.effective.get(".encoding")
+    if declared is None:
+        return found
+    if declared.raw_value.isascii():  # as _declared_charset reads it (Latin-1 agrees on ASCII)
+        charset: str | None = unescape(declared.raw_value, "latin-1").strip(_WS)
+    else:
+        charset = _declared_charset([(line, b"") for _, line in lines_mentioning(body, b".encoding")])
+    notes: list[ParseWarning] = []
+    codec = _resolve_charset(charset, notes)
+    if notes:
+        return None
+    if codec == "utf-8":
+        return found
+    if not body.isascii():
+        return _read_in(body, codec)
+    # Every charset advisor accepts reads ASCII as ASCII: only `|XX` escapes (bytes in the
+    # charset) read differently.
+    if b"|" not in body:
+        return VmxEntries(found.entries, found.effective, found.duplicates, found.warnings, codec)
+    entries = [entry._replace(value=unescape(entry.raw_value, codec)) if "|" in entry.raw_value else entry
+               for entry in found.entries]
+    return _view(entries, found.warnings, codec)
+
+
+def _read_in(body: bytes, codec: str) -> VmxEntries | None:
     undecodable: set[int] = set()
     try:
         text = body.decode(codec)
@@ -723,6 +746,10 @@ def _read_regular(data: bytes, file: str | None) -> VmxEntries | None:
         if len(rows) != newlines + 1:
             return None
         entries, warnings = _entries_line_by_line(rows, codec, undecodable)
+    return _view(entries, warnings, codec)
+
+
+def _view(entries: list[VmxEntry], warnings: list[ParseWarning], codec: str) -> VmxEntries:
     # A later occurrence replaces the value but keeps the first one's place: last wins, in
     # first-seen order (built by C-level iterators: no Python frame per key).
     effective = dict(zip(map(str.lower, map(_KEY, entries)), entries, strict=True))

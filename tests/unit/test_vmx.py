@@ -592,6 +592,11 @@ _BYTE_PIECES = st.sampled_from(
         b"",
         b'.encoding = "UTF-8"',
         b'.encoding = "windows-1252"',
+        b'.ENCODING = "latin1"',
+        b'.encoding = "|55TF-8"',
+        b'.encoding = "\xe9"',
+        b'.encoding = "Shift_JIS',
+        b'# .encoding = "windows-1252"',
         b'K = "x"',
     ]
 )
