@@ -10,11 +10,13 @@ and returns plain findings; the parent sorts them, so output never depends on sc
 
 from __future__ import annotations
 
+import dataclasses
 import gc
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
+from operator import attrgetter
 from pathlib import Path
 from typing import Any
 
@@ -203,8 +205,26 @@ _IN_WORKER: dict[str, Any] = {}
 
 
 def _start_worker(job: LintJob) -> None:
+    from multiprocessing.reduction import ForkingPickler
+
+    from advisor.model.recommendation import RecommendedVM
+    from advisor.report.findings import Finding, Suppressed, VmResult
+
     _IN_WORKER["job"] = job
     gc.enable()  # forked while the parent's collector was paused (see lint)
+    for cls in (Run, Finding, VmResult, RecommendedVM, Suppressed, InputProblem):
+        ForkingPickler.register(cls, _by_fields(cls))
+
+
+def _by_fields(cls: type) -> Callable[[Any], tuple[type, tuple[Any, ...]]]:
+    """Send a result dataclass back as its class and field values, rebuilt by its __init__: a
+    slotted dataclass otherwise pickles through its Python-level __getstate__/__setstate__ (for
+    5,000 files, 0.08 s of a worker's dumps and 0.045 s of the parent's loads become 0.045 s
+    and 0.04 s)."""
+    names = [f.name for f in dataclasses.fields(cls) if f.init]
+    assert len(names) == len(dataclasses.fields(cls)) > 1, cls  # every field is an __init__ argument
+    values = attrgetter(*names)
+    return lambda obj: (cls, values(obj))
 
 
 def _worker(files: list[str]) -> Run:

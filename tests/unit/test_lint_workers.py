@@ -1,0 +1,37 @@
+"""What a lint worker sends back: every result, rebuilt field by field in the parent."""
+
+from __future__ import annotations
+
+import gc
+from multiprocessing.reduction import ForkingPickler
+from pathlib import Path
+
+import pytest
+
+from advisor.engine.engine import Policy
+from advisor.engine.lint import LintJob, _start_worker, lint_paths
+from advisor.report.findings import Finding, InputProblem, Suppressed
+
+TEMPLATES = Path(__file__).resolve().parents[1] / "fixtures" / "templates"
+
+
+def test_a_workers_results_round_trip_field_by_field(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "bad.vmx").write_bytes(b"\x00binary")
+    files = [*sorted(p for p in TEMPLATES.rglob("*") if p.is_file()), tmp_path / "bad.vmx"]
+    job = LintJob(rule_dirs=[], policy=Policy(), host_ref="hp-dl580-g7", vsphere=None)
+    run = lint_paths(files, job)
+    run.findings[0].suppressed = Suppressed("inline", "why", None, "a.vmx", 3)
+    enabled = gc.isenabled()
+    try:
+        _start_worker(job)
+    finally:
+        (gc.enable if enabled else gc.disable)()
+    assert run.findings and run.vms and run.errors and any(v.recommendation.name for v in run.vms)
+    def slow(_self: object) -> None:
+        raise AssertionError("pickled through the dataclass's __getstate__")
+
+    monkeypatch.setattr(Finding, "__getstate__", slow)
+    back = ForkingPickler.loads(ForkingPickler.dumps(run))
+    assert back == run
+    assert isinstance(back.findings[0], Finding) and isinstance(back.errors[0], InputProblem)
+    assert [type(v.recommendation) for v in back.vms] == [type(v.recommendation) for v in run.vms]
