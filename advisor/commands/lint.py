@@ -75,7 +75,7 @@ def command(paths, host_ref, vsphere, workload, exclude, respect_gitignore, base
     groups = s.scopes.group([str(f) for f in found])
     for scope in groups:  # each configuration's `exclude:` is relative to its own folder
         scope.files = _not_excluded(scope, scope.files, named)
-    files = [Path(f) for scope in groups for f in scope.files]
+    files = [f for scope in groups for f in scope.files]
     refuse_inputs([write_baseline, *(t for _, t in s.pairs)], [*files, *([baseline] if baseline else [])])
     var_values = tuple((name, _var_file(name)) for name in var_files)
     jobs_by_group = []
@@ -97,7 +97,7 @@ def command(paths, host_ref, vsphere, workload, exclude, respect_gitignore, base
         jobs_by_group.append((scope, job))
     runs = []
     for scope, job in jobs_by_group:
-        runs.append(_run_with_progress([Path(f) for f in scope.files], job, jobs,
+        runs.append(_run_with_progress(scope.files, job, jobs,
                                        show=not quiet and len(scope.files) > 20))
         note_unused_exemptions(scope, runs[-1])
     if not groups:

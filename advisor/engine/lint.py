@@ -13,7 +13,7 @@ from __future__ import annotations
 import dataclasses
 import gc
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from operator import attrgetter
@@ -138,11 +138,11 @@ def _field_key(field: str) -> str:
     return field
 
 
-def _problem(exc: InputError, path: Path) -> InputProblem:
-    return InputProblem(exc.file or str(path), exc.line, exc.field, exc.message)
+def _problem(exc: InputError, path: str) -> InputProblem:
+    return InputProblem(exc.file or path, exc.line, exc.field, exc.message)
 
 
-def lint_paths(files: list[Path], job: LintJob, evaluator: Evaluator | None = None) -> Run:
+def lint_paths(files: Sequence[str | Path], job: LintJob, evaluator: Evaluator | None = None) -> Run:
     """Read and evaluate templates in this process."""
     from advisor.engine.catalog import load_catalog
 
@@ -158,14 +158,16 @@ def lint_paths(files: list[Path], job: LintJob, evaluator: Evaluator | None = No
     return evaluator.run
 
 
-def _lint_file(path: Path, job: LintJob, evaluator: Evaluator, host: Any, version: Any) -> None:
+def _lint_file(file: str | Path, job: LintJob, evaluator: Evaluator, host: Any, version: Any) -> None:
     from advisor.readers import read_template
 
-    evaluator.run.files.append(str(path))
+    # Files travel as text (to workers too): the reader makes the one Path a file needs.
+    path = str(file)
+    evaluator.run.files.append(path)
     try:
-        data = job.stdin[1] if job.stdin is not None and str(path) == job.stdin[0] else None
+        data = job.stdin[1] if job.stdin is not None and path == job.stdin[0] else None
         # Unnamed standard input (`-`) belongs to no folder: no sibling files supply its variables.
-        templates = read_template(path, data, () if str(path) == "-" else None, named=str(path) in job.named,
+        templates = read_template(path, data, () if path == "-" else None, named=path in job.named,
                                   var_files=[(Path(name), data) for name, data in job.var_files])
         subjects = [template_subject(t, job.workload) for t in templates]
     except InputError as exc:
@@ -175,7 +177,7 @@ def _lint_file(path: Path, job: LintJob, evaluator: Evaluator, host: Any, versio
         evaluator.run.notes.append(f"{path}: no virtual machine found in this template")
         return
     start = len(evaluator.run.findings)
-    evaluator.evaluate(subjects, host, version, str(path))
+    evaluator.evaluate(subjects, host, version, path)
     _fixes_in_template_language(evaluator.run.findings[start:], templates)
     for s in subjects:
         evaluator.run.notes.extend(f"{s.file}: {s.vm.name}: {n}" for n in s.notes
@@ -238,10 +240,10 @@ def _worker(files: list[str]) -> Run:
     # Each chunk's results alone; the rules stay out (the parent's evaluator holds the same
     # catalog's: a fifth of what is sent back).
     evaluator.run = Run()
-    return lint_paths([Path(f) for f in files], job, evaluator)
+    return lint_paths(files, job, evaluator)
 
 
-def lint(files: list[Path], job: LintJob, jobs: int | None = None,
+def lint(files: Sequence[str | Path], job: LintJob, jobs: int | None = None,
          progress: Callable[[int], None] | None = None) -> Run:
     """Lint every file, in parallel when there are many; merged in a deterministic order."""
     from advisor.engine.catalog import load_catalog

@@ -117,7 +117,7 @@ def _top_level_keys(head: bytes) -> set[str]:
     return keys
 
 
-def read_template(path: Path, data: bytes | None = None,
+def read_template(path: str | os.PathLike[str], data: bytes | None = None,
                   siblings: Iterable[tuple[Path, bytes]] | None = None, named: bool = False,
                   var_files: Iterable[tuple[Path, bytes]] = ()) -> list[TemplateVM]:
     """Every VM the file describes, read by the reader `detect` picks.
