@@ -262,8 +262,7 @@ def lint(files: Sequence[str | Path], job: LintJob, jobs: int | None = None,
     import concurrent.futures as cf
     import multiprocessing
 
-    size = max(20, min(500, len(files) // (workers * 8) or 1))
-    chunks = [[str(p) for p in files[i:i + size]] for i in range(0, len(files), size)]
+    chunks = _chunks([str(p) for p in files], workers)
     parts: list[Run] = []
     context = multiprocessing.get_context("fork" if hasattr(os, "fork") else "spawn")
     # Frozen objects are never visited by the collector: forked workers then leave the pages
@@ -283,6 +282,18 @@ def lint(files: Sequence[str | Path], job: LintJob, jobs: int | None = None,
     finally:
         gc.unfreeze()
     return merge(parts, Evaluator(catalog, job.policy, full_vmx=False, keep_recommendations=False))
+
+
+def _chunks(files: list[str], workers: int) -> list[list[str]]:
+    """Chunks that shrink as the files left do (guided scheduling): large ones while there is
+    much to do, small ones at the end, so no worker sits idle while another finishes a large
+    last chunk (with chunks of 500, up to a tenth of a second for 10,000 files)."""
+    chunks, start = [], 0
+    while start < len(files):
+        size = max(20, min(500, (len(files) - start) // (workers * 2)))
+        chunks.append(files[start:start + size])
+        start += size
+    return chunks
 
 
 def merge(parts: list[Run], evaluator: Evaluator) -> Run:

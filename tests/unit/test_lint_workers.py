@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from advisor.engine.engine import Policy
-from advisor.engine.lint import LintJob, _start_worker, lint_paths
+from advisor.engine.lint import LintJob, _chunks, _start_worker, lint_paths
 from advisor.report.findings import Finding, InputProblem, Suppressed
 
 TEMPLATES = Path(__file__).resolve().parents[1] / "fixtures" / "templates"
@@ -35,3 +35,13 @@ def test_a_workers_results_round_trip_field_by_field(tmp_path: Path, monkeypatch
     assert back == run
     assert isinstance(back.findings[0], Finding) and isinstance(back.errors[0], InputProblem)
     assert [type(v.recommendation) for v in back.vms] == [type(v.recommendation) for v in run.vms]
+
+
+@pytest.mark.parametrize("count", [1, 19, 64, 1000, 10_000])
+def test_chunks_keep_every_file_in_order_and_shrink_towards_the_end(count: int) -> None:
+    files = [f"f{i}.vmx" for i in range(count)]
+    chunks = _chunks(files, 2)
+    assert [f for chunk in chunks for f in chunk] == files
+    sizes = [len(c) for c in chunks]
+    assert all(0 < n <= 500 for n in sizes) and sizes == sorted(sizes, reverse=True)
+    assert sizes[-1] <= 20
