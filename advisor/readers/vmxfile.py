@@ -94,17 +94,17 @@ _VALUE_START = re.compile(r"[ \t]*[^=]*=[ \t]*")
 def _value_columns(data: bytes, encoding: str) -> Callable[[int], int | None]:
     """line -> the column where the value of that line's `key = "value"` starts (its opening
     quote), in characters. Worked out on demand: only the lines findings point at need it, and a
-    .vmx has a hundred lines (split on LF only, as advisor.vmx.document splits them)."""
+    .vmx has a hundred lines (split on LF only, as advisor.vmx.document splits them, once the
+    first finding asks: not a search from the top per finding)."""
     body = data[3:] if data.startswith(b"\xef\xbb\xbf") else data
+    lines: list[bytes] = []
 
     def column(line: int) -> int | None:
-        start = 0
-        for _ in range(line - 1):
-            start = body.find(b"\n", start) + 1
-            if start == 0:
-                return None
-        end = body.find(b"\n", start)
-        text = body[start:end if end >= 0 else len(body)].decode(encoding, "replace")
+        if not lines:
+            lines.extend(body.split(b"\n"))
+        if not 1 <= line <= len(lines):
+            return None
+        text = lines[line - 1].decode(encoding, "replace")
         match = _VALUE_START.match(text)
         return len(match[0]) + 1 if match and "=" in match[0] else None
 

@@ -229,3 +229,11 @@ def test_a_disk_finding_points_at_the_controller_type_value(tmp_path, cli):
                     '    unit_number = 1\n  }\n}\n', encoding="utf-8")
     disk = next(f for f in lint(cli, path)["findings"] if f["rule"] == "STO001")
     assert (disk["line"], disk["column"]) == (4, 15)
+
+
+def test_vmx_value_columns_count_lines_as_the_reader_splits_them():
+    from advisor.readers.vmxfile import _value_columns
+
+    data = '\ufeffa = "1"\r\n  bb\t= "é"\n# c\nbare = x\n\nlast =  "z"'.encode()
+    column = _value_columns(data, "utf-8")
+    assert [column(n) for n in range(1, 8)] == [5, 8, None, 8, None, 9, None]
