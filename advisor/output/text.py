@@ -1,7 +1,7 @@
 """The terminal report: per file, each host's capacity, each VM's topology, then its findings.
 
-Everything from user input goes into Rich ``Text`` objects (never markup strings) after its
-control characters are made visible, so a VM called ``[bold]x`` or containing an ESC prints
+Everything from user input goes into the report as text (Rich ``Text`` parts, never markup
+strings) after its control characters are made visible, so a VM called ``[bold]x`` or containing an ESC prints
 literally. Line breaks inside user text become spaces, and a line that would still begin with
 `::` (a long name wrapped just before "::error::") has that colon shown as \\x3a: GitHub Actions
 runs any log line starting with `::` as a workflow command. Lines are laid out for the width
@@ -18,12 +18,11 @@ from __future__ import annotations
 import io
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import Any
 
 from rich.cells import cell_len
-from rich.console import Console, Group, RenderableType
-from rich.padding import Padding
+from rich.console import Console
+from rich.control import strip_control_codes
 from rich.text import Text
 
 from advisor.output.describe import (
@@ -62,47 +61,57 @@ def report_console(color: bool, width: int | None = None) -> Console:
     )
 
 
-def _finding(f: Finding, indent: int) -> RenderableType:
+class _Line:
+    """A paragraph of the report: its (text, style) parts, a style for the whole of it, the
+    columns it is indented by and the columns its continuation lines start further in.
+
+    The report is built as these rather than as Rich renderables: without colour (pipes, CI
+    logs, files) they are joined and written as plain strings, and only the coloured report
+    (or a line holding a tab, which Rich expands) becomes a Rich ``Text`` (`_rich_text`)."""
+
+    __slots__ = ("hang", "indent", "parts", "style")
+
+    def __init__(self, parts: list[tuple[str, str]], style: str = "", indent: int = 0, hang: int = 0) -> None:
+        self.parts = parts
+        self.style = style
+        self.indent = indent
+        self.hang = hang
+
+    def plain(self) -> str:
+        """The text as Rich's ``Text.plain`` would hold it (Rich drops some control codes)."""
+        return strip_control_codes("".join([text for text, _ in self.parts]))
+
+
+def _rich_text(line: _Line) -> Text:
+    text = Text(style=line.style)
+    for part, style in line.parts:
+        text.append(part, style=style or None)
+    return text
+
+
+def _finding(f: Finding, indent: int) -> list[_Line]:
     """'RULE severity  message', then the fix lines and the first reference, indented."""
-    head = Text()
-    head.append(f.rule, style="bold")
-    head.append(" ")
-    head.append(f.severity, style=STYLES[f.severity])
-    head.append("  ")
-    head.append(one_line(f.message))
-    parts: list[RenderableType] = [Padding(head, (0, 0, 0, indent))]
+    out = [_Line([(f.rule, "bold"), (" ", ""), (f.severity, STYLES[f.severity]), ("  ", ""),
+                  (one_line(f.message), "")], indent=indent)]
     lines = fix_lines(f.fix)
     if lines:
-        parts.extend(_hanging("fix:", lines, "", indent + 2))
+        out.extend(_hanging("fix:", lines, "", indent + 2))
     reference = first_reference(f)
     if reference:
-        parts.extend(_hanging("see:", [reference], "dim", indent + 2))
-    return Group(*parts)
-
-
-@dataclass(slots=True)
-class _Hang:
-    """A line whose continuation lines start `hang` columns in, under the text after its label."""
-
-    text: Text
-    hang: int
-
-    def __rich_console__(self, console: Console, options: Any) -> Any:  # printed whole when not by _emit
-        yield self.text
-
-
-def _hanging(label: str, lines: list[str], style: str, indent: int) -> list[RenderableType]:
-    """`label text` per line; when the text wraps it continues under its own first column."""
-    out: list[RenderableType] = []
-    for number, line in enumerate(lines):
-        text = Text(label if number == 0 else " " * len(label), style="dim")
-        text.append(" ")
-        text.append(visible(line), style=style)
-        out.append(Padding(_Hang(text, len(label) + 1), (0, 0, 0, indent)))
+        out.extend(_hanging("see:", [reference], "dim", indent + 2))
     return out
 
 
+def _hanging(label: str, lines: list[str], style: str, indent: int) -> list[_Line]:
+    """`label text` per line; when the text wraps it continues under its own first column."""
+    blank = " " * len(label)
+    return [_Line([(label if number == 0 else blank, ""), (" ", ""), (visible(line), style)], "dim", indent,
+                  len(label) + 1)
+            for number, line in enumerate(lines)]
+
+
 _WORD = re.compile(r"\s*(\S+)\s*")  # a word with the spaces around it, as Rich's own breaker reads them
+_NOT_SPACE = re.compile(r"\S")
 
 
 def _line_starts(plain: str, room: int) -> list[int]:
@@ -113,16 +122,29 @@ def _line_starts(plain: str, room: int) -> list[int]:
     breaker that can leave such a word whole (`rich._wrap.divide_line(fold=False)`) is private,
     free to change in any release. Cells, not characters, via Rich's public `cell_len`, so wide
     characters in a VM name are measured as the terminal draws them; printable ASCII (nearly
-    every line) takes one cell a character, so there the offsets are the measure.
+    every line) takes one cell a character, so there the offsets are the measure and each line
+    is found by looking at the character just past its room rather than at every word.
     """
     starts: list[int] = []
-    if plain.isascii() and plain.isprintable():
-        if len(plain) <= room:
-            return starts
-        line = 0  # where the current line starts; the words tile the text from there
-        for match in _WORD.finditer(plain):
-            if match.start() > line and match.end(1) - line > room:
-                starts.append(line := match.start())
+    if plain.isascii() and plain.isprintable():  # the only space is " "
+        lead = len(plain) - len(plain.lstrip())  # the first word: its line starts at 0, spaces and all
+        line = 0
+        while line + room < len(plain):
+            past = line + room  # the first character that does not fit: the word holding it moves on
+            if plain[past] == " ":
+                found = _NOT_SPACE.search(plain, past)
+                if found is None:
+                    break
+                at = found.start()
+            else:
+                at = plain.rfind(" ", 0, past) + 1
+            if at <= max(line, lead):  # the line's own first word, longer than the line: kept whole
+                after = plain.find(" ", at)
+                found = _NOT_SPACE.search(plain, after) if after >= 0 else None
+                if found is None:
+                    break
+                at = found.start()
+            starts.append(line := at)
         return starts
     used = 0
     for match in _WORD.finditer(plain):
@@ -144,76 +166,81 @@ def _breaks(plain: str, room: int, hang: int) -> list[int]:
     return [first[0], *(first[0] + offset for offset in rest)]
 
 
-def _emit(console: Console, item: RenderableType, width: int, indent: int = 0) -> None:
-    """Print a piece of the report broken into lines of at most `width` columns between words
-    (`_line_starts`), never inside one: a longer word gets a line of its own, whole."""
-    if isinstance(item, Group):
-        for part in item.renderables:
-            _emit(console, part, width, indent)
-    elif isinstance(item, Padding):
-        _emit(console, item.renderable, width, indent + item.left)
-    elif isinstance(item, (Text, _Hang)):
-        text, hang = (item.text, item.hang) if isinstance(item, _Hang) else (item, 0)
-        plain = text.plain
-        breaks = _breaks(plain, max(width - indent, 10), hang)
-        if _plain(console, plain):
+class _Out:
+    """The report being written. Without colour, a line is written as its plain text, broken
+    between words (`_line_starts`), never inside one: a longer word gets a line of its own,
+    whole. That is what Rich prints for it, less Rich's layout per line (most of a large
+    report's cost); a line holding a tab goes through Rich, which expands it.
+    tests/unit/test_text_plain.py holds the two ways to each other."""
+
+    def __init__(self, color: bool, width: int) -> None:
+        self.width = width
+        self.color = color
+        self._console: Console | None = None
+        self.file = io.StringIO()
+
+    @property
+    def console(self) -> Console:
+        if self._console is None:
+            self._console = report_console(self.color, self.width)
+            self._console.file = self.file
+        return self._console
+
+    def _plain(self, plain: str) -> bool:
+        return not self.color and "\t" not in plain
+
+    def emit(self, line: _Line) -> None:
+        """The line broken into lines of at most the report's width."""
+        plain = line.plain()
+        indent, hang = line.indent, line.hang
+        breaks = _breaks(plain, max(self.width - indent, 10), hang)
+        if self._plain(plain):
+            if not breaks:
+                self.file.write(" " * indent + plain.rstrip() + "\n")
+                return
             for number, (start, end) in enumerate(zip([0, *breaks], [*breaks, len(plain)], strict=True)):
-                console.file.write(" " * (indent + (hang if number else 0)) + plain[start:end].rstrip() + "\n")
+                self.file.write(" " * (indent + (hang if number else 0)) + plain[start:end].rstrip() + "\n")
             return
-        for number, line in enumerate(text.divide(breaks)):
-            line.rstrip()
-            console.print(Text(" " * (indent + (hang if number else 0))) + line, soft_wrap=True)
-    else:  # a table or panel (none in this report today): Rich lays it out itself
-        console.print(item)
+        for number, part in enumerate(_rich_text(line).divide(breaks)):
+            part.rstrip()
+            self.console.print(Text(" " * (indent + (hang if number else 0))) + part, soft_wrap=True)
+
+    def print(self, line: _Line) -> None:
+        """One line, never wrapped again."""
+        plain = line.plain()
+        if self._plain(plain):
+            self.file.write(plain + "\n")
+        else:
+            self.console.print(_rich_text(line), soft_wrap=True)
+
+    def blank(self) -> None:
+        if self.color:
+            self.console.print()
+        else:
+            self.file.write("\n")
 
 
-def _plain(console: Console, plain: str) -> bool:
-    """Whether Rich would print this line as its plain text: without colour it does, but for
-    expanding tabs (a Text has already dropped the control codes Rich strips, and `visible`
-    escapes the rest). Such lines are written directly, skipping Rich's layout per call (a
-    third of a small `advisor check`); tests/unit/test_text_plain.py holds the two ways to
-    each other."""
-    return console.color_system is None and "\t" not in plain
-
-
-def _print(console: Console, line: Text) -> None:
-    """One line, never wrapped again."""
-    if _plain(console, line.plain):
-        console.file.write(line.plain + "\n")
-    else:
-        console.print(line, soft_wrap=True)
-
-
-def _quiet_line(f: Finding, rule_width: int = 0) -> Text:
+def _quiet_line(f: Finding, rule_width: int = 0) -> _Line:
     """One self-contained line per finding, `file:line[:column]: RULE severity subject: message`
     (the compilers' form editors jump to), the rule and severity padded so that they line up."""
     where = one_line(f.file or "-") + (f":{f.line}" if f.line else "") + (f":{f.column}" if f.line and f.column else "")
-    line = Text(f"{where}: ")
-    line.append(f.rule.ljust(rule_width), style="bold")
-    line.append(" ")
-    line.append(f.severity.ljust(7), style=STYLES[f.severity])
-    line.append(f" {one_line(f.subject)}: {one_line(f.message)}")
-    return line
+    return _Line([(f"{where}: ", ""), (f.rule.ljust(rule_width), "bold"), (" ", ""),
+                  (f.severity.ljust(7), STYLES[f.severity]), (f" {one_line(f.subject)}: {one_line(f.message)}", "")])
 
 
-def _vm_header(vm: VmResult) -> Text:
-    header = Text()
-    header.append("vm ", style="bold")
-    header.append(one_line(vm.name), style="bold")
+def _vm_header(vm: VmResult) -> _Line:
+    parts = [("vm ", "bold"), (one_line(vm.name), "bold")]
     if vm.count > 1:
-        header.append(f" ×{vm.count}", style="bold")
+        parts.append((f" ×{vm.count}", "bold"))
     if vm.host:
-        header.append(f" on {one_line(vm.host)}")
-    header.append(": ")
-    header.append(topology_summary(vm.topology, vm.host), style="cyan")
-    return header
+        parts.append((f" on {one_line(vm.host)}", ""))
+    parts.append((": ", ""))
+    parts.append((topology_summary(vm.topology, vm.host), "cyan"))
+    return _Line(parts, indent=2)
 
 
-def _host_header(host: HostResult) -> Text:
-    header = Text()
-    header.append("host ", style="bold")
-    header.append(one_line(host.summary))
-    return header
+def _host_header(host: HostResult) -> _Line:
+    return _Line([("host ", "bold"), (one_line(host.summary), "")], indent=2)
 
 
 class _FileFindings:
@@ -245,27 +272,30 @@ class _FileFindings:
 
 
 def _file_section(run: Run, file: str, hosts: list[HostResult], vms: list[VmResult],
-                  findings: list[Finding]) -> list[RenderableType]:
+                  findings: list[Finding]) -> list[_Line]:
     """One input file: its hosts and VMs, each with its own findings, then any finding of the
     file that none of them took (so no finding prints twice or is dropped)."""
-    out: list[RenderableType] = [Text(one_line(file), style="bold underline")]
+    out = [_Line([(one_line(file), "")], "bold underline")]
     groups = _FileFindings(findings)
     for host in hosts:
-        out.append(Padding(_host_header(host), (0, 0, 0, 2)))
-        out.extend(_finding(f, 4) for f in groups.take_host(host.name))
+        out.append(_host_header(host))
+        for f in groups.take_host(host.name):
+            out.extend(_finding(f, 4))
     for vm in vms:
-        out.append(Padding(_vm_header(vm), (0, 0, 0, 2)))
-        out.extend(_finding(f, 4) for f in groups.take_vm(vm.name))
+        out.append(_vm_header(vm))
+        for f in groups.take_vm(vm.name):
+            out.extend(_finding(f, 4))
         if vm.suggested_vmx:
             out.extend(_hanging("suggested, not written:", [suggestion_line(s) for s in vm.suggested_vmx], "", 4))
         if vm.skipped:
             out.extend(_hanging("not evaluated:", list(vm.skipped), "dim", 4))
     if len(out) == 1 and any(e.file == file for e in run.errors):
-        out.append(Padding(Text("not evaluated: see the input error above", style="dim"), (0, 0, 0, 2)))
+        out.append(_Line([("not evaluated: see the input error above", "")], "dim", 2))
     rest = groups.rest()
     if rest:
-        out.append(Padding(Text("other findings", style="bold"), (0, 0, 0, 2)))
-        out.extend(_finding(f, 4) for f in rest)
+        out.append(_Line([("other findings", "")], "bold", 2))
+        for f in rest:
+            out.extend(_finding(f, 4))
     return out
 
 
@@ -279,46 +309,46 @@ def _by_file(items: Iterable[Any]) -> dict[str | None, list[Any]]:
 
 
 def render(run: Run, *, color: bool = False, quiet: bool = False, width: int | None = None) -> str:
-    width = width or WIDTH
-    console = report_console(color, width)
+    out = _Out(color, width or WIDTH)
     for problem in run.errors:
+        line = _Line([(one_line(str(problem)), "")], "red")
         if quiet:
-            _print(console, Text(one_line(str(problem)), style="red"))
+            out.print(line)
         else:
-            _emit(console, Text(one_line(str(problem)), style="red"), width)
+            out.emit(line)
     shown = [f for f in run.findings if f.suppressed is None]
     if quiet:
         rule_width = max((len(f.rule) for f in shown), default=0)
         for f in sorted(shown, key=lambda f: (f.file or "", f.line or 0)):
             # Unwrapped on purpose: one line per finding, for grep and for editors that jump
             # to `file:line:`.
-            _print(console, _quiet_line(f, rule_width))
-        return _finish(console)
+            out.print(_quiet_line(f, rule_width))
+        return _finish(out.file.getvalue())
     if run.errors:
-        console.print()
+        out.blank()
     hosts, vms, pools = _by_file(run.hosts), _by_file(run.vms), _by_file(shown)
     for file in report_files(run):
-        for renderable in _file_section(run, file, hosts.get(file, []), vms.get(file, []), pools.pop(file, [])):
-            _emit(console, renderable, width)
-        console.print()
+        for line in _file_section(run, file, hosts.get(file, []), vms.get(file, []), pools.pop(file, [])):
+            out.emit(line)
+        out.blank()
     pool = [f for group in pools.values() for f in group]
     if pool:  # findings without a file: none from the engine today, but never drop one silently
-        _emit(console, Text("other findings", style="bold underline"), width)
+        out.emit(_Line([("other findings", "")], "bold underline"))
         for f in pool:
-            _emit(console, _finding(f, 2), width)
-        console.print()
+            for line in _finding(f, 2):
+                out.emit(line)
+        out.blank()
     for note in run.notes:
-        _emit(console, _Hang(Text("note: " + one_line(note), style="dim"), 6), width)
+        out.emit(_Line([("note: " + one_line(note), "")], "dim", hang=6))
     counts = run.counts()
     style = "bold red" if counts["error"] or run.errors else ("yellow" if counts["warning"] else "green")
-    _emit(console, Text(totals(run), style=style), width)
-    return _finish(console)
+    out.emit(_Line([(totals(run), "")], style))
+    return _finish(out.file.getvalue())
 
 
-def _finish(console: Console) -> str:
+def _finish(text: str) -> str:
     """The captured report without the spaces Rich pads each line to the full width with, and
     with no line that a CI runner would take for a `::command::` (see the module docstring)."""
-    text = console.file.getvalue()  # type: ignore[attr-defined]
     return "".join(_defused(_trimmed(line)) + "\n" for line in text.splitlines())
 
 

@@ -1,5 +1,5 @@
 """The text report without colour is written without Rich's console for most lines
-(advisor.output.text._plain): it must be, byte for byte, the coloured report (which Rich lays out
+(advisor.output.text._Out): it must be, byte for byte, the coloured report (which Rich lays out
 in full) with its colour codes taken out, whatever the names hold. The run below carries what
 could tell the two apart: tabs (Rich expands them, so those lines still go through Rich), wide
 and combining characters, control characters and bidi marks, a word longer than the line,
@@ -8,6 +8,7 @@ and combining characters, control characters and bidi marks, a word longer than 
 
 from __future__ import annotations
 
+import random
 import re
 
 import pytest
@@ -52,8 +53,8 @@ def test_plain_report_is_the_coloured_one_without_its_codes(quiet: bool, width: 
 
 
 def test_plain_lines_skip_the_console(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Without colour and without tabs, only blank lines reach Rich's print(); a text holding a
-    tab goes through it whole."""
+    """Without colour and without tabs, no line reaches Rich's print(); a text holding a tab goes
+    through it whole."""
     printed: list[str] = []
     console_print = text.Console.print
 
@@ -63,7 +64,29 @@ def test_plain_lines_skip_the_console(monkeypatch: pytest.MonkeyPatch) -> None:
 
     monkeypatch.setattr(text.Console, "print", counting)
     report = text.render(_run(" "), color=False)
-    assert len(report.splitlines()) > 60 and printed and set(printed) == {""}
-    printed.clear()
+    assert len(report.splitlines()) > 60 and printed == []
     text.render(_run(), color=False)
     assert any("\t" in line for line in printed)
+
+
+def _word_by_word(plain: str, room: int) -> list[int]:
+    """The greedy breaker as first written, a word at a time (what _line_starts does for any text)."""
+    starts: list[int] = []
+    line = 0
+    for match in re.finditer(r"\s*(\S+)\s*", plain):
+        if match.start() > line and match.end(1) - line > room:
+            starts.append(line := match.start())
+    return starts
+
+
+def test_ascii_breaks_match_the_word_by_word_breaker() -> None:
+    """Printable ASCII is broken by looking at the character past each line's room; it must
+    start every line where the word-by-word walk does, leading spaces, long words and all."""
+    pick = random.Random(20).choice
+    pieces = ["a", "bb", " ", "  ", "https://example.com/" + "p" * 30, "-", "x" * 12]
+    for _ in range(5000):
+        plain = "".join(pick(pieces) for _ in range(pick(range(30))))
+        if pick((False, True)):
+            plain = " " * pick(range(1, 30)) + plain
+        room = pick(range(1, 40))
+        assert text._line_starts(plain, room) == _word_by_word(plain, room), (plain, room)

@@ -40,8 +40,6 @@ _CountedVm = _counted(VmResult)
 class _Console:
     """Stands in for Rich's console: counts what the report prints, renders nothing."""
 
-    color_system = "standard"  # a colour console: every line goes through print(), where it is counted
-
     def __init__(self) -> None:
         self.file = io.StringIO()
         self.printed = 0
@@ -65,7 +63,7 @@ def _work(vms: int, monkeypatch: pytest.MonkeyPatch) -> tuple[int, int]:
     monkeypatch.setattr(text, "report_console", lambda color, width=None: consoles.append(_Console()) or consoles[-1])
     run = _run(vms)
     _Reads.n = 0
-    text.render(run)
+    text.render(run, color=True)  # in colour every line goes through print(), where it is counted
     return _Reads.n, consoles[0].printed
 
 
