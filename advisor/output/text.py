@@ -78,8 +78,10 @@ class _Line:
         self.hang = hang
 
     def plain(self) -> str:
-        """The text as Rich's ``Text.plain`` would hold it (Rich drops some control codes)."""
-        return strip_control_codes("".join([text for text, _ in self.parts]))
+        """The text as Rich's ``Text.plain`` would hold it (Rich drops some control codes, none
+        of them printable)."""
+        plain = "".join([text for text, _ in self.parts])
+        return plain if plain.isprintable() else strip_control_codes(plain)
 
 
 def _rich_text(line: _Line) -> Text:
@@ -112,6 +114,10 @@ def _hanging(label: str, lines: list[str], style: str, indent: int) -> list[_Lin
 
 _WORD = re.compile(r"\s*(\S+)\s*")  # a word with the spaces around it, as Rich's own breaker reads them
 _NOT_SPACE = re.compile(r"\S")
+# Printable ASCII and the symbols advisor's own wording puts among it (a topology's arrow, a
+# count's ×, a shortened list's …): one cell each, and never a space but " ".
+ONE_CELL_SYMBOLS = "→×…"
+_NOT_ONE_CELL = re.compile(f"[^\x20-\x7e{ONE_CELL_SYMBOLS}]")
 
 
 def _line_starts(plain: str, room: int) -> list[int]:
@@ -121,12 +127,13 @@ def _line_starts(plain: str, room: int) -> list[int]:
     than the line (overflow "crop", "fold" or "ellipsis"), which cuts a URL in two, and the
     breaker that can leave such a word whole (`rich._wrap.divide_line(fold=False)`) is private,
     free to change in any release. Cells, not characters, via Rich's public `cell_len`, so wide
-    characters in a VM name are measured as the terminal draws them; printable ASCII (nearly
-    every line) takes one cell a character, so there the offsets are the measure and each line
-    is found by looking at the character just past its room rather than at every word.
+    characters in a VM name are measured as the terminal draws them; printable ASCII and
+    advisor's own one-cell symbols (nearly every line) take one cell a character, so there the
+    offsets are the measure and each line is found by looking at the character just past its
+    room rather than at every word.
     """
     starts: list[int] = []
-    if plain.isascii() and plain.isprintable():  # the only space is " "
+    if _NOT_ONE_CELL.search(plain) is None:  # the only space is " "
         lead = len(plain) - len(plain.lstrip())  # the first word: its line starts at 0, spaces and all
         line = 0
         while line + room < len(plain):

@@ -12,6 +12,7 @@ import random
 import re
 
 import pytest
+from rich.cells import cell_len
 
 from advisor.output import text
 from advisor.report.findings import Finding, HostResult, InputProblem, Run, VmResult
@@ -70,20 +71,25 @@ def test_plain_lines_skip_the_console(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def _word_by_word(plain: str, room: int) -> list[int]:
-    """The greedy breaker as first written, a word at a time (what _line_starts does for any text)."""
+    """The greedy breaker a word at a time, measuring each word in cells (what _line_starts
+    does for text that is not printable ASCII and advisor's symbols)."""
     starts: list[int] = []
-    line = 0
+    used = 0
     for match in re.finditer(r"\s*(\S+)\s*", plain):
-        if match.start() > line and match.end(1) - line > room:
-            starts.append(line := match.start())
+        if used and used + cell_len(match.group(0).rstrip()) > room and match.start():
+            starts.append(match.start())
+            used = 0
+        used += cell_len(match.group(0))
     return starts
 
 
-def test_ascii_breaks_match_the_word_by_word_breaker() -> None:
-    """Printable ASCII is broken by looking at the character past each line's room; it must
-    start every line where the word-by-word walk does, leading spaces, long words and all."""
+def test_one_cell_breaks_match_the_word_by_word_breaker() -> None:
+    """Printable ASCII and advisor's one-cell symbols are broken by looking at the character
+    past each line's room; that must start every line where the word-by-word walk in cells
+    does, leading spaces, long words and all."""
+    assert all(cell_len(symbol * 3) == 3 for symbol in text.ONE_CELL_SYMBOLS)
     pick = random.Random(20).choice
-    pieces = ["a", "bb", " ", "  ", "https://example.com/" + "p" * 30, "-", "x" * 12]
+    pieces = ["a", "bb", " ", "  ", "https://example.com/" + "p" * 30, "-", "x" * 12, "→", "×4", "…)", "漢字"]
     for _ in range(5000):
         plain = "".join(pick(pieces) for _ in range(pick(range(30))))
         if pick((False, True)):
