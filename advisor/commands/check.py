@@ -7,8 +7,8 @@ import sys
 import click
 
 from advisor.cli import EXIT_CODES_HELP
-from advisor.commands.collect import VcenterArgs, vcenter_options
 from advisor.commands.common import emit, report_options, settings, stdin_inputs, stdin_option
+from advisor.commands.vcenter_options import vcenter_options
 
 
 @click.command("check", epilog=EXIT_CODES_HELP)
@@ -49,7 +49,7 @@ def command(
     names, given = stdin_inputs(list(files), stdin_filename)
     s = settings(names, formats, outputs, fail_on, select, ignore_, config_file, rule_dirs, quiet, color)
     if vcenter:
-        from advisor.commands.collect import check_vcenter
+        from advisor.commands.collect import VcenterArgs, check_vcenter
 
         run = check_vcenter(VcenterArgs(server=vcenter, **vcenter_args), s.catalog, s.policy)
     else:

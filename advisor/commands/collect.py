@@ -1,16 +1,17 @@
-"""`advisor collect vcenter`: read a running estate into spec files (and the options that
-`advisor check --vcenter` shares with it)."""
+"""`advisor collect vcenter`: read a running estate into spec files (and what `advisor check
+--vcenter` runs; the options both take are in advisor.commands.vcenter_options)."""
 
 from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import click
+
+from advisor.commands.vcenter_options import PASSWORD_ENV, USER_ENV, vcenter_options
 
 COLLECT_EXIT_CODES = """\b
 Exit codes:
@@ -18,9 +19,6 @@ Exit codes:
   2  usage error, or the vCenter could not be read (one line says why); nothing written
   3  internal error (a bug in advisor; run with --debug and report it)
 """
-
-PASSWORD_ENV = "ADVISOR_VCENTER_PASSWORD"
-USER_ENV = "ADVISOR_VCENTER_USER"
 
 
 @dataclass
@@ -34,36 +32,6 @@ class VcenterArgs:
     clusters: tuple[str, ...]
     hosts: tuple[str, ...]
     vms: tuple[str, ...]
-
-
-def vcenter_options(func: Callable[..., Any]) -> Callable[..., Any]:
-    """Connection and selection options (the server option itself is the caller's)."""
-    options = [
-        click.option("--user", "-u", envvar=USER_ENV, help=f"vCenter user (or ${USER_ENV}).", metavar="USER"),
-        click.option(
-            "--password-stdin",
-            is_flag=True,
-            help=f"Read the password from the first line of standard input (else ${PASSWORD_ENV}, "
-            "else a prompt on a terminal). Never a command-line argument.",
-        ),
-        click.option("--insecure", is_flag=True, help="Do not verify the server's TLS certificate."),
-        click.option(
-            "--ca-file", type=click.Path(dir_okay=False), help="CA certificate(s) (PEM) to verify the server with."
-        ),
-        click.option(
-            "--timeout",
-            type=click.FloatRange(1, 600),
-            default=30.0,
-            show_default=True,
-            help="Seconds to wait for the server.",
-        ),
-        click.option("--cluster", "clusters", multiple=True, metavar="GLOB", help="Only hosts of matching clusters."),
-        click.option("--host", "hosts", multiple=True, metavar="GLOB", help="Only matching hosts."),
-        click.option("--vm", "vms", multiple=True, metavar="GLOB", help="Only matching VMs."),
-    ]
-    for option in reversed(options):
-        func = option(func)
-    return func
 
 
 def read_estate(args: VcenterArgs) -> tuple[Any, str]:
