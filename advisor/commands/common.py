@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -89,19 +88,24 @@ def split_csv(values: tuple[str, ...]) -> tuple[str, ...]:
     )
 
 
-@dataclass(slots=True)
 class Settings:
-    """Command-line options merged with the configuration file."""
+    """Command-line options merged with the configuration file. (A plain class: creating a
+    dataclass runs generated code at every start-up, for features this does not use.)"""
 
-    loaded: LoadedConfig
-    catalog: Catalog
-    policy: Policy
-    profiles: HostProfiles
-    fail_on: str
-    pairs: list[tuple[str, str | None]]  # (format, file or None for stdout)
-    quiet: bool
-    color: bool
-    scopes: Scopes  # a configuration per input file (the fields above are the first input's)
+    __slots__ = ("catalog", "color", "fail_on", "loaded", "pairs", "policy", "profiles", "quiet", "scopes")
+
+    def __init__(self, loaded: LoadedConfig, catalog: Catalog, policy: Policy, profiles: HostProfiles,
+                 fail_on: str, pairs: list[tuple[str, str | None]], quiet: bool, color: bool,
+                 scopes: Scopes) -> None:
+        self.loaded = loaded
+        self.catalog = catalog
+        self.policy = policy
+        self.profiles = profiles
+        self.fail_on = fail_on
+        self.pairs = pairs  # (format, file or None for stdout)
+        self.quiet = quiet
+        self.color = color
+        self.scopes = scopes  # a configuration per input file (the fields above are the first input's)
 
 
 def output_pairs(formats: tuple[str, ...], outputs: tuple[str, ...]) -> list[tuple[str, str | None]]:
@@ -132,7 +136,7 @@ def settings(inputs: list[str], formats: tuple[str, ...], outputs: tuple[str, ..
             check_target(target)
     refuse_inputs([t for _, t in pairs], [*inputs, *([config_file] if config_file else [])])
     scopes = Scopes(Options(split_csv(select), split_csv(ignore_), rule_dirs, fail_on, config_file))
-    first = scopes.of(load_config(config_file, inputs))
+    first = scopes.of(load_config(config_file, inputs, scopes.found))
     return Settings(first.loaded, first.catalog, first.policy, first.profiles, first.fail_on, pairs, quiet,
                     use_color(color, sys.stdout), scopes)
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -25,36 +25,46 @@ if TYPE_CHECKING:
     from advisor.report.findings import Run
 
 
-@dataclass(slots=True)
+# Plain classes rather than dataclasses: creating a dataclass runs generated code, a cost
+# every `advisor check` paid at start-up for features these do not use.
 class Scope:
     """A configuration and the input files it governs."""
 
-    loaded: LoadedConfig
-    catalog: Catalog
-    policy: Policy
-    profiles: HostProfiles
-    fail_on: str
-    files: list[str] = field(default_factory=list)
+    __slots__ = ("catalog", "fail_on", "files", "loaded", "policy", "profiles")
+
+    def __init__(self, loaded: LoadedConfig, catalog: Catalog, policy: Policy, profiles: HostProfiles,
+                 fail_on: str) -> None:
+        self.loaded = loaded
+        self.catalog = catalog
+        self.policy = policy
+        self.profiles = profiles
+        self.fail_on = fail_on
+        self.files: list[str] = []
 
 
-@dataclass(slots=True)
 class Options:
     """What the command line says for every group (it overrides each configuration)."""
 
-    select: tuple[str, ...]
-    ignore: tuple[str, ...]
-    rule_dirs: tuple[str, ...]
-    fail_on: str | None
-    explicit: str | None  # --config
+    __slots__ = ("explicit", "fail_on", "ignore", "rule_dirs", "select")
+
+    def __init__(self, select: tuple[str, ...], ignore: tuple[str, ...], rule_dirs: tuple[str, ...],
+                 fail_on: str | None, explicit: str | None) -> None:
+        self.select = select
+        self.ignore = ignore
+        self.rule_dirs = rule_dirs
+        self.fail_on = fail_on
+        self.explicit = explicit  # --config
 
 
-@dataclass(slots=True)
 class Scopes:
-    options: Options
-    _by_config: dict[str | None, Scope] = field(default_factory=dict)
-    _found: dict[Path, LoadedConfig] = field(default_factory=dict)
-    _catalogs: dict[tuple[str, ...], Catalog] = field(default_factory=dict)
-    _of_file: dict[str, Scope] = field(default_factory=dict)
+    __slots__ = ("_by_config", "_catalogs", "_of_file", "found", "options")
+
+    def __init__(self, options: Options) -> None:
+        self.options = options
+        self._by_config: dict[str | None, Scope] = {}
+        self.found: dict[Path, LoadedConfig] = {}  # advisor.load.config.discover's cache
+        self._catalogs: dict[tuple[str, ...], Catalog] = {}
+        self._of_file: dict[str, Scope] = {}
 
     def of(self, loaded: LoadedConfig) -> Scope:
         """The group of one configuration (built once: its catalog, policy and profiles)."""
@@ -78,7 +88,7 @@ class Scopes:
             for file in files:
                 folder = os.path.dirname(file)
                 if folder not in by_folder:
-                    by_folder[folder] = self.of(discover(Path(file), self._found))
+                    by_folder[folder] = self.of(discover(Path(file), self.found))
                 chosen.append(by_folder[folder])
         groups: dict[int, Scope] = {}
         for file, scope in zip(files, chosen, strict=True):

@@ -246,9 +246,14 @@ class Rule:
         }
 
 
-@dataclass(slots=True)
 class Catalog:
-    rules: list[Rule] = field(default_factory=list)
+    """The rules of a run. (A plain class: creating a dataclass runs generated code at every
+    start-up, for features this does not use.)"""
+
+    __slots__ = ("rules",)
+
+    def __init__(self, rules: list[Rule]) -> None:
+        self.rules = rules
 
     def by_id(self, rule_id: str) -> Rule | None:
         for rule in self.rules:

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import datetime as _dt
 import os
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -72,12 +71,27 @@ class Config(_Strict):
     exemptions: list[ExemptionConfig] = Field(default_factory=list, max_length=MAX_ITEMS)
 
 
-@dataclass(slots=True)
+def _defaults() -> Config:
+    """The configuration of a folder without one: every setting at its default, all unset. The
+    defaults are filled in here: pydantic's model_construct would inspect the signature of each
+    default factory first, a few milliseconds of every run's start-up."""
+    values = {name: f.default_factory() if f.default_factory is not None else f.default  # type: ignore[call-arg]  # none takes data
+              for name, f in Config.model_fields.items()}
+    return Config.model_construct(_fields_set=set(), **values)
+
+
 class LoadedConfig:
-    config: Config = field(default_factory=lambda: Config.model_construct())
-    file: str | None = None
-    # The line of each `exemptions:` item (YAML); None where the format has none (TOML).
-    exemption_lines: tuple[int | None, ...] = ()
+    """A configuration and the file it came from (None: the defaults). A plain class: creating
+    a dataclass runs generated code at every start-up, for features this does not use."""
+
+    __slots__ = ("config", "exemption_lines", "file")
+
+    def __init__(self, config: Config | None = None, file: str | None = None,
+                 exemption_lines: tuple[int | None, ...] = ()) -> None:
+        self.config = _defaults() if config is None else config
+        self.file = file
+        # The line of each `exemptions:` item (YAML); None where the format has none (TOML).
+        self.exemption_lines = exemption_lines
 
     def path(self, relative: str) -> str:
         """A path from the config, relative to the config file's folder."""
@@ -204,9 +218,10 @@ def _inside(loaded: LoadedConfig) -> LoadedConfig:
     return loaded
 
 
-def load_config(explicit: str | None, inputs: list[str]) -> LoadedConfig:
+def load_config(explicit: str | None, inputs: list[str], found: dict[Path, LoadedConfig] | None = None) -> LoadedConfig:
     """The configuration `--config` names, else the one of the first input (of the current
-    folder without inputs); advisor.commands.scopes finds one per input file."""
+    folder without inputs); advisor.commands.scopes finds one per input file, sharing `found`
+    (discover's cache) so the first input's folders are not walked and parsed twice."""
     if explicit:
         path = Path(explicit)
         if not path.is_file():
@@ -214,7 +229,7 @@ def load_config(explicit: str | None, inputs: list[str]) -> LoadedConfig:
         if path.name == "pyproject.toml":
             return _from_pyproject(path) or LoadedConfig(file=str(path))
         return _from_yaml(path)
-    return discover(Path(inputs[0]) if inputs else Path.cwd())
+    return discover(Path(inputs[0]) if inputs else Path.cwd(), found)
 
 
 def schema() -> dict[str, Any]:
