@@ -134,6 +134,8 @@ def _line_starts(plain: str, room: int) -> list[int]:
     """
     starts: list[int] = []
     if _NOT_ONE_CELL.search(plain) is None:  # the only space is " "
+        if len(plain) <= room:
+            return starts
         lead = len(plain) - len(plain.lstrip())  # the first word: its line starts at 0, spaces and all
         line = 0
         while line + room < len(plain):
@@ -356,7 +358,8 @@ def render(run: Run, *, color: bool = False, quiet: bool = False, width: int | N
 def _finish(text: str) -> str:
     """The captured report without the spaces Rich pads each line to the full width with, and
     with no line that a CI runner would take for a `::command::` (see the module docstring)."""
-    return "".join(_defused(_trimmed(line)) + "\n" for line in text.splitlines())
+    lines = [_defused(_trimmed(line)) for line in text.splitlines()]
+    return "\n".join(lines) + "\n" if lines else ""
 
 
 def _trimmed(line: str) -> str:
