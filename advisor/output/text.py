@@ -207,8 +207,11 @@ class _Out:
             if not breaks:
                 self.file.write(" " * indent + plain.rstrip() + "\n")
                 return
-            for number, (start, end) in enumerate(zip([0, *breaks], [*breaks, len(plain)], strict=True)):
-                self.file.write(" " * (indent + (hang if number else 0)) + plain[start:end].rstrip() + "\n")
+            more = " " * (indent + hang)
+            ends = [*breaks[1:], len(plain)]
+            lines = [" " * indent + plain[:breaks[0]].rstrip()]
+            lines += [more + plain[start:end].rstrip() for start, end in zip(breaks, ends, strict=True)]
+            self.file.write("\n".join(lines) + "\n")
             return
         for number, part in enumerate(_rich_text(line).divide(breaks)):
             part.rstrip()
