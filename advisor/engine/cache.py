@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import json
 import os
 import stat
 import sys
@@ -67,11 +66,21 @@ def cached(name: str, sources: list[tuple[str, bytes]], build: Callable[[], T], 
     if _private(folder):
         with contextlib.suppress(Exception):  # missing, foreign or damaged: build it instead
             data = _read_own(entry)  # written by _store from build()'s result
-            value: T = json.loads(data) if plain else decode(data)
+            value: T = _plain_json(data) if plain else decode(data)
             return value
     value = build()
     _store(folder, prefix, entry, value, plain)
     return value
+
+
+def _plain_json(data: bytes) -> Any:
+    """A plain entry's value. pydantic-core's JSON parser reads it: loaded already (the spec
+    models are pydantic), where importing the json module would be a millisecond of every
+    start-up; entries are written by the json module, and what that parser refuses (a lone
+    surrogate) is rebuilt like a damaged entry."""
+    from pydantic_core import from_json
+
+    return from_json(data)
 
 
 def _private(folder: Path) -> bool:
@@ -113,6 +122,8 @@ def _key(sources: list[tuple[str, bytes]]) -> str:
 def _store(folder: Path, prefix: str, entry: Path, value: object, plain: bool) -> None:
     """Write the entry atomically and drop the entries it replaces (this installation's other
     keys of the same name)."""
+    import json
+
     from advisor.atomic import write_atomic
 
     try:
@@ -173,4 +184,6 @@ def _decode_value(value: Any) -> Any:
 
 
 def decode(data: bytes) -> Any:
+    import json
+
     return _decode_value(json.loads(data))

@@ -15,7 +15,6 @@ advisor.engine.cache, keyed by the rule files' bytes and by everything else a re
 from __future__ import annotations
 
 import base64
-import json
 from pathlib import Path
 from typing import Any
 
@@ -57,6 +56,8 @@ def inputs() -> list[tuple[str, bytes]]:
 def records(sources: list[tuple[str, bytes]]) -> list[dict[str, Any]]:
     """Parse, check and compile the built-in rule files (`sources`: path and bytes of each).
     The records go through JSON here too, so a run without the cache builds the same rules."""
+    import json
+
     from advisor.load.yamlfile import loads
 
     rules: list[Rule] = []
@@ -73,6 +74,8 @@ def _fields(model: Any) -> dict[str, Any]:
 
 
 def _record(rule: Rule) -> dict[str, Any]:
+    import json
+
     from advisor.engine.cache import encode
 
     d = rule.d
@@ -95,6 +98,8 @@ def _record(rule: Rule) -> dict[str, Any]:
 def _plain(value: Any) -> Any:
     """`value` as JSON reads it back, or None where JSON would change it (a key that is not a
     string, a tuple): the rule then takes its examples from `read_examples`."""
+    import json
+
     text = json.dumps(value)
     return value if json.loads(text) == value else None
 
