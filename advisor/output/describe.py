@@ -22,7 +22,10 @@ def visible(text: object, keep: str = "\n") -> str:
     name overwrite the line it is printed on. The characters in ``keep`` (newlines by default)
     are left alone; each format decides how to show them.
     """
-    return CONTROL.sub(lambda m: m.group() if m.group() in keep else shown(m.group()), str(text))
+    text = str(text)
+    if CONTROL.search(text) is None:  # nearly always: no replacement to build
+        return text
+    return CONTROL.sub(lambda m: m.group() if m.group() in keep else shown(m.group()), text)
 
 
 def one_line(text: object) -> str:
