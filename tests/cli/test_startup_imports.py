@@ -26,10 +26,12 @@ NOT_ON_CHECK = (
     "defusedxml", "xml.etree", "xml.dom",  # OVF
     "rich.syntax", "pygments", "rich.table", "rich.markdown",  # Rich beyond the console
     "difflib",  # `advisor fix`'s diff, and the suggestions for a mistyped rule id
+    "advisor.commands.collect",  # `collect vcenter` and check --vcenter (advisor.commands.vcenter_options)
+    "json",  # the catalog cache is read by pydantic-core; json writes entries (and the json formats)
 )
 
 _RUN = """
-import json, sys
+import sys
 from rich.console import Console
 printed = []
 _print = Console.print
@@ -44,8 +46,10 @@ try:
 except SystemExit:
     pass
 sys.stdout.flush()
+modules = sorted(sys.modules)
+import json
 from advisor.engine.references import seed_table
-print(json.dumps({"modules": sorted(sys.modules), "seeds_read": seed_table.cache_info().currsize,
+print(json.dumps({"modules": modules, "seeds_read": seed_table.cache_info().currsize,
                   "console_prints": len(printed)}), file=sys.stderr)
 """
 
