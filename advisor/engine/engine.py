@@ -76,6 +76,9 @@ class Placed:
     facts: dict[str, Any] = field(default_factory=dict)
     placement: Placement | None = None
     workloads: set[str] = field(default_factory=set)
+    # Each subject's topology_for answer, last subject first: pass 2 would ask the same of the
+    # same cache. Popped as pass 2 goes, so a large spec's answers are freed as its VMs are.
+    shapes: list[tuple[Topology, dict[str, Any], bool] | None] = field(default_factory=list)
 
 
 # VMs of one group before its rules are combined into one CEL program: compiling costs about
@@ -182,11 +185,14 @@ class Evaluator:
         placed = Placed(host, version, cluster, workloads={s.vm.workload for s in subjects})
         if host is not None and version is not None:
             known_topos: list[tuple[VM, Topology]] = []
+            shapes = placed.shapes
             for s in subjects:
                 # With its layout's facts: built once per layout whichever pass asks first.
                 hit = topology_for(host, s.vm, version, s.unknown, placed.cache)
+                shapes.append(hit)
                 if hit is not None:
                     known_topos.append((s.vm, hit[0]))
+            shapes.reverse()
             if known_topos:
                 placed.facts, placed.placement = placement_facts(host, known_topos)
         return placed
@@ -197,8 +203,10 @@ class Evaluator:
                                                       placed.facts)
         shown: dict[int, tuple[dict[str, Any], tuple[Layout, ...]]] = {}  # VMs of one shape share a Topology
         self._context = (host, version, cache, cluster, place_facts)  # a resized VM's next pass (_again)
+        shapes = placed.shapes
         for index, s in enumerate(subjects):
-            facts, topo = facts_for(host, s.vm, version, s.unknown, cache, cluster)
+            facts, topo = facts_for(host, s.vm, version, s.unknown, cache, cluster,
+                                    shapes.pop() if shapes else False)
             facts.update(place_facts)
             topo_dict: dict[str, Any] | None = None
             layouts: tuple[Layout, ...] = ()

@@ -8,7 +8,7 @@ host and version, sharing the work between VMs of the same shape.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Literal
 
 from advisor.facts.cluster import cluster_facts
 from advisor.facts.host import host_facts, version_facts
@@ -43,6 +43,7 @@ def facts_for(host: Host | None, vm: VM, version: Version | None,
               unknown: frozenset[str] = frozenset(),
               cache: dict[tuple[Any, ...], Any] | None = None,
               cluster: tuple[ClusterHost, ...] = (),
+              shape: tuple[Topology, dict[str, Any], bool] | Literal[False] | None = False,
               ) -> tuple[dict[str, Any], Topology | None]:
     """The VM's facts (and its topology when a host is known).
 
@@ -50,7 +51,9 @@ def facts_for(host: Host | None, vm: VM, version: Version | None,
     (layout_key); estates are mostly a few shapes repeated with varied memory, and predict() plus
     its what-if variants dominate the cost. Memory-dependent facts are redone per memory size. It also keeps
     the host and version facts, which every VM of the call shares. `cluster` holds the other
-    hosts the VM may run on (vMotion, DRS, HA), one entry per kind of host.
+    hosts the VM may run on (vMotion, DRS, HA), one entry per kind of host. `shape`: what
+    topology_for gave for these same arguments and cache, when the caller already asked it
+    (False: not asked).
     """
     facts = vm_facts(vm, unknown)
     topo = None
@@ -73,7 +76,7 @@ def facts_for(host: Host | None, vm: VM, version: Version | None,
             limit, why = hw_limit, f"hardware version {vm.hardware_version}"
         facts["vm.max_vcpus"], facts["vm.max_vcpus_why"] = limit, why
     if host is not None and version is not None:
-        hit = topology_for(host, vm, version, unknown, cache)
+        hit = topology_for(host, vm, version, unknown, cache) if shape is False else shape
         if hit is not None:
             topo, shape_facts, prefer_ht_fits = hit
             facts.update(shape_facts)
