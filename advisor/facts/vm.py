@@ -50,14 +50,13 @@ def vm_facts(vm: VM, unknown: frozenset[str] = frozenset()) -> dict[str, Any]:
     disks = vm.disks
     data_disks = [d for d in disks if d.role != "os"] if disks else disks
     legacy_data = [d for d in data_disks if d.controller in _LEGACY_SCSI] if data_disks else data_disks
-    controllers = {(d.controller if d.controller in ("nvme", "sata", "ide") else "scsi", d.bus) for d in disks}
     adv = normalised_advanced(vm)  # lower-cased key -> (spelling, text)
     prefer = adv["numa.vcpu.preferht"][1] if "numa.vcpu.preferht" in adv else None
     # Both kinds of key are rare: one substring search over all keys usually rules them out.
     joined = "\n".join(adv) if adv else ""
     kinds = [_key_kind(k) for k in adv] if ".intrmode" in joined or ".filters" in joined else []
     filters = [spelling for kind, (spelling, text) in zip(kinds, adv.values(), strict=False)
-               if kind == "filters" and text.strip()]
+               if kind == "filters" and text.strip()] if kinds else []
     profile = (vm.gpu.profile or "") if vm.gpu else ""
     m = _PROFILE_GB.search(profile) if profile else None
     cpr = vm.cpu_reservation
@@ -84,14 +83,15 @@ def vm_facts(vm: VM, unknown: frozenset[str] = frozenset()) -> dict[str, Any]:
         "vm.disks": len(vm.disks),
         "vm.data_disks": len(data_disks),
         "vm.data_disks_legacy": len(legacy_data),
-        "vm.scsi_controllers_used": len(controllers),
+        "vm.scsi_controllers_used": len({(d.controller if d.controller in ("nvme", "sata", "ide") else "scsi", d.bus)
+                                         for d in disks}) if disks else 0,
         "vm.heavy_io_shallow_queue": sum(1 for d in disks if d.heavy_io and d.controller == "pvscsi"
                                          and (d.queue_depth or 64) < 254) if disks else 0,
         "vm.nics": len(vm.nics),
         "vm.legacy_nics": sum(1 for n in vm.nics if n.adapter in _LEGACY_NICS) if vm.nics else 0,
-        "vm.intrmode_keys": kinds.count("intrmode"),
+        "vm.intrmode_keys": kinds.count("intrmode") if kinds else 0,
         "vm.intrmode_key_names": [spelling for kind, (spelling, _) in zip(kinds, adv.values(), strict=False)
-                                  if kind == "intrmode"],
+                                  if kind == "intrmode"] if kinds else [],
         # An I/O filter (VAIO) attached to a disk appears in the .vmx as <disk>.filters.
         "vm.io_filter_keys": filters,
         "vm.io_filter_disks": len(filters),
@@ -115,7 +115,7 @@ def vm_facts(vm: VM, unknown: frozenset[str] = frozenset()) -> dict[str, Any]:
         "vm.hpc_memory_bound": bool(vm.hpc and vm.hpc.memory_bound),
         "vm.memory_bound": bool(vm.memory_bound) or bool(vm.hpc and vm.hpc.memory_bound),
         "vm.containers_latency_critical": bool(vm.containers and vm.containers.latency_critical),
-        "vm.prefer_ht": bool(read_bool(prefer)),
+        "vm.prefer_ht": prefer is not None and bool(read_bool(prefer)),
         "vm.sriov_or_passthrough_nic": bool(vm.nics) and any(n.adapter in ("sriov", "passthrough") for n in vm.nics),
         "vm.hw_supports_vnuma": vnuma,
         "vm.hw_supports_vmxnet3": vmxnet3,
