@@ -76,9 +76,10 @@ class Placed:
     facts: dict[str, Any] = field(default_factory=dict)
     placement: Placement | None = None
     workloads: set[str] = field(default_factory=set)
-    # Each subject's topology_for answer, last subject first: pass 2 would ask the same of the
-    # same cache. Popped as pass 2 goes, so a large spec's answers are freed as its VMs are.
-    shapes: list[tuple[Topology, dict[str, Any], bool] | None] = field(default_factory=list)
+    # Each subject's VM and its topology_for answer, last subject first: pass 2 would ask the same
+    # of the same cache. Popped as pass 2 goes, so a large spec's answers are freed as its VMs
+    # are; an answer is used only for the very VM it was asked for (else pass 2 asks again).
+    shapes: list[tuple[VM, tuple[Topology, dict[str, Any], bool] | None]] = field(default_factory=list)
 
 
 # VMs of one group before its rules are combined into one CEL program: compiling costs about
@@ -189,7 +190,7 @@ class Evaluator:
             for s in subjects:
                 # With its layout's facts: built once per layout whichever pass asks first.
                 hit = topology_for(host, s.vm, version, s.unknown, placed.cache)
-                shapes.append(hit)
+                shapes.append((s.vm, hit))
                 if hit is not None:
                     known_topos.append((s.vm, hit[0]))
             shapes.reverse()
@@ -205,8 +206,9 @@ class Evaluator:
         self._context = (host, version, cache, cluster, place_facts)  # a resized VM's next pass (_again)
         shapes = placed.shapes
         for index, s in enumerate(subjects):
+            asked = shapes.pop() if shapes else None
             facts, topo = facts_for(host, s.vm, version, s.unknown, cache, cluster,
-                                    shapes.pop() if shapes else False)
+                                    asked[1] if asked is not None and asked[0] is s.vm else False)
             facts.update(place_facts)
             topo_dict: dict[str, Any] | None = None
             layouts: tuple[Layout, ...] = ()
