@@ -277,6 +277,11 @@ def _read_regular_fd(path: str | os.PathLike[str], limit: int, name: str) -> byt
                 break
             if size == want:  # grew since fstat (or no size): read on up to the limit
                 want = limit + 1
+            elif size == info.st_size:
+                # Stopped at exactly the fstat size: that is the whole file as fstat saw it, so
+                # the read that would only confirm the end (a syscall per file) is skipped.
+                # Growth after fstat is a race that no number of reads closes.
+                break
         return chunks[0] if len(chunks) == 1 else b"".join(chunks)
     finally:
         os.close(fd)

@@ -134,3 +134,31 @@ def test_read_bytes_reads_on_after_short_reads(tmp_path: Path, monkeypatch: pyte
     empty = tmp_path / "empty.vmx"
     empty.write_bytes(b"")
     assert yamlfile.read_bytes(empty) == b""
+
+
+def test_read_bytes_stops_at_the_fstat_size(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A file read to its fstat size takes one read (no second one to see the end); a file that
+    grew since fstat is still read on to its new end."""
+    path = tmp_path / "t.vmx"
+    path.write_bytes(b"x" * 5000)
+    real = os.read
+    calls: list[int] = []
+
+    def counted(fd: int, n: int) -> bytes:
+        calls.append(n)
+        return real(fd, n)
+
+    monkeypatch.setattr(yamlfile.os, "read", counted)
+    assert yamlfile.read_bytes(path) == b"x" * 5000
+    assert len(calls) == 1
+
+    def growing(fd: int, n: int) -> bytes:
+        if not calls:
+            with path.open("ab") as more:
+                more.write(b"y" * 3000)
+        calls.append(n)
+        return real(fd, n)
+
+    calls.clear()
+    monkeypatch.setattr(yamlfile.os, "read", growing)
+    assert yamlfile.read_bytes(path) == b"x" * 5000 + b"y" * 3000
