@@ -636,9 +636,13 @@ class VmxEntries:
 # Stray quotes, text after a closing quote and other odd lines match nothing. A bare value may
 # not start with a blank or a quote, so backtracking cannot turn a broken quoted value into a
 # bare one.
-_WS_CLASS = r"[ \t\r\f\v]*"
-_REGULAR = (_WS_CLASS + r'(?:([^ \t\r\f\v\n="#][^ \t\r\f\v\n="]*)' + _WS_CLASS + "=" + _WS_CLASS
-            + r'(?:(")|(?![ \t\r\f\v"]))((?(2)[^"\n]*|[^\n]*?))(?(2)")|#[^\n]*)?' + _WS_CLASS + r"$")
+# The runs are possessive (`*+`): what follows each can never match a character it took (a
+# key or blank run is followed by `=`, a blank or the line's end; a quoted value by its quote;
+# a comment by the line's end), so giving characters back never finds another match, and the
+# engine stops keeping the states to try it (this regex reads every line `advisor lint` sees).
+_WS_CLASS = r"[ \t\r\f\v]*+"
+_REGULAR = (_WS_CLASS + r'(?:([^ \t\r\f\v\n="#][^ \t\r\f\v\n="]*+)' + _WS_CLASS + "=" + _WS_CLASS
+            + r'(?:(")|(?![ \t\r\f\v"]))((?(2)[^"\n]*+|[^\n]*?))(?(2)")|#[^\n]*+)?' + _WS_CLASS + r"$")
 # Groups: the key, the opening quote (empty for a bare value) and the value, quoted or bare.
 _REGULAR_LINE = re.compile(r"^" + _REGULAR, re.M)
 # The same, and any other line whole (group 4) for the full parser's line parser: one row per line.

@@ -682,3 +682,21 @@ def test_corpus_is_present_or_skipped() -> None:
     if not _corpus_files():
         pytest.skip("shared corpus not available")
     assert len(_corpus_files()) >= 30
+
+
+# The line regex as it was before its runs became possessive: the possessive one must find the
+# very same rows (giving characters back can never match, so it must never change a row).
+_WS_GREEDY = r"[ \t\r\f\v]*"
+_REGULAR_GREEDY = (_WS_GREEDY + r'(?:([^ \t\r\f\v\n="#][^ \t\r\f\v\n="]*)' + _WS_GREEDY + "=" + _WS_GREEDY
+                   + r'(?:(")|(?![ \t\r\f\v"]))((?(2)[^"\n]*|[^\n]*?))(?(2)")|#[^\n]*)?' + _WS_GREEDY + r"$")
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet=' \t\r\f\v\n="#ab|\u00e9', max_size=80))
+def test_possessive_line_regex_finds_the_rows_the_greedy_one_did(text: str) -> None:
+    import re
+
+    from advisor.vmx import document
+
+    assert document._REGULAR_LINE.findall(text) == re.findall("^" + _REGULAR_GREEDY, text, re.M)
+    assert document._ANY_LINE.findall(text) == re.findall(f"^(?:{_REGULAR_GREEDY}|([^\\n]*)$)", text, re.M)
