@@ -126,19 +126,23 @@ def unescape(raw: str, charset: str = "utf-8") -> str:
     # Text and runs alternate; the runs (`|0A`, `|22` over and over in annotations and guest
     # info) are decoded once per distinct run and charset.
     parts = _ESCAPE_RUN_SPLIT.split(raw)
-    parts[1::2] = map(_decoded_run, parts[1::2], repeat(charset))
+    runs = parts[1::2]
+    # Runs are nearly always short: then each goes straight to the cache (no Python call per run).
+    decode = _decoded_short_run if max(map(len, runs), default=0) <= _SHORT_RUN else _decoded_run
+    parts[1::2] = map(decode, runs, repeat(charset))
     return "".join(parts)
 
 
 def _decoded_run(run: str, charset: str) -> str:
     # Short runs only are kept: the cache stays small whatever a file holds.
-    return _decoded_short_run(run, charset) if len(run) <= 24 else _decode_run(run, charset)
+    return _decoded_short_run(run, charset) if len(run) <= _SHORT_RUN else _decode_run(run, charset)
 
 
 def _decode_run(run: str, charset: str) -> str:
     return bytes.fromhex(run.replace("|", "")).decode(charset, "surrogateescape")
 
 
+_SHORT_RUN = 24  # characters: eight escapes
 _decoded_short_run = lru_cache(maxsize=4096)(_decode_run)
 
 
