@@ -84,10 +84,19 @@ _DIGITS_RE = re.compile(r"\d+")
 _CANONICAL = {_DIGITS_RE.sub("#", t.lower()): t for t in _CANONICAL_TEMPLATES}
 
 
-@lru_cache(maxsize=4096)
 def canonical_key(key: str) -> str:
     """VMware's spelling of ``key`` (``NUMVCPUS`` -> ``numvcpus``, ``scsi0:1.filename`` ->
     ``scsi0:1.fileName``); keys advisor has no opinion on are returned unchanged."""
+    # Keys repeat across VMs and files: short ones are spelled once. A long one (a hostile
+    # file's) is not kept, so the memo stays small whatever the inputs hold.
+    return _canonical_key(key) if len(key) <= _CACHED_KEY else _canonical_key.__wrapped__(key)
+
+
+_CACHED_KEY = 256  # characters; VMware's own keys are a few dozen
+
+
+@lru_cache(maxsize=4096)
+def _canonical_key(key: str) -> str:
     template = _CANONICAL.get(_DIGITS_RE.sub("#", key.lower()))
     numbers = _DIGITS_RE.findall(key)
     # A key that spells a '#' itself (`scsi0:#.present`) matches a template without the numbers

@@ -374,6 +374,18 @@ def test_canonical_key(key: str, canonical: str) -> None:
     assert canonical_key(key) == canonical
 
 
+def test_key_spellings_are_kept_only_for_short_keys_and_bounded() -> None:
+    from advisor.vmx import spelling
+
+    spelling._canonical_key.cache_clear()
+    long_key = "ETHERNET0." + "x" * 100_000  # a hostile file's key: spelled, never kept
+    assert canonical_key(long_key) == long_key
+    assert spelling._canonical_key.cache_info().currsize == 0
+    for n in range(5_000):
+        assert canonical_key(f"ETHERNET{n}.VIRTUALDEV") == f"ethernet{n}.virtualDev"
+    assert spelling._canonical_key.cache_info().currsize <= 4096
+
+
 def test_volatile_keys() -> None:
     assert "numa.autosize.cookie" in VOLATILE_KEYS
     for key in ["NUMA.AUTOSIZE.COOKIE", "uuid.bios", "ethernet0.generatedAddress", "scsi0.pciSlotNumber"]:
