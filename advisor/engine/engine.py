@@ -259,8 +259,13 @@ class Evaluator:
         if not group.partial:
             return fired, ()
         undecided = []
+        if batched is not None:
+            if group.solo_of is not group.likely:
+                group.solo_of, group.solo = group.likely, tuple(r for r in group.partial if id(r) not in settled)
+            solo = iter(self._decisions.decide_each(group.solo, known, activation, group.unknown))
         for rule in group.partial:
-            holds = settled[id(rule)] if id(rule) in settled else decide(rule, known, activation, group.unknown)
+            holds = settled[id(rule)] if id(rule) in settled else (
+                next(solo) if batched is not None else decide(rule, known, activation, group.unknown))
             if holds is None:
                 undecided.append(rule)
             elif holds:

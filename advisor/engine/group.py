@@ -28,6 +28,10 @@ class Group:
     # so the program is compiled at most once more than there are partial rules.
     likely: tuple[Rule, ...] = ()
     batched: tuple[Rule, ...] = ()
+    # The partial rules left out of `likely` (decided one by one alongside the combined
+    # program), and the `likely` they were taken from.
+    solo: tuple[Rule, ...] = ()
+    solo_of: tuple[Rule, ...] | None = None
     # The "not evaluated" lines of its VMs, one shared tuple per distinct set of undecided rules
     # (a run may hold ten thousand VMs of a few shapes).
     undecided: dict[tuple[str, ...], tuple[str, ...]] = field(default_factory=dict)
@@ -87,13 +91,18 @@ class Decisions:
     may leave it undecided: all of that is the key. Values are keyed with their type (1, 1.0 and
     True are equal in Python, not in CEL)."""
 
-    __slots__ = ("calls", "names", "table")
+    __slots__ = ("calls", "names", "sets", "table", "together")
 
     def __init__(self) -> None:
         self.table: dict[tuple[Any, ...], bool | None] = {}
-        # id(rule) -> (its facts, whether one is a string or a list); None: not memoized
-        self.names: dict[int, tuple[tuple[str, ...], bool] | None] = {}
+        # id(rule) -> (its number and boolean facts, its string and list facts); None: not memoized
+        self.names: dict[int, tuple[tuple[str, ...], tuple[str, ...]] | None] = {}
         self.calls: dict[int, int] = {}
+        # The same for a tuple of rules decided together (`decide_each`), by the union of their
+        # facts: id(rules) -> (the tuple itself, so that its id is not reused; the union as in
+        # `names`, None: not memoized).
+        self.sets: dict[int, tuple[tuple[Rule, ...], tuple[tuple[str, ...], tuple[str, ...]] | None]] = {}
+        self.together: dict[tuple[Any, ...], tuple[bool | None, ...]] = {}
 
     def decide(self, rule: Rule, known: dict[str, Any], activation: Any, unknown: frozenset[str]) -> bool | None:
         key = self._key(rule, known, unknown)
@@ -107,6 +116,38 @@ class Decisions:
                 self.table[key] = value
         return value  # type: ignore[return-value]
 
+    def decide_each(self, rules: tuple[Rule, ...], known: dict[str, Any], activation: Any,
+                    unknown: frozenset[str]) -> tuple[bool | None, ...]:
+        """`decide` for each of `rules`, with one key for them all: a group's partial rules left
+        out of its combined program (~20 per template without a host) are mostly decided on
+        the same values, and building one key per rule cost more than deciding them."""
+        key = self._set_key(rules, known, unknown)
+        try:
+            values = self.together.get(key) if key is not None else None
+        except TypeError:  # a value that does not hash: not kept
+            key, values = None, None
+        if values is None:
+            values = tuple(self.decide(rule, known, activation, unknown) for rule in rules)  # errors raise
+            if key is not None and len(self.together) < MEMO_ENTRIES:
+                self.together[key] = values
+        return values
+
+    def _set_key(self, rules: tuple[Rule, ...], known: dict[str, Any],
+                 unknown: frozenset[str]) -> tuple[Any, ...] | None:
+        hit = self.sets.get(id(rules))
+        if hit is None:
+            # Each rule's answer depends on its own facts only once reads_only proved it (`_key`,
+            # after MEMO_AFTER calls of its own): until then, no key.
+            if not rules or any(id(rule) not in self.names for rule in rules) or len(self.sets) >= MEMO_ENTRIES:
+                return None
+            entries = [self.names[id(rule)] for rule in rules]
+            union: tuple[tuple[str, ...], tuple[str, ...]] | None = None
+            if all(entry is not None for entry in entries):
+                union = (tuple(sorted({n for entry in entries if entry for n in entry[0]})),
+                         tuple(sorted({n for entry in entries if entry for n in entry[1]})))
+            hit = self.sets[id(rules)] = (rules, union)
+        return self._values_key(id(rules), hit[1], known, unknown)
+
     def _key(self, rule: Rule, known: dict[str, Any], unknown: frozenset[str]) -> tuple[Any, ...] | None:
         if id(rule) not in self.names:  # not checked yet
             calls = self.calls[id(rule)] = self.calls.get(id(rule), 0) + 1
@@ -115,19 +156,26 @@ class Decisions:
             from advisor.engine.conditions import reads_only
             from advisor.facts.names import BOOL, DOUBLE, FACTS, INT
 
-            names = tuple(sorted(rule.facts))
-            sized = any(FACTS[n].type not in (INT, DOUBLE, BOOL) for n in names)
-            self.names[id(rule)] = (names, sized) if reads_only(rule.d.when, names) else None
-        entry = self.names[id(rule)]
+            names = sorted(rule.facts)
+            plain = tuple(n for n in names if FACTS[n].type in (INT, DOUBLE, BOOL))
+            sized = tuple(n for n in names if FACTS[n].type not in (INT, DOUBLE, BOOL))
+            self.names[id(rule)] = (plain, sized) if reads_only(rule.d.when, names) else None
+        return self._values_key(id(rule), self.names[id(rule)], known, unknown)
+
+    @staticmethod
+    def _values_key(ident: int, entry: tuple[tuple[str, ...], tuple[str, ...]] | None, known: dict[str, Any],
+                    unknown: frozenset[str]) -> tuple[Any, ...] | None:
         if entry is None:
             return None
-        names, sized = entry
-        values = tuple(map(known.get, names))  # None: left out (known_values holds no None)
-        if sized:
-            if sum(map(_size, values)) > MEMO_SIZE:
-                return None
-            values = tuple(_listed(v) for v in values)
-        return id(rule), bool(unknown), values, tuple(map(type, values))
+        plain, sized = entry
+        values = tuple(map(known.get, plain))  # None: left out (known_values holds no None)
+        if not sized:
+            return ident, bool(unknown), values, tuple(map(type, values))
+        texts = tuple(map(known.get, sized))
+        if sum(map(_size, texts)) > MEMO_SIZE:
+            return None
+        return ident, bool(unknown), values, tuple(map(type, values)), tuple(map(_listed, texts)), \
+            tuple(map(type, texts))
 
 
 def _size(value: Any) -> int:
