@@ -30,7 +30,7 @@ from advisor.engine.conditions import (
     known_values,
 )
 from advisor.engine.fixpoint import MAX_PASSES, resizes, settle
-from advisor.engine.group import Decisions, all_bools, decide
+from advisor.engine.group import OUTCOMES, Decisions, all_bools, decide
 from advisor.engine.group import Group as _Group
 from advisor.engine.hostresult import capacity_summary, host_result, vm_layouts
 from advisor.engine.policy import Exemption, Policy
@@ -250,43 +250,66 @@ class Evaluator:
         lines of those the known facts cannot settle."""
         activation, decide = self.env.Activation(known), self._decisions.decide
         batched = self._fired_batched(group, activation)
-        if batched is None:
-            # A condition that fails at run time fails the combined list (so does a likely rule
-            # left undecided): each rule on its own reports which one and why.
-            fired, settled = [r for r in group.known if decide(r, known, activation, frozenset())], dict[int, bool]()
-        else:
-            fired, settled = batched
+        if batched is not None:
+            fired, likely = batched
+            if group.partial:
+                partial, lines = self._partial_batched(group, likely, known, activation)
+                fired.extend(partial)
+                return fired, lines
+            return fired, ()
+        # A condition that fails at run time fails the combined list (so does a likely rule left
+        # undecided): each rule on its own reports which one and why.
+        fired = [r for r in group.known if decide(r, known, activation, frozenset())]
         if not group.partial:
             return fired, ()
         undecided = []
-        if batched is not None:
-            if group.solo_of is not group.likely:
-                group.solo_of, group.solo = group.likely, tuple(r for r in group.partial if id(r) not in settled)
-            solo = iter(self._decisions.decide_each(group.solo, known, activation, group.unknown))
         for rule in group.partial:
-            holds = settled[id(rule)] if id(rule) in settled else (
-                next(solo) if batched is not None else decide(rule, known, activation, group.unknown))
+            holds = decide(rule, known, activation, group.unknown)
             if holds is None:
                 undecided.append(rule)
             elif holds:
                 fired.append(rule)
-        if batched is None and undecided:  # never grows: a rule once undecided stays a call of its own
+        if undecided:  # never grows: a rule once undecided stays a call of its own
             left = {id(r) for r in undecided}
-            likely = tuple(r for r in group.likely if id(r) not in left)
-            if len(likely) < len(group.likely):
-                group.likely = likely
+            likely_left = tuple(r for r in group.likely if id(r) not in left)
+            if len(likely_left) < len(group.likely):
+                group.likely = likely_left
+        return fired, self._undecided_lines(group, undecided)
+
+    def _partial_batched(self, group: _Group, likely: tuple[bool, ...], known: dict[str, Any],
+                         activation: Any) -> tuple[tuple[Rule, ...], tuple[str, ...]]:
+        """The partial rules that hold, in order, and the "not evaluated" lines of those left
+        undecided, given how the combined program settled the likely ones: the rest (`solo`) are
+        decided together, and each distinct outcome is sorted out once per group."""
+        if group.solo_of is not group.likely:
+            left = set(map(id, group.likely))
+            group.solo_of, group.solo = group.likely, tuple(r for r in group.partial if id(r) not in left)
+            group.outcomes = {}
+        solo = self._decisions.decide_each(group.solo, known, activation, group.unknown)
+        hit = group.outcomes.get((likely, solo))
+        if hit is None:
+            holds: dict[int, bool | None] = dict(zip(map(id, group.likely), likely, strict=True))
+            holds.update(zip(map(id, group.solo), solo, strict=True))
+            hit = (tuple(r for r in group.partial if holds[id(r)]),
+                   self._undecided_lines(group, [r for r in group.partial if holds[id(r)] is None]))
+            if len(group.outcomes) < OUTCOMES:
+                group.outcomes[(likely, solo)] = hit
+        return hit
+
+    @staticmethod
+    def _undecided_lines(group: _Group, undecided: list[Rule]) -> tuple[str, ...]:
         ids = tuple(r.id for r in undecided)
         lines = group.undecided.get(ids)
         if lines is None:
             lines = group.undecided[ids] = tuple(
                 needs_text(r.id, r.facts & group.unknown, group.hosted) for r in undecided
             )
-        return fired, lines
+        return lines
 
-    def _fired_batched(self, group: _Group, activation: Any) -> tuple[list[Rule], dict[int, bool]] | None:
-        """The known rules that hold and how the likely partial rules settle (by id of the rule),
-        from one CEL call once the group is common enough to repay compiling the combined program;
-        None when that call cannot say."""
+    def _fired_batched(self, group: _Group, activation: Any) -> tuple[list[Rule], tuple[bool, ...]] | None:
+        """The known rules that hold and how the likely partial rules settle (in the order of
+        `group.likely`), from one CEL call once the group is common enough to repay compiling the
+        combined program; None when that call cannot say."""
         group.seen += 1
         if group.seen < _BATCH_AFTER or not (group.known or group.likely):
             return None
@@ -299,7 +322,7 @@ class Evaluator:
         if results is None:
             return None
         fired = [rule for rule, holds in zip(group.known, results, strict=False) if holds]
-        return fired, {id(rule): holds for rule, holds in zip(group.likely, results[count:], strict=True)}
+        return fired, tuple(results[count:])
 
     def _evaluate_vm(self, s: Subject, facts: dict[str, Any], topo: dict[str, Any] | None, host: Host | None,
                      version: Version | None, layouts: tuple[Layout, ...] = ()) -> None:

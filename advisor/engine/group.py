@@ -32,9 +32,17 @@ class Group:
     # program), and the `likely` they were taken from.
     solo: tuple[Rule, ...] = ()
     solo_of: tuple[Rule, ...] | None = None
+    # (how the likely rules settled, how the solo ones did) -> the partial rules that hold and
+    # the "not evaluated" lines: at most OUTCOMES, emptied when `solo` changes.
+    outcomes: dict[tuple[tuple[bool, ...], tuple[bool | None, ...]],
+                   tuple[tuple[Rule, ...], tuple[str, ...]]] = field(default_factory=dict)
     # The "not evaluated" lines of its VMs, one shared tuple per distinct set of undecided rules
     # (a run may hold ten thousand VMs of a few shapes).
     undecided: dict[tuple[str, ...], tuple[str, ...]] = field(default_factory=dict)
+
+
+# Outcomes of a group's partial rules kept per group: VMs of a group mostly share a few.
+OUTCOMES = 1 << 10
 
 
 def all_bools(program: Any, activation: Any, count: int) -> list[bool] | None:
