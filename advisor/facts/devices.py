@@ -49,6 +49,8 @@ def host_bound(adv: dict[str, tuple[str, str]]) -> tuple[list[str], list[str]]:
         return [], []
     found: dict[str, str] = {}
     for low, (spelling, text) in adv.items():
+        if "type" not in low and "present" not in low:  # every pattern below needs one of them
+            continue
         value = text.strip().lower()
         if (match := _CONNECTED_DEVICE.match(low)) and value in _HOST_BACKINGS:
             device = match[1]
