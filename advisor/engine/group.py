@@ -52,7 +52,8 @@ def all_bools(program: Any, activation: Any, count: int) -> list[bool] | None:
         results = program.eval(activation).plain_value()
     except RuntimeError:  # e.g. CEL's comprehension iteration budget
         return None
-    if not isinstance(results, list) or len(results) != count or not all(r is True or r is False for r in results):
+    # bool has no subclasses: its type is bool exactly when a result is True or False.
+    if not isinstance(results, list) or len(results) != count or (results and set(map(type, results)) != {bool}):
         return None
     return results
 
