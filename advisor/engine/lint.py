@@ -263,7 +263,7 @@ def lint(files: Sequence[str | Path], job: LintJob, jobs: int | None = None,
     import multiprocessing
 
     chunks = _chunks([str(p) for p in files], workers)
-    parts: list[Run] = []
+    parts: list[Run | None] = [None] * len(chunks)
     context = multiprocessing.get_context("fork" if hasattr(os, "fork") else "spawn")
     # Frozen objects are never visited by the collector: forked workers then leave the pages
     # they share with this process (modules, the catalog) unwritten instead of copying them.
@@ -274,14 +274,15 @@ def lint(files: Sequence[str | Path], job: LintJob, jobs: int | None = None,
         # 0.25 s of the parent's 0.6 s, beside both workers on two cores).
         with gc_paused(kept=True), cf.ProcessPoolExecutor(
                 max_workers=workers, mp_context=context, initializer=_start_worker, initargs=(job,)) as pool:
-            futures = {pool.submit(_worker, chunk): len(chunk) for chunk in chunks}
+            futures = {pool.submit(_worker, chunk): index for index, chunk in enumerate(chunks)}
             for future in cf.as_completed(futures):
-                parts.append(future.result())
+                parts[futures[future]] = future.result()
                 if progress:
-                    progress(futures[future])
+                    progress(len(chunks[futures[future]]))
     finally:
         gc.unfreeze()
-    return merge(parts, Evaluator(catalog, job.policy, full_vmx=False, keep_recommendations=False))
+    return merge([part for part in parts if part is not None],
+                 Evaluator(catalog, job.policy, full_vmx=False, keep_recommendations=False))
 
 
 def _chunks(files: list[str], workers: int) -> list[list[str]]:
@@ -297,15 +298,13 @@ def _chunks(files: list[str], workers: int) -> list[list[str]]:
 
 
 def merge(parts: list[Run], evaluator: Evaluator) -> Run:
+    """The workers' runs as one, taken in the order of their chunks: chunks are consecutive
+    slices of the files, so files, VMs, errors and notes come out in the order one process
+    reads them, whatever the number of workers (sorting them instead made the output depend on
+    --jobs, and so on the machine's CPU count)."""
     run = evaluator.run
     for part in parts:
         run.absorb(part)
-    run.vms.sort(key=lambda v: (v.file, v.line or 0, v.name))
-    run.errors.sort(key=lambda e: (e.file, e.line or 0))
-    run.hosts.sort(key=lambda h: (h.file, h.name))  # workers finish in any order
-    run.files.sort()
-    run.notes.sort()
-    run.evaluated.sort(key=lambda e: (e[2], e[1]))  # by file and subject: independent of scheduling
     return evaluator.finish()
 
 

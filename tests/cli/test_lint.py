@@ -117,19 +117,27 @@ def test_bad_file_is_an_input_error_and_others_still_run(tmp_path):
     assert "bad.vmx" in result.stderr and "Traceback" not in result.stderr
 
 
-def test_parallel_output_is_identical_to_serial(tmp_path):
+@pytest.mark.parametrize("fmt", ["json", "junit"])
+@pytest.mark.parametrize("named", [False, True], ids=["folder", "named-in-reverse"])
+def test_parallel_output_is_identical_to_serial(tmp_path, fmt, named):
     for i in range(12):
         (tmp_path / f"vm{i:02d}.vmx").write_text(
             WIDE_VMX.replace("sql-wide", f"vm{i}").replace('"64"', f'"{4 * (i + 1)}"')
+            # a note per file that sorts after the files' own ("vm ..." after "/tmp/...")
+            + ('encryption.data = "x"\n' if i % 3 else "")
         )
-    serial = advisor(
-        "lint", str(tmp_path), "--host", "hp-dl580-g7", "--format", "json", "--jobs", "1", "--fail-on", "never"
-    )
-    parallel = advisor(
-        "lint", str(tmp_path), "--host", "hp-dl580-g7", "--format", "json", "--jobs", "2", "--fail-on", "never"
-    )
+    # Files named on the command line are read in the order given, by one process or several.
+    where = sorted((str(p) for p in tmp_path.glob("*.vmx")), reverse=True) if named else [str(tmp_path)]
+    common = ["--host", "hp-dl580-g7", "--format", fmt, "--fail-on", "never"]
+    serial = advisor("lint", *where, *common, "--jobs", "1")
+    parallel = advisor("lint", *where, *common, "--jobs", "2")
     assert serial.returncode == parallel.returncode == 0
-    assert json.loads(serial.stdout) == json.loads(parallel.stdout)
+    assert serial.stdout == parallel.stdout
+    if fmt == "json":
+        doc = json.loads(serial.stdout)
+        if named:
+            assert [Path(f).name for f in doc["files"]] == [Path(f).name for f in where]
+        assert any("encrypted" in n for n in doc["notes"])
 
 
 def test_unresolved_terraform_variable_is_unknown_not_guessed(tmp_path):
