@@ -288,7 +288,7 @@ def _read_regular_fd(path: str | os.PathLike[str], limit: int, name: str) -> byt
 
 
 @contextmanager
-def gc_paused(kept: bool = False) -> Iterator[None]:
+def gc_paused(kept: bool = False, kept_min: int | None = None) -> Iterator[None]:
     """Pause the cyclic garbage collector while a document is built.
 
     Building a large document allocates hundreds of thousands of containers and no garbage
@@ -303,6 +303,8 @@ def gc_paused(kept: bool = False) -> Iterator[None]:
     oldest generation, a list splice; cycles there are still found by full collections. Only
     after a block that built many objects (a small file keeps the collector's usual course),
     and only by the outermost pause (a kept block inside lint's loop promotes nothing of it).
+    kept_min: that many objects at least (default _KEPT_MIN); 0 for a block known to build
+    what the whole run keeps (a command's start-up).
     """
     was_enabled = gc.isenabled()
     gc.disable()
@@ -310,7 +312,7 @@ def gc_paused(kept: bool = False) -> Iterator[None]:
         yield
     finally:
         if was_enabled:
-            if kept and gc.get_count()[0] >= _KEPT_MIN:
+            if kept and gc.get_count()[0] >= (_KEPT_MIN if kept_min is None else kept_min):
                 gc.freeze()
                 gc.unfreeze()
             gc.enable()

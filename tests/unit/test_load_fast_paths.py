@@ -88,3 +88,13 @@ def test_a_kept_pause_moves_a_large_build_to_the_oldest_generation_only(monkeypa
     _built_in_a_pause(2 * yamlfile._KEPT_MIN, kept=True)
     assert frozen == [True]
     assert gc.isenabled()
+
+
+@pytest.mark.skipif(not gc.isenabled(), reason="the collector is off in this process")
+def test_a_start_up_pause_promotes_even_a_small_build() -> None:
+    # kept_min=0: a command's start-up (advisor.commands.common.settings) builds what the run keeps.
+    gc.collect()
+    with yamlfile.gc_paused(kept=True, kept_min=0):
+        built = [[i] for i in range(100)]
+    assert _in_oldest(built)
+    assert gc.isenabled()
