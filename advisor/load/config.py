@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import os
+import re
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -117,14 +118,37 @@ def _from_yaml(path: Path) -> LoadedConfig:
                                                  for i in range(len(config.exemptions))))
 
 
-def _from_pyproject(path: Path) -> LoadedConfig | None:
-    import tomllib
+# The spellings of the keys `tool` and `advisor` in TOML without escapes: bare, "basic" or 'literal'.
+_TOOL = rb"""(?:tool|"tool"|'tool')"""
+_ADVISOR = rb"""(?:advisor|"advisor"|'advisor')"""
+# The dotted key tool.advisor anywhere: a [tool.advisor...] header or a top-level dotted key.
+_TOOL_DOT_ADVISOR = re.compile(_TOOL + rb"[ \t]*\.[ \t]*" + _ADVISOR)
+# A [tool] (or [[tool]]) table, whose own keys may be `advisor`, or a top-level `tool = {...}`.
+_TOOL_ITSELF = re.compile(rb"\[\[?[ \t]*" + _TOOL + rb"[ \t]*\]|" + _TOOL + rb"[ \t]*=")
 
+
+def may_hold_advisor(raw: bytes) -> bool:
+    """Whether a pyproject.toml could define [tool.advisor] (never False when it does).
+
+    Without a backslash no key is spelled with escapes, so the table needs the key `advisor`
+    written out: after `tool.` (the header [tool.advisor], the key tool.advisor.select), or
+    anywhere in a file that defines `tool` itself ([tool] holding `advisor = ...`, or
+    tool = {advisor = ...}). Matches inside strings and comments only mean the file is parsed.
+    A project's own pyproject.toml names advisor as a dependency or a script, and is skipped.
+    """
+    if b"\\" in raw:
+        return True
+    return bool(_TOOL_DOT_ADVISOR.search(raw)) or (b"advisor" in raw and bool(_TOOL_ITSELF.search(raw)))
+
+
+def _from_pyproject(path: Path) -> LoadedConfig | None:
     from advisor.load.yamlfile import long_number_line, read_bytes
 
     raw = read_bytes(path)
-    if b"advisor" not in raw:  # no [tool.advisor] section: not parsed at all (tomllib is pure Python)
+    if not may_hold_advisor(raw):  # not parsed at all: tomllib is pure Python, a millisecond or two
         return None
+    import tomllib
+
     if len(raw) > MAX_CONFIG_BYTES:
         raise InputError(f"a pyproject.toml with an advisor section is read up to {MAX_CONFIG_BYTES >> 20} MiB",
                          file=str(path))

@@ -28,6 +28,7 @@ NOT_ON_CHECK = (
     "difflib",  # `advisor fix`'s diff, and the suggestions for a mistyped rule id
     "advisor.commands.collect",  # `collect vcenter` and check --vcenter (advisor.commands.vcenter_options)
     "json",  # the catalog cache is read by pydantic-core; json writes entries (and the json formats)
+    "tomllib",  # only a pyproject.toml that may hold [tool.advisor] is parsed (advisor.load.config)
 )
 
 _RUN = """
@@ -67,6 +68,8 @@ def test_check_imports_nothing_it_does_not_use(tmp_path: Path) -> None:
     cache.mkdir(mode=0o700)
     spec = tmp_path / "spec.yaml"
     spec.write_bytes((REPO / "examples" / "sql-server-64vcpu.yaml").read_bytes())
+    # A project's pyproject.toml that names advisor (as advisor's own does) but has no [tool.advisor].
+    (tmp_path / "pyproject.toml").write_bytes((REPO / "pyproject.toml").read_bytes())
     first = _check(spec, cache)  # the first run writes the catalog's cache entry
     assert list(cache.glob("catalog-*.json"))
     assert first["seeds_read"] == 1  # building the entry read the seed papers' titles
