@@ -6,6 +6,8 @@ each subcommand module (advisor/commands/<name>.py) is loaded on demand.
 
 from __future__ import annotations
 
+import atexit
+import gc
 import importlib
 import os
 import sys
@@ -74,6 +76,14 @@ def main() -> None:
     traceback unless --debug (or ADVISOR_DEBUG=1) asks for it."""
     from advisor.errors import InputError, printable
 
+    # The interpreter's exit collects garbage several times over every object still alive (the
+    # modules, the rules, the run): about a sixth of a small check's CPU. Frozen when the exit
+    # begins, they are skipped, and freed with the process as they would be anyway;
+    # atexit handlers, stdio flushing and module teardown run as before. At exit, not now, so
+    # a caller running main() in its own process keeps its collector until then; registered
+    # once however often it is called.
+    atexit.unregister(gc.freeze)
+    atexit.register(gc.freeze)
     debug = "--debug" in sys.argv[1:] or os.environ.get("ADVISOR_DEBUG") == "1"
     try:
         code = group.main(prog_name="advisor", standalone_mode=False)
