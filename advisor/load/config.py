@@ -11,74 +11,47 @@ file that states them.
 
 from __future__ import annotations
 
-import datetime as _dt
 import os
 import re
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Annotated, Any
-
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any
 
 from advisor.errors import InputError
-from advisor.load.validation import to_input_errors
-from advisor.vocab import FailOnName, SeverityName
+
+if TYPE_CHECKING:
+    from advisor.load.configmodel import Config
 
 CONFIG_NAMES = (".advisor.yaml", ".advisor.yml")
-FailOn = FailOnName
-Severity = SeverityName
 
 
 # A configuration is a few dozen lines; these bounds keep a huge one from costing minutes (each
 # exclude pattern is compiled to a regular expression, each exemption is checked per finding).
 MAX_CONFIG_BYTES = 1 << 20
 MAX_ITEMS = 1000
-_Short = Annotated[str, Field(max_length=1000)]
 
 
-def _items(description: str) -> Any:
-    """A list setting of at most MAX_ITEMS entries."""
-    return Field(default_factory=list, max_length=MAX_ITEMS, description=description)
+class Unset:
+    """The settings of a folder without a configuration: every one of Config's at its default.
+    A plain object, so a run without a configuration file builds none of the model classes
+    (advisor.load.configmodel: a millisecond of every start-up); tests/unit/test_config_unset.py
+    holds it to Config's defaults."""
+
+    __slots__ = ()
+    select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+    severity: Mapping[str, str] = MappingProxyType({})
+    fail_on: str | None = None
+    host: str | None = None
+    rules: tuple[str, ...] = ()
+    host_profiles: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
+    respect_gitignore: bool | None = None
+    exemptions: tuple[()] = ()
 
 
-class _Strict(BaseModel):
-    # Built on first use: most runs have no configuration file to validate.
-    model_config = ConfigDict(extra="forbid", defer_build=True)
-
-
-class ExemptionConfig(_Strict):
-    rule: str = Field(min_length=1, description="Rule id or prefix, or '*'.")
-    reason: str = Field(min_length=3, description="Why; required.")
-    vms: list[_Short] = _items("VM name globs (empty: every VM).")
-    paths: list[_Short] = _items("File globs (empty: every file).")
-    until: _dt.date | None = Field(None, description="Expiry date.")
-
-
-class Config(_Strict):
-    """Every key is optional; command-line flags override what is set here."""
-
-    select: list[_Short] = _items("Rule ids or prefixes to run (default: all).")
-    ignore: list[_Short] = _items("Rule ids or prefixes to skip.")
-    severity: dict[_Short, Severity] = Field(
-        default_factory=dict, max_length=MAX_ITEMS, description="Severity per rule id or prefix."
-    )
-    fail_on: FailOn | None = Field(None, description="Lowest severity that fails the run.")
-    host: str | None = Field(None, description="Default host profile or file for `advisor lint`.")
-    rules: list[_Short] = _items("Extra rule folders (organisation policies).")
-    host_profiles: list[_Short] = _items("Extra host profile folders.")
-    exclude: list[_Short] = _items("gitignore-style patterns `advisor lint` skips.")
-    respect_gitignore: bool | None = Field(
-        None, description="Folder walks skip what git ignores (.gitignore, .git/info/exclude); default true."
-    )
-    exemptions: list[ExemptionConfig] = Field(default_factory=list, max_length=MAX_ITEMS)
-
-
-def _defaults() -> Config:
-    """The configuration of a folder without one: every setting at its default, all unset. The
-    defaults are filled in here: pydantic's model_construct would inspect the signature of each
-    default factory first, a few milliseconds of every run's start-up."""
-    values = {name: f.default_factory() if f.default_factory is not None else f.default  # type: ignore[call-arg]  # none takes data
-              for name, f in Config.model_fields.items()}
-    return Config.model_construct(_fields_set=set(), **values)
+UNSET = Unset()
 
 
 class LoadedConfig:
@@ -89,7 +62,7 @@ class LoadedConfig:
 
     def __init__(self, config: Config | None = None, file: str | None = None,
                  exemption_lines: tuple[int | None, ...] = ()) -> None:
-        self.config = _defaults() if config is None else config
+        self.config: Config | Unset = UNSET if config is None else config
         self.file = file
         # The line of each `exemptions:` item (YAML); None where the format has none (TOML).
         self.exemption_lines = exemption_lines
@@ -102,6 +75,10 @@ class LoadedConfig:
 
 
 def _from_yaml(path: Path) -> LoadedConfig:
+    from pydantic import ValidationError
+
+    from advisor.load.configmodel import Config
+    from advisor.load.validation import to_input_errors
     from advisor.load.yamlfile import loads, read_bytes
 
     root = loads(read_bytes(path, MAX_CONFIG_BYTES), str(path))
@@ -148,6 +125,11 @@ def _from_pyproject(path: Path) -> LoadedConfig | None:
     if not may_hold_advisor(raw):  # not parsed at all: tomllib is pure Python, a millisecond or two
         return None
     import tomllib
+
+    from pydantic import ValidationError
+
+    from advisor.load.configmodel import Config
+    from advisor.load.validation import to_input_errors
 
     if len(raw) > MAX_CONFIG_BYTES:
         raise InputError(f"a pyproject.toml with an advisor section is read up to {MAX_CONFIG_BYTES >> 20} MiB",
@@ -257,4 +239,6 @@ def load_config(explicit: str | None, inputs: list[str], found: dict[Path, Loade
 
 
 def schema() -> dict[str, Any]:
+    from advisor.load.configmodel import Config
+
     return Config.model_json_schema()

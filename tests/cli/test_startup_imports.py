@@ -29,6 +29,7 @@ NOT_ON_CHECK = (
     "advisor.commands.collect",  # `collect vcenter` and check --vcenter (advisor.commands.vcenter_options)
     "json",  # the catalog cache is read by pydantic-core; json writes entries (and the json formats)
     "tomllib",  # only a pyproject.toml that may hold [tool.advisor] is parsed (advisor.load.config)
+    "advisor.load.configmodel",  # the configuration's models: only when a configuration file is found
 )
 
 _RUN = """

@@ -1,0 +1,53 @@
+"""The configuration's settings as pydantic models, validated when a configuration file is
+found (advisor.load.config); a run without one does not build them."""
+
+from __future__ import annotations
+
+import datetime as _dt
+from typing import Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from advisor.load.config import MAX_ITEMS
+from advisor.vocab import FailOnName, SeverityName
+
+FailOn = FailOnName
+Severity = SeverityName
+_Short = Annotated[str, Field(max_length=1000)]
+
+
+def _items(description: str) -> Any:
+    """A list setting of at most MAX_ITEMS entries."""
+    return Field(default_factory=list, max_length=MAX_ITEMS, description=description)
+
+
+class _Strict(BaseModel):
+    # Built on first use: most runs have no configuration file to validate.
+    model_config = ConfigDict(extra="forbid", defer_build=True)
+
+
+class ExemptionConfig(_Strict):
+    rule: str = Field(min_length=1, description="Rule id or prefix, or '*'.")
+    reason: str = Field(min_length=3, description="Why; required.")
+    vms: list[_Short] = _items("VM name globs (empty: every VM).")
+    paths: list[_Short] = _items("File globs (empty: every file).")
+    until: _dt.date | None = Field(None, description="Expiry date.")
+
+
+class Config(_Strict):
+    """Every key is optional; command-line flags override what is set here."""
+
+    select: list[_Short] = _items("Rule ids or prefixes to run (default: all).")
+    ignore: list[_Short] = _items("Rule ids or prefixes to skip.")
+    severity: dict[_Short, Severity] = Field(
+        default_factory=dict, max_length=MAX_ITEMS, description="Severity per rule id or prefix."
+    )
+    fail_on: FailOn | None = Field(None, description="Lowest severity that fails the run.")
+    host: str | None = Field(None, description="Default host profile or file for `advisor lint`.")
+    rules: list[_Short] = _items("Extra rule folders (organisation policies).")
+    host_profiles: list[_Short] = _items("Extra host profile folders.")
+    exclude: list[_Short] = _items("gitignore-style patterns `advisor lint` skips.")
+    respect_gitignore: bool | None = Field(
+        None, description="Folder walks skip what git ignores (.gitignore, .git/info/exclude); default true."
+    )
+    exemptions: list[ExemptionConfig] = Field(default_factory=list, max_length=MAX_ITEMS)
