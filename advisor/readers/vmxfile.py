@@ -27,7 +27,8 @@ from typing import cast
 from advisor.errors import InputError
 from advisor.readers.base import ReadSetting, TemplateVM
 from advisor.readers.suppress import parse_suppression
-from advisor.vmx.document import VmxEntries, canonical_key, lines_mentioning, read_entries
+from advisor.vmx.document import VmxEntries, lines_mentioning, read_entries
+from advisor.vmx.spelling import canonical_keys
 
 KIND = "vmx"
 SUFFIXES = (".vmx", ".vmtx")
@@ -79,7 +80,7 @@ def read(path: Path, data: bytes) -> list[TemplateVM]:
     # hundred keys and lint reads thousands of files.
     vm = TemplateVM(name=name, file=str(path), kind=KIND, line=display.line if display else 1,
                     settings=cast("dict[str, ReadSetting]", effective),
-                    spelling=dict(zip(effective, map(canonical_key, map(_KEY, effective.values())), strict=True)))
+                    spelling=dict(zip(effective, canonical_keys(map(_KEY, effective.values())), strict=True)))
     vm.value_column = _value_columns(data, doc.encoding)
     _encrypted(vm, effective)
     vm.notes.extend(_duplicate_notes(doc))

@@ -377,13 +377,15 @@ def test_canonical_key(key: str, canonical: str) -> None:
 def test_key_spellings_are_kept_only_for_short_keys_and_bounded() -> None:
     from advisor.vmx import spelling
 
-    spelling._canonical_key.cache_clear()
+    spelling._SPELLED.clear()
     long_key = "ETHERNET0." + "x" * 100_000  # a hostile file's key: spelled, never kept
     assert canonical_key(long_key) == long_key
-    assert spelling._canonical_key.cache_info().currsize == 0
+    assert list(spelling.canonical_keys([long_key, "NUMVCPUS"])) == [long_key, "numvcpus"]
+    assert long_key not in spelling._SPELLED
     for n in range(5_000):
         assert canonical_key(f"ETHERNET{n}.VIRTUALDEV") == f"ethernet{n}.virtualDev"
-    assert spelling._canonical_key.cache_info().currsize <= 4096
+        assert len(spelling._SPELLED) <= 4096
+    assert canonical_key("ETHERNET7.VIRTUALDEV") == "ethernet7.virtualDev"  # spelled again once dropped
 
 
 def test_volatile_keys() -> None:
