@@ -770,13 +770,12 @@ def _regular_entries(rows: list[tuple[str, str, str]], codec: str, escapes: bool
     # One VmxEntry per entry line, built by C-level iterators (no Python frame per line: this
     # is the hottest loop of `advisor lint`); comment and blank lines have no key.
     # tuple.__new__ is what VmxEntry(...) ends in, without its Python-level __new__.
-    keys, values = list(map(_KEY, rows)), list(map(_VALUE, rows))
-    fields = zip(keys, values, values, count(1), map(bool, map(_QUOTE, rows)), strict=False)  # count() is endless
-    entries = list(map(_new_entry, compress(fields, keys)))
-    if escapes:  # `|XX` escapes: rare, decoded where they occur
-        entries = [entry._replace(value=unescape(entry.raw_value, codec)) if "|" in entry.raw_value else entry
-                   for entry in entries]
-    return entries
+    keys, raws = list(map(_KEY, rows)), list(map(_VALUE, rows))
+    # `|XX` escapes: rare, decoded where they occur (before the entries are made, not by
+    # remaking each entry that has one).
+    values = [unescape(raw, codec) if "|" in raw else raw for raw in raws] if escapes else raws
+    fields = zip(keys, values, raws, count(1), map(bool, map(_QUOTE, rows)), strict=False)  # count() is endless
+    return list(map(_new_entry, compress(fields, keys)))
 
 
 def _entries_line_by_line(rows: list[tuple[str, str, str, str]], codec: str,
