@@ -25,9 +25,13 @@ from pydantic import ValidationError
 from advisor.engine.engine import Evaluator, Exemption, Policy, Subject
 from advisor.errors import InputError
 from advisor.load.hosts import BUNDLED, HostProfiles
+from advisor.load.validation import to_input_errors
 from advisor.load.yamlfile import gc_paused
 from advisor.model.spec import VM
+from advisor.model.template import template_vm
 from advisor.report.findings import InputProblem, Run
+from advisor.vmx.mapping import ADVANCED_INDEX
+from advisor.vmx.templatefields import RECONCILED, template_fields
 
 PARALLEL_THRESHOLD = 64  # below this, starting processes costs more than it saves
 
@@ -68,11 +72,6 @@ def host_and_version(job: LintJob) -> tuple[Any, Any]:
 
 def template_subject(t: Any, workload: str | None = None) -> Subject:
     """A reader's TemplateVM as an engine Subject (raises InputError for invalid values)."""
-    from advisor.load.validation import to_input_errors
-    from advisor.model.template import template_vm
-    from advisor.vmx.mapping import ADVANCED_INDEX
-    from advisor.vmx.templatefields import RECONCILED, template_fields
-
     data, unknown, lines = template_fields(t)
     slots = data.pop("_nic_slots", None)
     keys = data.pop(RECONCILED)
