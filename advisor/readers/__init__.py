@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import sys
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from types import ModuleType
@@ -51,7 +52,8 @@ UNKNOWN_FORMAT = "not a template advisor can read (.vmx, .ovf/.ova, Packer, Terr
 
 
 def _module(name: str) -> ModuleType:
-    return importlib.import_module(f"advisor.readers.{name}")
+    # Once imported, a reader is looked up, not imported again (read_template asks for one per file).
+    return sys.modules.get(f"advisor.readers.{name}") or importlib.import_module(f"advisor.readers.{name}")
 
 
 def detect(path: Path, head: bytes) -> str | None:
