@@ -83,8 +83,10 @@ def read(path: Path, data: bytes) -> list[TemplateVM]:
                     spelling=dict(zip(effective, canonical_keys(map(_KEY, effective.values())), strict=True)))
     vm.value_column = _value_columns(data, doc.encoding)
     _encrypted(vm, effective)
-    vm.notes.extend(_duplicate_notes(doc))
-    vm.notes.extend(_parse_notes(doc))
+    if doc.duplicates:
+        vm.notes.extend(_duplicate_notes(doc))
+    if doc.warnings:
+        vm.notes.extend(_parse_notes(doc))
     _suppressions(vm, data, doc.encoding)
     return [vm]
 
