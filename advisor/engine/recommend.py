@@ -137,9 +137,10 @@ def _fix_keys(fix: dict[str, Any], resizer: _Resizer | None, combined: dict[str,
     resize = fix.get("resize") or {}
     if resizer is not None and resize:
         own = resizer.keys(resize)
-        # One written resize alone is the combined one: the same keys, not computed twice.
-        together = resizer.keys(combined) if combined and combined != resize else own
-        keys.update({k: together.get(k, value) for k, value in own.items()})
+        if own:  # the combined resize only gives values to the keys this one changes
+            # One written resize alone is the combined one: the same keys, not computed twice.
+            together = resizer.keys(combined) if combined and combined != resize else own
+            keys.update({k: together.get(k, value) for k, value in own.items()})
     elif resize.get("cores_per_socket") is not None:
         keys["cpuid.coresPerSocket"] = str(resize["cores_per_socket"])
     keys.update({str(k): str(v) for k, v in (fix.get("vmx") or {}).items()})
