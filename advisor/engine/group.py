@@ -107,10 +107,12 @@ class Decisions:
         # id(rule) -> (its number and boolean facts, its string and list facts); None: not memoized
         self.names: dict[int, tuple[tuple[str, ...], tuple[str, ...]] | None] = {}
         self.calls: dict[int, int] = {}
-        # The same for a tuple of rules decided together (`decide_each`), by the union of their
-        # facts: id(rules) -> (the tuple itself, so that its id is not reused; the union as in
-        # `names`, None: not memoized).
-        self.sets: dict[int, tuple[tuple[Rule, ...], tuple[tuple[str, ...], tuple[str, ...]] | None]] = {}
+        # The same for a tuple of rules decided together (`decide_each`) with a set of unknown
+        # facts, by the union of their facts less those: (id(rules), id(unknown)) -> (the tuple and
+        # the set themselves, so that their ids are not reused; the union as in `names`, None: not
+        # memoized).
+        self.sets: dict[tuple[int, int], tuple[tuple[Rule, ...], frozenset[str],
+                                               tuple[tuple[str, ...], tuple[str, ...]] | None]] = {}
         self.together: dict[tuple[Any, ...], tuple[bool | None, ...]] = {}
 
     def decide(self, rule: Rule, known: dict[str, Any], activation: Any, unknown: frozenset[str]) -> bool | None:
@@ -129,7 +131,8 @@ class Decisions:
                     unknown: frozenset[str]) -> tuple[bool | None, ...]:
         """`decide` for each of `rules`, with one key for them all: a group's partial rules left
         out of its combined program (~20 per template without a host) are mostly decided on
-        the same values, and building one key per rule cost more than deciding them."""
+        the same values, and building one key per rule cost more than deciding them. `known`
+        holds none of the `unknown` facts (the group's), so they are left out of the key."""
         key = self._set_key(rules, known, unknown)
         try:
             values = self.together.get(key) if key is not None else None
@@ -143,7 +146,7 @@ class Decisions:
 
     def _set_key(self, rules: tuple[Rule, ...], known: dict[str, Any],
                  unknown: frozenset[str]) -> tuple[Any, ...] | None:
-        hit = self.sets.get(id(rules))
+        hit = self.sets.get((id(rules), id(unknown)))
         if hit is None:
             # Each rule's answer depends on its own facts only once reads_only proved it (`_key`,
             # after MEMO_AFTER calls of its own): until then, no key.
@@ -152,10 +155,10 @@ class Decisions:
             entries = [self.names[id(rule)] for rule in rules]
             union: tuple[tuple[str, ...], tuple[str, ...]] | None = None
             if all(entry is not None for entry in entries):
-                union = (tuple(sorted({n for entry in entries if entry for n in entry[0]})),
-                         tuple(sorted({n for entry in entries if entry for n in entry[1]})))
-            hit = self.sets[id(rules)] = (rules, union)
-        return self._values_key(id(rules), hit[1], known, unknown)
+                union = (tuple(sorted({n for entry in entries if entry for n in entry[0]} - unknown)),
+                         tuple(sorted({n for entry in entries if entry for n in entry[1]} - unknown)))
+            hit = self.sets[(id(rules), id(unknown))] = (rules, unknown, union)
+        return self._values_key((id(rules), id(unknown)), hit[2], known, unknown)
 
     def _key(self, rule: Rule, known: dict[str, Any], unknown: frozenset[str]) -> tuple[Any, ...] | None:
         if id(rule) not in self.names:  # not checked yet
@@ -172,7 +175,7 @@ class Decisions:
         return self._values_key(id(rule), self.names[id(rule)], known, unknown)
 
     @staticmethod
-    def _values_key(ident: int, entry: tuple[tuple[str, ...], tuple[str, ...]] | None, known: dict[str, Any],
+    def _values_key(ident: Any, entry: tuple[tuple[str, ...], tuple[str, ...]] | None, known: dict[str, Any],
                     unknown: frozenset[str]) -> tuple[Any, ...] | None:
         if entry is None:
             return None
