@@ -123,12 +123,15 @@ class Evaluator:
         assert value is not None  # every fact the rule reads is known
         return value
 
-    def _finding(self, rule: Rule, facts: dict[str, Any], subject: str, vm: VM | None, file: str,
-                 line: int | None) -> Finding:
+    def _shape(self, rule: Rule) -> tuple[FindingShape, str]:
         hit = self._shapes.get(rule.id)
         if hit is None:  # the policy's severity of a rule does not change during a run either
             hit = self._shapes[rule.id] = (FindingShape.of(rule), self.policy.severity_of(rule))
-        shape, severity = hit
+        return hit
+
+    def _finding(self, rule: Rule, facts: dict[str, Any], subject: str, vm: VM | None, file: str,
+                 line: int | None) -> Finding:
+        shape, severity = self._shape(rule)
         return Finding(
             rule=rule.id,
             name=rule.d.name,
@@ -143,17 +146,24 @@ class Evaluator:
             references=list(shape.references),
         )
 
-    def _suppress(self, finding: Finding, exemptions: Iterable[Exemption], mark: bool = True) -> None:
-        for ex in exemptions:
-            if not ex.covers(finding.rule, finding.vm, finding.file):
-                continue
-            if ex.until and ex.until < self.policy.today:
-                continue  # expired: the finding counts again (reported as a note below)
-            ex.used = ex.used or mark
+    def _suppress(self, finding: Finding, exemptions: Iterable[Exemption]) -> None:
+        ex = self._covering(finding.rule, finding.vm, finding.file, exemptions)
+        if ex is not None:
+            ex.used = True
             finding.suppressed = Suppressed(
                 ex.kind, ex.reason, ex.until.isoformat() if ex.until else None, ex.file, ex.line
             )
-            return
+
+    def _covering(self, rule: str, vm: str | None, file: str | None, exemptions: Iterable[Exemption]
+                  ) -> Exemption | None:
+        """The first exemption that suppresses a finding of `rule` for `vm` in `file`."""
+        for ex in exemptions:
+            if not ex.covers(rule, vm, file):
+                continue
+            if ex.until and ex.until < self.policy.today:
+                continue  # expired: the finding counts again (reported as a note below)
+            return ex
+        return None
 
     # -- a host and its VMs -------------------------------------------------------------
     def evaluate(self, subjects: list[Subject], host: Host | None, version: Version | None,
@@ -349,6 +359,12 @@ class Evaluator:
         """The unsuppressed fixes of the fired rules; record: report the findings (the VM as
         specified), not for a pass of advisor.engine.fixpoint."""
         fixes: list[Fixed] = []
+        if not record:  # a pass of advisor.engine.fixpoint reads only the fixes: no finding is built
+            exemptions = [*s.exemptions, *self.policy.exemptions]
+            for rule in fired:
+                if not exemptions or self._covering(rule.id, vm.name, s.file, exemptions) is None:
+                    fixes.append(Fixed(rule.id, self._shape(rule)[1], rule.d.summary, render_fix(rule, facts, vm)))
+            return fixes
         subject = f"vm {vm.name}"
         for rule in fired:
             path = located_path(rule.d.locate, facts, s.locate) if rule.d.locate else None
@@ -356,9 +372,8 @@ class Evaluator:
             if s.column is not None and path:
                 finding.column = s.column(path)
             if s.exemptions or self.policy.exemptions:
-                self._suppress(finding, [*s.exemptions, *self.policy.exemptions], mark=record)
-            if record:
-                self.run.findings.append(finding)
+                self._suppress(finding, [*s.exemptions, *self.policy.exemptions])
+            self.run.findings.append(finding)
             if finding.suppressed is None:
                 fixes.append(Fixed(rule.id, finding.severity, rule.d.summary, finding.fix))
         return fixes
