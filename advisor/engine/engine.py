@@ -45,6 +45,7 @@ from advisor.numa.placement import Placement
 from advisor.numa.topology import Topology
 from advisor.report.findings import Finding, Layout, Run, Suppressed, VmResult
 from advisor.vmx.mapping import vm_to_vmx
+from advisor.vmx.recommendation import read_keys, written_keys
 
 __all__ = ["MAX_CEL_LIST", "MAX_CEL_STRING", "REMOVE", "Evaluator", "Exemption", "Policy", "Subject",
            "capacity_summary", "cel_value_fits", "fill", "host_result", "vm_layouts"]
@@ -91,14 +92,17 @@ class Evaluator:
     """Runs one catalog under one policy; collects findings into a Run."""
 
     def __init__(self, catalog: Catalog, policy: Policy | None = None, full_vmx: bool = True,
-                 keep_recommendations: bool = True) -> None:
+                 keep_recommendations: bool = True, typed: bool = True) -> None:
         """full_vmx: recommend every key of the VM (check, vmx) or only the keys fixes change
         (lint: a template already holds the rest, and a large estate should not be copied
         into memory once more). keep_recommendations: keep each VM's Recommendation for the
-        caller (advisor fix); the report needs only what its VmResult holds."""
+        caller (advisor fix); the report needs only what its VmResult holds. typed: each
+        VmResult holds the typed recommendation the emitters write (check, vmx, size), not only
+        its .vmx keys (lint reports those alone: VmResult.recommendation stays NO_RECOMMENDATION)."""
         from advisor.engine.conditions import cel_env
 
         self.full_vmx = full_vmx
+        self.typed = typed
         self._applicable: dict[tuple[str, Version | None], tuple[list[Rule], tuple[str, ...], frozenset[str]]] = {}
         self._groups: dict[tuple[str, Version | None, frozenset[str], bool], _Group] = {}
         self._shapes: dict[str, tuple[FindingShape, str]] = {}
@@ -393,13 +397,19 @@ class Evaluator:
     def _recommend(self, result: VmResult, s: Subject, vm: VM, host: Host | None, fixes: list[Fixed]) -> Recommendation:
         core_mhz = host.core_mhz if host else None
         base = vm_to_vmx(vm, core_mhz) if self.full_vmx else None
-        rec = recommend(fixes, base, self.explicit, vm, core_mhz)
+        # Typed last, as recommend() would: once, whether or not the passes below change it.
+        rec = recommend(fixes, base, self.explicit, vm, core_mhz, typed=False)
         resized = resizes(fixes, self.explicit)
         if resized:  # fixes computed on the VM as specified may disagree on its new shape
             rec, settled = settle(vm, rec, base, core_mhz, lambda again: self._again(s, again), resized)
             if not settled:
                 self.run.notes.append(f"vm {vm.name}: the written recommendation did not settle within "
                                       f"{MAX_PASSES} passes; checking the VM with it applied may recommend more")
+        keys = {**(base or {}), **rec.changes}
+        if self.typed:
+            rec.vm, rec.vmx = read_keys(vm.name, keys, rec.reasons)
+        else:
+            rec.vmx = written_keys(keys)
         result.recommendation = rec.vm
         result.recommended_vmx = rec.vmx
         result.vmx_reasons = rec.reasons

@@ -87,11 +87,10 @@ def settle(vm: VM, first: Recommendation, base: dict[str, str] | None, core_mhz:
     """Fold into `first` what evaluating the VM with it applied writes, until nothing changes.
 
     again(vm): that VM's recommendation (only the keys its written fixes change) and the
-    resizes of its written fixes. resized: those of `first`. Returns the recommendation and
+    resizes of its written fixes. resized: those of `first`. Returns the recommendation (its
+    `vm` and `vmx` left for the caller to build, as recommend(typed=False) leaves them) and
     whether it settled within MAX_PASSES.
     """
-    from advisor.vmx.recommendation import read_keys
-
     spelled = {k.lower(): k for k in (base or {})} | {k.lower(): k for k in first.changes}
     changes, reasons = dict(first.changes), dict(first.reasons)
     guest, host = dict(first.guest), dict(first.host)
@@ -126,7 +125,5 @@ def settle(vm: VM, first: Recommendation, base: dict[str, str] | None, core_mhz:
     if changes == first.changes and guest == first.guest and host == first.host:
         return first, settled
     settings = {k: v for k, v in {**(base or {}), **changes}.items() if v is not None}
-    out = Recommendation(settings=settings, changes=changes, reasons=reasons, guest=guest, host=host,
-                         suggestions=first.suggestions)
-    out.vm, out.vmx = read_keys(vm.name, {**(base or {}), **changes}, reasons)
-    return out, settled
+    return Recommendation(settings=settings, changes=changes, reasons=reasons, guest=guest, host=host,
+                          suggestions=first.suggestions), settled

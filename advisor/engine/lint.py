@@ -146,7 +146,8 @@ def lint_paths(files: Sequence[str | Path], job: LintJob, evaluator: Evaluator |
     from advisor.engine.catalog import load_catalog
 
     if evaluator is None:
-        evaluator = Evaluator(load_catalog(job.rule_dirs), job.policy, full_vmx=False, keep_recommendations=False)
+        evaluator = Evaluator(load_catalog(job.rule_dirs), job.policy, full_vmx=False, keep_recommendations=False,
+                              typed=False)
     host, version = host_and_version(job)
     # The cyclic collector would rescan the results kept so far every few hundred
     # allocations (a third of the time per file); reading and evaluating a chunk of files
@@ -235,7 +236,7 @@ def _worker(files: list[str]) -> Run:
     evaluator = _IN_WORKER.get("evaluator")
     if evaluator is None:
         evaluator = _IN_WORKER["evaluator"] = Evaluator(load_catalog(job.rule_dirs), job.policy, full_vmx=False,
-                                                        keep_recommendations=False)
+                                                        keep_recommendations=False, typed=False)
     # Each chunk's results alone; the rules stay out (the parent's evaluator holds the same
     # catalog's: a fifth of what is sent back).
     evaluator.run = Run()
@@ -250,7 +251,7 @@ def lint(files: Sequence[str | Path], job: LintJob, jobs: int | None = None,
     catalog = load_catalog(job.rule_dirs)  # load errors surface here, before any work
     workers = jobs if jobs is not None else (min(os.cpu_count() or 1, 8) if len(files) >= PARALLEL_THRESHOLD else 1)
     if workers <= 1 or len(files) < 2:
-        evaluator = Evaluator(catalog, job.policy, full_vmx=False, keep_recommendations=False)
+        evaluator = Evaluator(catalog, job.policy, full_vmx=False, keep_recommendations=False, typed=False)
         chunk = 50
         for start in range(0, len(files), chunk):
             lint_paths(files[start:start + chunk], job, evaluator)
@@ -281,7 +282,7 @@ def lint(files: Sequence[str | Path], job: LintJob, jobs: int | None = None,
     finally:
         gc.unfreeze()
     return merge([part for part in parts if part is not None],
-                 Evaluator(catalog, job.policy, full_vmx=False, keep_recommendations=False))
+                 Evaluator(catalog, job.policy, full_vmx=False, keep_recommendations=False, typed=False))
 
 
 def _chunks(files: list[str], workers: int) -> list[list[str]]:

@@ -38,6 +38,29 @@ def from_vmx(name: str, keys: Mapping[str, str | None], reasons: Mapping[str, tu
 def read_keys(name: str, keys: Mapping[str, str | None], reasons: Mapping[str, tuple[str, str]] | None = None,
               disks: Iterable[DiskSize] = ()) -> tuple[RecommendedVM, dict[str, str]]:
     """from_vmx, and to_vmx of what it gives, in one pass (the engine needs both for every VM)."""
+    values, spelled, fields, controllers, nics, advanced, written = _read_all(keys)
+    rec = RecommendedVM(
+        name=name, **fields,
+        controllers=tuple(controllers[bus] for bus in sorted(controllers)),
+        nics=tuple(nics[index] for index in sorted(nics)),
+        disks=tuple(sorted(disks, key=lambda d: d.index)),
+        advanced=advanced, order=tuple(spelled.values()),
+        removed=frozenset(low for low, text in values.items() if text is None),
+        reasons={str(k).lower(): (str(rule), str(text)) for k, (rule, text) in (reasons or {}).items()},
+    )
+    return rec, written
+
+
+def written_keys(keys: Mapping[str, str | None]) -> dict[str, str]:
+    """to_vmx(from_vmx(keys)), without the recommendation itself (advisor lint reports only its keys)."""
+    return _read_all(keys)[-1]
+
+
+def _read_all(keys: Mapping[str, str | None]) -> tuple[dict[str, str | None], dict[str, str], dict[str, Any],
+                                                      dict[int, ScsiController], dict[int, NicSlot], dict[str, str],
+                                                      dict[str, str]]:
+    """The keys' texts and spellings (by lower-case key), their fields, controllers, NICs and
+    other keys, and the keys as to_vmx writes them."""
     values: dict[str, str | None] = {}
     spelled: dict[str, str] = {}
     for key, value in keys.items():
@@ -75,16 +98,7 @@ def read_keys(name: str, keys: Mapping[str, str | None], reasons: Mapping[str, t
 
         written = {spelled[low]: out for low, text in values.items()
                    if text is not None and (out := _key_text(low, fields.get, device, advanced)) is not None}
-    rec = RecommendedVM(
-        name=name, **fields,
-        controllers=tuple(controllers[bus] for bus in sorted(controllers)),
-        nics=tuple(nics[index] for index in sorted(nics)),
-        disks=tuple(sorted(disks, key=lambda d: d.index)),
-        advanced=advanced, order=tuple(spelled.values()),
-        removed=frozenset(low for low, text in values.items() if text is None),
-        reasons={str(k).lower(): (str(rule), str(text)) for k, (rule, text) in (reasons or {}).items()},
-    )
-    return rec, written
+    return values, spelled, fields, controllers, nics, advanced, written
 
 
 # Key and text -> what _parse makes of it (None: no field, or a text that is no value of its

@@ -127,3 +127,28 @@ def test_templates_without_a_host_evaluate_as_rule_by_rule_with_fewer_cel_calls(
     assert combined == one_by_one
     assert any(vm[2] for vm in one_by_one[1]), "some rules should be left undecided without a host"
     assert calls["n"] < single / 2
+
+
+def test_lint_without_typed_recommendations_reports_the_same(monkeypatch: pytest.MonkeyPatch) -> None:
+    """lint's evaluator builds each VM's recommended .vmx keys without the typed recommendation
+    (Evaluator typed=False): every result but that one field is what a typed evaluator gives, and
+    the keys are those the typed recommendation writes."""
+    from advisor.engine.lint import LintJob, lint_paths
+    from advisor.model.recommendation import NO_RECOMMENDATION
+    from advisor.vmx.recommendation import to_vmx
+
+    templates = sorted(str(p) for p in (ROOT / "tests" / "fixtures" / "templates").rglob("*") if p.is_file())
+    corpus = sorted(str(p) for p in (ROOT.parent / "shared" / "corpus" / "vmx").glob("*.vmx"))
+    catalog = load_catalog([])
+    for host in (None, "hp-dl580-g7"):
+        job = LintJob(rule_dirs=[], policy=Policy(), host_ref=host, vsphere=None)
+        runs = [lint_paths([*templates, *corpus], job, engine.Evaluator(catalog, job.policy, full_vmx=False,
+                                                                        keep_recommendations=False, typed=typed))
+                for typed in (True, False)]
+        typed, untyped = runs
+        assert typed.vms and any(v.recommended_vmx for v in typed.vms)
+        for a, b in zip(typed.vms, untyped.vms, strict=True):
+            assert b.recommendation == NO_RECOMMENDATION and a.recommendation != NO_RECOMMENDATION
+            assert list(to_vmx(a.recommendation).items()) == list(b.recommended_vmx.items())
+            a.recommendation = b.recommendation
+        assert typed == untyped

@@ -10,6 +10,7 @@ import pytest
 
 from advisor.engine.engine import Policy
 from advisor.engine.lint import LintJob, _chunks, _start_worker, lint_paths
+from advisor.model.recommendation import RecommendedVM, ScsiController
 from advisor.report.findings import Finding, InputProblem, Suppressed
 
 TEMPLATES = Path(__file__).resolve().parents[1] / "fixtures" / "templates"
@@ -26,7 +27,11 @@ def test_a_workers_results_round_trip_field_by_field(tmp_path: Path, monkeypatch
         _start_worker(job)
     finally:
         (gc.enable if enabled else gc.disable)()
-    assert run.findings and run.vms and run.errors and any(v.recommendation.name for v in run.vms)
+    assert run.findings and run.vms and run.errors and any(v.recommended_vmx for v in run.vms)
+    # lint's results hold only the recommendation's .vmx keys (Evaluator typed=False): a typed one,
+    # as other callers of the workers' classes hold, travels field by field too.
+    run.vms[0].recommendation = RecommendedVM(name="web", vcpus=4, controllers=(ScsiController(0, "pvscsi"),),
+                                              advanced={"a.b": "c"}, order=("numvcpus", "a.b"))
     def slow(_self: object) -> None:
         raise AssertionError("pickled through the dataclass's __getstate__")
 
