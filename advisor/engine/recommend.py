@@ -24,6 +24,7 @@ from typing import Any
 
 from advisor.engine.render import REMOVE
 from advisor.model.recommendation import NO_RECOMMENDATION, RecommendedVM
+from advisor.vmx.mapping import SCALAR_KEYS
 from advisor.vocab import BLOCKING, SEVERITY_RANK
 
 
@@ -101,6 +102,7 @@ class _Resizer:
     def __init__(self, vm: Any, core_mhz: int | None, before: dict[str, str] | None = None) -> None:
         self.vm, self.core_mhz = vm, core_mhz
         self._data: dict[str, Any] | None = None  # the VM's fields as set
+        self._stated: dict[str, str] | None = None  # the VM's keys that state a field (_stated_keys)
         self._before = before  # the VM as .vmx keys (vm_to_vmx), when the caller has them
 
     def keys(self, resize: dict[str, Any]) -> dict[str, str]:
@@ -112,6 +114,10 @@ class _Resizer:
         fields = {k: v for k, v in resize.items() if "." not in k and k in type(vm).model_fields}
         if not fields:
             return {}
+        if self._stated is None:
+            self._stated = _stated_keys(vm)
+        if self._stated and _contradicted(fields, self._stated):
+            return {}  # as the model would refuse it (below), found without validating the whole VM
         if self._data is None:
             self._data = vm.model_dump(exclude_unset=True)
         try:
@@ -124,6 +130,73 @@ class _Resizer:
         keys = {k: v for k, v in after.items() if before.get(k) != v}
         keys.update({k: REMOVE for k in before if k not in after})
         return keys
+
+
+def _contradicted(fields: dict[str, Any], stated: dict[str, str]) -> bool:
+    """Whether the model is sure to refuse a VM with `fields` set, without validating all of it:
+    a field set to a value its own .vmx key contradicts (a template states every field as its
+    key too). The model validates each field, then VM._reconcile reads every key that means a
+    field, raising at the first it cannot parse or that disagrees with its field as given (the
+    only key that sets another's field, sched.mem.pin, sets "full", which no number equals).
+    `stated`: the VM's text of each such key (_stated_keys). False: the model decides."""
+    if "advanced" in fields:  # the keys would be the resize's, not the VM's
+        return False
+    for name, value in fields.items():
+        key = _FIELD_KEYS.get(name)
+        if key is None or key not in stated:
+            continue
+        validator = _field_validator(name)
+        if validator is None:
+            continue
+        try:
+            given = validator.validate_python(value)
+        except ValueError:  # pydantic's ValidationError: the field itself is refused
+            return True
+        try:
+            value_stated = SCALAR_KEYS[key][1](stated[key])
+        except ValueError:  # reconcile_advanced refuses the key's text
+            return True
+        if given != value_stated:  # reconcile_advanced's own test
+            return True
+    return False
+
+
+def _stated_keys(vm: Any) -> dict[str, str]:
+    """The text of each key of the VM's `advanced:` that states a field (lower case; the last of
+    keys that differ only in case, as normalised_advanced keeps it), when the model would read
+    the VM's keys as they are: a spec VM whose `advanced:` is set and holds such a key as text."""
+    from advisor.model.spec import VM
+
+    if type(vm) is not VM or not vm.advanced or "advanced" not in vm.model_fields_set:
+        return {}
+    stated: dict[str, Any] = {}
+    for key, value in vm.advanced.items():
+        low = key.lower()
+        if low in SCALAR_KEYS:
+            stated[low] = value
+    return {low: value for low, value in stated.items() if value.__class__ is str}
+
+
+# A VM field -> the .vmx key (lower case) that states it.
+_FIELD_KEYS: dict[str, str] = {field: key for key, (field, _) in SCALAR_KEYS.items()}
+_FIELD_VALIDATORS: dict[str, Any] = {}
+
+
+def _field_validator(name: str) -> Any:
+    """The validator the VM model runs on one field, from its own schema (None if not found)."""
+    if name not in _FIELD_VALIDATORS:
+        from pydantic_core import SchemaValidator
+
+        from advisor.model.spec import VM
+
+        schema: Any = VM.__pydantic_core_schema__
+        while schema.get("type") != "model" and "schema" in schema:  # the model validator's wrapper
+            schema = schema["schema"]
+        fields = schema["schema"].get("fields", {}) if schema.get("type") == "model" else {}
+        field = fields.get(name)
+        _FIELD_VALIDATORS[name] = SchemaValidator(field["schema"], schema.get("config")) \
+            if field is not None and field.get("type") == "model-field" else None
+    return _FIELD_VALIDATORS[name]
 
 
 def _fix_keys(fix: dict[str, Any], resizer: _Resizer | None, combined: dict[str, Any] | None = None) -> dict[str, str]:

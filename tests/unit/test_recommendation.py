@@ -119,3 +119,43 @@ def test_reading_keys_gives_what_writing_the_recommendation_gives(keys):
     rec, written = read_keys("vm", keys)
     assert list(written.items()) == list(to_vmx(rec).items())
     assert list(written_keys(keys).items()) == list(written.items())  # what lint reports, built alone
+
+
+def test_a_resize_the_vms_own_keys_contradict_is_refused_as_the_model_refuses_it():
+    """recommend's _Resizer skips validating a template VM resized to a value its own .vmx key
+    contradicts: only where validating it would fail, and it finds most of those."""
+    from pydantic import ValidationError
+
+    from advisor.engine.lint import template_subject
+    from advisor.engine.recommend import _contradicted, _stated_keys
+    from advisor.readers import read_template
+
+    root = Path(__file__).resolve().parents[1] / "fixtures" / "templates"
+    vms = [template_subject(t).vm for p in sorted(root.rglob("*")) if p.is_file()
+           for t in _templates(read_template, p)]
+    resizes = [{"hardware_version": "7"}, {"hardware_version": 19}, {"cpu_reservation": "full"},
+               {"cpu_reservation": "full", "memory_reservation": "full"}, {"vcpus": "8", "cores_per_socket": "4"},
+               {"vcpus": 2}, {"memory": "2GB"}, {"memory": 4096}, {"latency_sensitivity": "high"},
+               {"cpu_affinity": "0,1"}, {"cpu_affinity": "all"}, {"guest_os": "rhel8-64"}, {"cpu_hot_add": True},
+               {"memory_hot_add": "yes"}, {"hardware_version": "many"}, {"memory_reservation": 1024},
+               {"hardware_version": "7", "advanced": {"virtualHW.version": "7"}}]
+    proved = refused = 0
+    for vm in vms:
+        stated, data = _stated_keys(vm), vm.model_dump(exclude_unset=True)
+        for fields in resizes:
+            try:
+                type(vm).model_validate({**data, **fields})
+                valid = True
+            except ValidationError:
+                valid, refused = False, refused + 1
+            if stated and _contradicted(fields, stated):
+                assert not valid, (vm.name, fields)
+                proved += 1
+    assert vms and proved > refused // 2, (proved, refused)
+
+
+def _templates(read, path):
+    try:
+        return read(str(path), None, None, named=False, var_files=[])
+    except InputError:
+        return []
