@@ -48,8 +48,35 @@ def vm_facts(vm: VM, unknown: frozenset[str] = frozenset()) -> dict[str, Any]:
     """Facts about the VM alone (no host). `unknown` names spec fields a template left unresolved."""
     hw = vm.hardware_version
     disks = vm.disks
-    data_disks = [d for d in disks if d.role != "os"] if disks else disks
-    legacy_data = [d for d in data_disks if d.controller in _LEGACY_SCSI] if data_disks else data_disks
+    # One pass over the disks and one over the NICs for every fact that counts them.
+    data_disks = legacy_data = shallow = 0
+    legacy_controllers: set[str] = set()
+    buses: set[tuple[str, int]] = set()
+    uses_nvme = uses_pvscsi = False
+    for d in disks:
+        controller = d.controller
+        if d.role != "os":
+            data_disks += 1
+            if controller in _LEGACY_SCSI:
+                legacy_data += 1
+                legacy_controllers.add(controller)
+        buses.add((controller if controller in ("nvme", "sata", "ide") else "scsi", d.bus))
+        if controller == "pvscsi":
+            uses_pvscsi = True
+            if d.heavy_io and (d.queue_depth or 64) < 254:
+                shallow += 1
+        elif controller == "nvme":
+            uses_nvme = True
+    legacy_nics = 0
+    legacy_nic_types: set[str] = set()
+    sriov = False
+    for n in vm.nics:
+        adapter = n.adapter
+        if adapter in _LEGACY_NICS:
+            legacy_nics += 1
+            legacy_nic_types.add(adapter)
+        elif adapter in ("sriov", "passthrough"):
+            sriov = True
     adv = normalised_advanced(vm)  # lower-cased key -> (spelling, text)
     prefer = adv["numa.vcpu.preferht"][1] if "numa.vcpu.preferht" in adv else None
     # Both kinds of key are rare: one substring search over all keys usually rules them out.
@@ -69,8 +96,8 @@ def vm_facts(vm: VM, unknown: frozenset[str] = frozenset()) -> dict[str, Any]:
         "vm.guest_power_plan": vm.guest.power_plan,
         "vm.gpu_profile": profile,
         "vm.gpu_purpose": (vm.gpu.purpose or "") if vm.gpu else "",
-        "vm.legacy_controllers": sorted({d.controller for d in legacy_data}) if legacy_data else [],
-        "vm.legacy_nic_types": sorted({n.adapter for n in vm.nics if n.adapter in _LEGACY_NICS}) if vm.nics else [],
+        "vm.legacy_controllers": sorted(legacy_controllers),
+        "vm.legacy_nic_types": sorted(legacy_nic_types),
         "vm.containers_networking": vm.containers.networking if vm.containers else "",
         "vm.count": vm.count,
         "vm.vcpus": vm.vcpus,
@@ -81,14 +108,12 @@ def vm_facts(vm: VM, unknown: frozenset[str] = frozenset()) -> dict[str, Any]:
         "vm.cpu_reservation_mhz": cpr if isinstance(cpr, int) else 0,
         "vm.memory_reservation_mib": (vm.memory if vm.memory_reservation == "full" else vm.memory_reservation or 0),
         "vm.disks": len(vm.disks),
-        "vm.data_disks": len(data_disks),
-        "vm.data_disks_legacy": len(legacy_data),
-        "vm.scsi_controllers_used": len({(d.controller if d.controller in ("nvme", "sata", "ide") else "scsi", d.bus)
-                                         for d in disks}) if disks else 0,
-        "vm.heavy_io_shallow_queue": sum(1 for d in disks if d.heavy_io and d.controller == "pvscsi"
-                                         and (d.queue_depth or 64) < 254) if disks else 0,
+        "vm.data_disks": data_disks,
+        "vm.data_disks_legacy": legacy_data,
+        "vm.scsi_controllers_used": len(buses),
+        "vm.heavy_io_shallow_queue": shallow,
         "vm.nics": len(vm.nics),
-        "vm.legacy_nics": sum(1 for n in vm.nics if n.adapter in _LEGACY_NICS) if vm.nics else 0,
+        "vm.legacy_nics": legacy_nics,
         "vm.intrmode_keys": kinds.count("intrmode") if kinds else 0,
         "vm.intrmode_key_names": [spelling for kind, (spelling, _) in zip(kinds, adv.values(), strict=False)
                                   if kind == "intrmode"] if kinds else [],
@@ -116,13 +141,13 @@ def vm_facts(vm: VM, unknown: frozenset[str] = frozenset()) -> dict[str, Any]:
         "vm.memory_bound": bool(vm.memory_bound) or bool(vm.hpc and vm.hpc.memory_bound),
         "vm.containers_latency_critical": bool(vm.containers and vm.containers.latency_critical),
         "vm.prefer_ht": prefer is not None and bool(read_bool(prefer)),
-        "vm.sriov_or_passthrough_nic": bool(vm.nics) and any(n.adapter in ("sriov", "passthrough") for n in vm.nics),
+        "vm.sriov_or_passthrough_nic": sriov,
         "vm.hw_supports_vnuma": vnuma,
         "vm.hw_supports_vmxnet3": vmxnet3,
         "vm.hw_supports_nvme": nvme,
-        "vm.uses_nvme": any(d.controller == "nvme" for d in disks) if disks else False,
+        "vm.uses_nvme": uses_nvme,
         "vm.hw_supports_pvscsi": pvscsi,
-        "vm.uses_pvscsi": any(d.controller == "pvscsi" for d in disks) if disks else False,
+        "vm.uses_pvscsi": uses_pvscsi,
         "vm.vmxnet3_possible": True if vmxnet3 is None else vmxnet3,
         "vm.pvscsi_possible": True if pvscsi is None else pvscsi,
     }
