@@ -341,18 +341,21 @@ class Evaluator:
     def _evaluate_vm(self, s: Subject, facts: dict[str, Any], topo: dict[str, Any] | None, host: Host | None,
                      version: Version | None, layouts: tuple[Layout, ...] = ()) -> None:
         vm = s.vm
-        result = VmResult(vm.name, s.file, host.name if host else None, vm.count, s.line, topo, layouts=layouts)
-        _, needed, needed_set = self._rules_for(vm.workload, version)
         # Only the facts some applicable rule reads go into CEL: building the activation is
         # the largest fixed cost per VM.
+        _, needed, needed_set = self._rules_for(vm.workload, version)
         known = known_values(facts, needed)
         unknown = needed_set.difference(known) if len(known) < len(needed) else frozenset()
         group = self._group(vm.workload, version, unknown, host is not None)
         subject = f"vm {vm.name}"
         self.run.evaluated.append((group.ids, subject, s.file))
-        fired, result.skipped = self._fired(group, known)
+        fired, skipped = self._fired(group, known)
         fixes = self._fixes(s, vm, facts, fired, record=True)
-        rec = self._recommend(result, s, vm, host, fixes)
+        rec = self._recommend(s, vm, host, fixes)
+        result = VmResult(vm.name, s.file, host.name if host else None, vm.count, s.line, topo,
+                          recommendation=rec.vm, recommended_vmx=rec.vmx, recommended_guest=rec.guest,
+                          vmx_reasons=rec.reasons, suggested_vmx=[item.as_dict() for item in rec.suggestions],
+                          skipped=skipped, layouts=layouts)
         if self.keep_recommendations:
             self.recommendations[id(result)] = rec
         self.run.vms.append(result)
@@ -394,7 +397,7 @@ class Evaluator:
         core_mhz = host.core_mhz if host else None
         return recommend(fixes, None, self.explicit, vm, core_mhz, typed=False), resizes(fixes, self.explicit)
 
-    def _recommend(self, result: VmResult, s: Subject, vm: VM, host: Host | None, fixes: list[Fixed]) -> Recommendation:
+    def _recommend(self, s: Subject, vm: VM, host: Host | None, fixes: list[Fixed]) -> Recommendation:
         core_mhz = host.core_mhz if host else None
         base = vm_to_vmx(vm, core_mhz) if self.full_vmx else None
         # Typed last, as recommend() would: once, whether or not the passes below change it.
@@ -410,11 +413,6 @@ class Evaluator:
             rec.vm, rec.vmx = read_keys(vm.name, keys, rec.reasons)
         else:
             rec.vmx = written_keys(keys)
-        result.recommendation = rec.vm
-        result.recommended_vmx = rec.vmx
-        result.vmx_reasons = rec.reasons
-        result.recommended_guest = rec.guest
-        result.suggested_vmx = [s.as_dict() for s in rec.suggestions]
         return rec
 
     def _note_exemption(self, ex: Exemption, vm_name: str | None) -> None:
