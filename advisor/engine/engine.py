@@ -105,6 +105,7 @@ class Evaluator:
         self.typed = typed
         self._applicable: dict[tuple[str, Version | None], tuple[list[Rule], tuple[str, ...], frozenset[str]]] = {}
         self._groups: dict[tuple[str, Version | None, frozenset[str], bool], _Group] = {}
+        self._last_groups: dict[tuple[str, Version | None, bool], _Group] = {}  # (workload, version, hosted)
         self._shapes: dict[str, tuple[FindingShape, str]] = {}
         self.catalog = catalog
         self.policy = policy or Policy()
@@ -252,11 +253,22 @@ class Evaluator:
         key = (workload, version, unknown, hosted)
         group = self._groups.get(key)
         if group is None:
-            rules = self._rules_for(workload, version)[0]
+            rules, _, needed = self._rules_for(workload, version)
             known = [r for r in rules if unknown.isdisjoint(r.facts)]
             partial = [r for r in rules if not unknown.isdisjoint(r.facts) and applies_without(r.facts & unknown)]
             group = self._groups[key] = _Group(rules, tuple(r.id for r in rules), unknown, known, partial, hosted,
-                                               likely=tuple(partial))
+                                               likely=tuple(partial), knows=needed - unknown)
+        return group
+
+    def _group_of(self, workload: str, version: Version | None, known: dict[str, Any], hosted: bool) -> _Group:
+        """The group of a VM whose facts `known` holds: its unknown facts are those of its rules
+        that `known` leaves out, the same as the VM before it more often than not."""
+        last = self._last_groups.get((workload, version, hosted))
+        if last is not None and len(known) == len(last.knows) and last.knows.issuperset(known):
+            return last
+        _, needed, needed_set = self._rules_for(workload, version)
+        unknown = needed_set.difference(known) if len(known) < len(needed) else frozenset()
+        group = self._last_groups[(workload, version, hosted)] = self._group(workload, version, unknown, hosted)
         return group
 
     def _fired(self, group: _Group, known: dict[str, Any]) -> tuple[list[Rule], tuple[str, ...]]:
@@ -343,10 +355,8 @@ class Evaluator:
         vm = s.vm
         # Only the facts some applicable rule reads go into CEL: building the activation is
         # the largest fixed cost per VM.
-        _, needed, needed_set = self._rules_for(vm.workload, version)
-        known = known_values(facts, needed)
-        unknown = needed_set.difference(known) if len(known) < len(needed) else frozenset()
-        group = self._group(vm.workload, version, unknown, host is not None)
+        known = known_values(facts, self._rules_for(vm.workload, version)[1])
+        group = self._group_of(vm.workload, version, known, host is not None)
         subject = f"vm {vm.name}"
         self.run.evaluated.append((group.ids, subject, s.file))
         fired, skipped = self._fired(group, known)
@@ -390,9 +400,8 @@ class Evaluator:
         host, version, cache, cluster, place_facts = self._context
         facts, _ = facts_for(host, vm, version, s.unknown, cache, cluster)
         facts.update(place_facts)
-        _, needed, needed_set = self._rules_for(vm.workload, version)
-        known = known_values(facts, needed)
-        group = self._group(vm.workload, version, needed_set.difference(known), host is not None)
+        known = known_values(facts, self._rules_for(vm.workload, version)[1])
+        group = self._group_of(vm.workload, version, known, host is not None)
         fixes = self._fixes(s, vm, facts, self._fired(group, known)[0], record=False)
         core_mhz = host.core_mhz if host else None
         return recommend(fixes, None, self.explicit, vm, core_mhz, typed=False), resizes(fixes, self.explicit)

@@ -20,6 +20,7 @@ class Group:
     known: list[Rule]  # the rules that read no unknown fact: evaluated as usual (batched)
     partial: list[Rule]  # the rules that read one: decided if the known facts settle them
     hosted: bool = False  # a host was given: an unknown host fact is not for want of one
+    knows: frozenset[str] = frozenset()  # the facts its rules read less `unknown`: what its VMs know
     seen: int = 0
     batch: Any = None  # the combined program once compiled; False when it cannot be
     # The partial rules the known facts of every VM so far settled (all of them at first): they
