@@ -27,6 +27,7 @@ from advisor.model.base import (
     FieldValueError,
     LatencySensitivity,
     PowerPolicy,
+    ReservationMiB,
     SizeMiB,
     Strict,
     VersionField,
@@ -179,7 +180,7 @@ class VM(Strict):
     production: bool = Field(True, description="A production VM (reservations and power matter).")
     latency_sensitivity: LatencySensitivity = "normal"
     cpu_reservation: int | Literal["full"] | None = Field(None, description="MHz, or 'full'.")
-    memory_reservation: SizeMiB | Literal["full"] | None = None
+    memory_reservation: ReservationMiB | Literal["full"] | None = None
     cpu_hot_add: bool = False
     memory_hot_add: bool = False
     cpu_affinity: str | None = Field(None, description="sched.cpu.affinity: 'all' or a list of pCPUs.")

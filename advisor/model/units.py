@@ -21,11 +21,21 @@ _SIZE = re.compile(r"^\s*(?P<num>\d+(?:\.\d+)?)\s*(?P<unit>[A-Za-z]*)\s*$")
 
 def parse_size_mib(value: object) -> int:
     """Return a size in MiB; raise ValueError with a message fit for the user."""
+    return _parse(value, zero=False)
+
+
+def parse_reservation_mib(value: object) -> int:
+    """A memory reservation in MiB: a size, or zero - no reservation, what a .vmx's
+    `sched.mem.min = "0"` says (the default vSphere writes)."""
+    return _parse(value, zero=True)
+
+
+def _parse(value: object, zero: bool) -> int:
     if isinstance(value, bool):
         raise ValueError("expected a size such as 64GB, not a boolean")
     if isinstance(value, int):
-        if value <= 0:
-            raise ValueError("a size must be positive")
+        if value < 0 or (value == 0 and not zero):
+            raise ValueError("a reservation cannot be negative" if zero else "a size must be positive")
         return _bounded(value, str(value))
     if isinstance(value, float):
         raise ValueError("write sizes with a unit, e.g. 1.5GB (a bare number means MB)")
@@ -40,8 +50,8 @@ def parse_size_mib(value: object) -> int:
     mib = float(match["num"]) * _FACTORS_MIB[unit]
     if not math.isfinite(mib):
         raise ValueError(f"'{value}' is too large to be a size")
-    if mib <= 0:
-        raise ValueError("a size must be positive")
+    if mib < 0 or (mib == 0 and not zero):
+        raise ValueError("a reservation cannot be negative" if zero else "a size must be positive")
     if abs(mib - round(mib)) > 1e-9:
         raise ValueError(f"'{value}' is not a whole number of MB")
     return _bounded(round(mib), value)

@@ -160,3 +160,32 @@ def test_whole_corpus_lints_without_traceback(shared_dir):
     assert len(doc["files"]) >= 100
     for error in doc["errors"]:
         assert error["file"] and error["message"]
+
+
+_RESIZED_VMX = """.encoding = "UTF-8"
+config.version = "8"
+virtualHW.version = "17"
+displayName = "db"
+guestOS = "windows2019srv-64"
+numvcpus = "32"
+memSize = "65536"
+cpuid.coresPerSocket = "4"
+numa.autosize.cookie = "20012"
+numa.autosize.vcpu.maxPerVirtualNode = "2"
+scsi0.present = "TRUE"
+scsi0.virtualDev = "pvscsi"
+ethernet0.present = "TRUE"
+ethernet0.virtualDev = "vmxnet3"
+"""
+
+
+def test_a_zero_memory_reservation_is_no_reservation_through_the_resize_passes(tmp_path):
+    """`sched.mem.min = "0"` (what vSphere writes for no reservation) once made every resize pass
+    fail to rebuild the VM ("0MB" is not a size): the recommendation came out empty, with a note
+    that it did not settle. It must read as no reservation, and as a 1 MB one does here."""
+    for name, line in (("zero", 'sched.mem.min = "0"\n'), ("one", 'sched.mem.min = "1"\n'), ("none", "")):
+        (tmp_path / f"{name}.vmx").write_text(_RESIZED_VMX + line)
+    _, doc = lint_json(str(tmp_path), "--host", "dell-r730-e5-2680v4")
+    recommended = {Path(v["file"]).stem: v["recommended_vmx"] for v in doc["vms"]}
+    assert recommended["zero"] == recommended["one"] == recommended["none"] != {}
+    assert not any("did not settle" in n for n in doc["notes"])
