@@ -1,0 +1,23 @@
+"""The JSON report writes each VM as json.dumps writes the VM's dict, whatever the VMs share:
+the "not evaluated" lines a group of VMs shares are encoded once (advisor.output.json)."""
+
+from __future__ import annotations
+
+import json
+
+from advisor.output.json import _vm, document, render
+from advisor.report.findings import Run, VmResult
+
+
+def test_vm_lines_are_json_s_and_shared_lines_are_not_confused():
+    shared = ("HOST003 needs the host's logical processors (host.logical_cpus)", "caf\u00e9 \U0001f600 \"q\"")
+    other = ("NUMA001 needs a host: no host given (topo.balanced, \u2026)",)
+    run = Run()
+    run.vms = [VmResult(name=f"vm{i}", file=f"t/{i}.vmx", host=None, count=1, line=i + 1,
+                        topology=None, skipped=skip)
+               for i, skip in enumerate([shared, other, (), shared, tuple(shared), other[0:0]])]
+    lines = render(run).splitlines()
+    start = lines.index('  "vms": [') + 1
+    written = [line.strip().rstrip(",") for line in lines[start:start + len(run.vms)]]
+    assert written == [json.dumps(_vm(v), ensure_ascii=True, default=str) for v in run.vms]
+    assert json.loads(render(run)) == json.loads(json.dumps(document(run)))
