@@ -21,8 +21,8 @@ from pydantic import ValidationError
 
 from advisor.engine.recommend import Fixed, Recommendation
 from advisor.model.spec import VM
-from advisor.vmx.mapping import SCALAR_KEYS, parse_bool, vm_to_vmx
-from advisor.vocab import SEVERITY_RANK
+from advisor.vmx.mapping import SCALAR_KEYS, device_slot, parse_bool, vm_to_vmx
+from advisor.vocab import NIC_VIRTUALDEV, SCSI_FROM_VIRTUALDEV, SCSI_VIRTUALDEV, SEVERITY_RANK
 
 # Evaluations after the first, so the work per VM is bounded by construction: a resize's values
 # move toward a limit (a licence's cores, the host's cores, a node's size), and the sweep's cases
@@ -54,6 +54,8 @@ def applied(vm: VM, changes: dict[str, str | None], resized: list[dict[str, Any]
                 data[name] = parse(value)
         elif low == "sched.mem.pin" and value is not None and parse_bool(value):
             data["memory_reservation"] = "full"
+        elif value is not None and _set_device_type(vm, data, low, value):
+            continue
         elif value is not None:
             advanced[key] = value
     for resize in resized:
@@ -70,9 +72,41 @@ def applied(vm: VM, changes: dict[str, str | None], resized: list[dict[str, Any]
     if cps and data.get("vcpus") and int(data["vcpus"]) % int(cps):
         data.pop("cores_per_socket")
     try:
-        return type(vm).model_validate(data)
+        following = type(vm).model_validate(data)
     except (ValidationError, ValueError):
         return None
+    # What model_dump leaves out: a template's unresolved fields and its ethernetN numbers (the
+    # keys the next pass writes for its NICs).
+    following._unknown, following._nic_slots = vm._unknown, vm._nic_slots
+    return following
+
+
+def _set_device_type(vm: VM, data: dict[str, Any], low: str, value: str) -> bool:
+    """Apply an ethernetN.virtualDev or scsiN.virtualDev change to the device the VM lists,
+    whose type the structured field states (`nics[].adapter`, a disk's `controller`): as an
+    `advanced:` key beside it, the key would contradict the field and the model would refuse
+    the VM (an E1000 NIC's recommended VMXNET3 stopped every further pass). False when the key
+    names no listed device or no known type: the key stays in `advanced:` for the model."""
+    slot = device_slot(low)
+    kind = value.strip().lower()
+    if slot is None:
+        return False
+    if slot[0] == "nic":
+        slots = list(vm._nic_slots or range(len(vm.nics)))
+        nics = data.get("nics")
+        if kind not in NIC_VIRTUALDEV or slot[1] not in slots or not isinstance(nics, list) \
+                or slots.index(slot[1]) >= len(nics):
+            return False
+        nics[slots.index(slot[1])]["adapter"] = kind
+        return True
+    controller = SCSI_FROM_VIRTUALDEV.get(kind)
+    disks = [d for d in data.get("disks") or []
+             if d.get("bus", 0) == slot[1] and d.get("controller") in SCSI_VIRTUALDEV]
+    if controller is None or not disks:
+        return False
+    for disk in disks:
+        disk["controller"] = controller
+    return True
 
 
 def _new(rec: Recommendation, current: dict[str, str]) -> dict[str, str | None]:

@@ -189,3 +189,16 @@ def test_a_zero_memory_reservation_is_no_reservation_through_the_resize_passes(t
     recommended = {Path(v["file"]).stem: v["recommended_vmx"] for v in doc["vms"]}
     assert recommended["zero"] == recommended["one"] == recommended["none"] != {}
     assert not any("did not settle" in n for n in doc["notes"])
+
+
+def test_an_e1000_nic_does_not_stop_the_resize_passes(tmp_path):
+    """The recommended VMXNET3 for an E1000 NIC once contradicted the VM's own NIC list in every
+    resize pass: the later passes never ran (numa.vcpu.preferHT went missing) and a note said
+    the recommendation did not settle."""
+    (tmp_path / "vmxnet3.vmx").write_text(_RESIZED_VMX)
+    (tmp_path / "e1000.vmx").write_text(_RESIZED_VMX.replace('"vmxnet3"', '"e1000"'))
+    _, doc = lint_json(str(tmp_path), "--host", "dell-r730-e5-2680v4")
+    recommended = {Path(v["file"]).stem: v["recommended_vmx"] for v in doc["vms"]}
+    assert recommended["e1000"] == {**recommended["vmxnet3"], "ethernet0.virtualDev": "vmxnet3"}
+    assert "numa.vcpu.preferHT" in recommended["e1000"]
+    assert not any("did not settle" in n for n in doc["notes"])
