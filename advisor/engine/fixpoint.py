@@ -72,13 +72,9 @@ def applied(vm: VM, changes: dict[str, str | None], resized: list[dict[str, Any]
     if cps and data.get("vcpus") and int(data["vcpus"]) % int(cps):
         data.pop("cores_per_socket")
     try:
-        following = type(vm).model_validate(data)
+        return vm.rebuilt(data)
     except (ValidationError, ValueError):
         return None
-    # What model_dump leaves out: a template's unresolved fields and its ethernetN numbers (the
-    # keys the next pass writes for its NICs).
-    following._unknown, following._nic_slots = vm._unknown, vm._nic_slots
-    return following
 
 
 def _set_device_type(vm: VM, data: dict[str, Any], low: str, value: str) -> bool:

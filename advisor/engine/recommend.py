@@ -121,7 +121,7 @@ class _Resizer:
         if self._data is None:
             self._data = vm.model_dump(exclude_unset=True)
         try:
-            resized = type(vm).model_validate({**self._data, **fields})
+            resized = vm.rebuilt({**self._data, **fields})
         except ValidationError:
             return {}  # a resize the model refuses (a template's unknown) is shown, not written
         if self._before is None:

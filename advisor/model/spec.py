@@ -242,6 +242,15 @@ class VM(Strict):
     def unknown(self) -> frozenset[str]:
         return self._unknown
 
+    def rebuilt(self, data: dict[str, Any]) -> VM:
+        """A VM validated from `data` (this VM's model_dump, changed) that keeps what model_dump
+        leaves out: a template's unresolved fields and its ethernetN numbers. Without them a
+        resized template's NICs were written as ethernet0..n-1 (a template with ethernet1..3
+        got keys adding an ethernet0 and dropping ethernet3's type). Raises as model_validate."""
+        vm = type(self).model_validate(data)
+        vm._unknown, vm._nic_slots = self._unknown, self._nic_slots
+        return vm
+
     def setting(self, key: str) -> str | None:
         """A raw .vmx value from `advanced:` (case-insensitive key), as a string."""
         return advanced_value(self, key)

@@ -202,3 +202,19 @@ def test_an_e1000_nic_does_not_stop_the_resize_passes(tmp_path):
     assert recommended["e1000"] == {**recommended["vmxnet3"], "ethernet0.virtualDev": "vmxnet3"}
     assert "numa.vcpu.preferHT" in recommended["e1000"]
     assert not any("did not settle" in n for n in doc["notes"])
+
+
+def test_a_resized_template_keeps_its_ethernet_numbers(tmp_path):
+    """A resize (here SCHED004's full reservations for latency sensitivity High) rebuilds the VM;
+    the rebuilt VM once forgot that the template's NICs are ethernet1 and ethernet2, and the
+    written keys added an ethernet0 and removed ethernet2's type."""
+    (tmp_path / "lat.vmx").write_text(
+        '.encoding = "UTF-8"\nvirtualHW.version = "17"\ndisplayName = "lat"\nguestOS = "windows2019srv-64"\n'
+        'numvcpus = "4"\nmemSize = "16384"\nsched.cpu.latencySensitivity = "high"\n'
+        'ethernet1.present = "TRUE"\nethernet1.virtualDev = "e1000"\n'
+        'ethernet2.present = "TRUE"\nethernet2.virtualDev = "e1000"\n')
+    _, doc = lint_json(str(tmp_path))
+    written = doc["vms"][0]["recommended_vmx"]
+    assert "sched.mem.pin" in written  # the resize was written
+    assert {k for k in written if k.startswith("ethernet")} == {"ethernet1.virtualDev", "ethernet2.virtualDev"}
+    assert not any("did not settle" in n for n in doc["notes"])
