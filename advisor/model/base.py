@@ -30,42 +30,31 @@ def _size_mib(value: Any) -> int:
     return _parse_size_text(value) if type(value) is str and len(value) <= 32 else parse_size_mib(value)
 
 
+def _size_schema(minimum: int, description: str) -> WithJsonSchema:
+    return WithJsonSchema({
+        "anyOf": [
+            {"type": "string", "pattern": r"^\s*\d+(\.\d+)?\s*([KMGTP]i?B?|[kmgtp]i?b?)?\s*$"},
+            {"type": "integer", "minimum": minimum},
+        ],
+        "description": description,
+    })
+
+
 SizeMiB = Annotated[
     int,
     BeforeValidator(_size_mib),
     PlainSerializer(format_mib, return_type=str),
-    WithJsonSchema(
-        {
-            "anyOf": [
-                {"type": "string", "pattern": r"^\s*\d+(\.\d+)?\s*([KMGTP]i?B?|[kmgtp]i?b?)?\s*$"},
-                {"type": "integer", "minimum": 1},
-            ],
-            "description": "A size: 64GB, 1.5TB, 4096MB (GB means GiB, as in vSphere; a bare number is MB).",
-        }
-    ),
+    _size_schema(1, "A size: 64GB, 1.5TB, 4096MB (GB means GiB, as in vSphere; a bare number is MB)."),
 ]
-
-
-def _reservation_mib(value: Any) -> int:
-    return parse_reservation_mib(value)
-
 
 # A memory reservation: a size or 0 (none). A size must be positive, but a template's
 # `sched.mem.min = "0"` is a reservation of nothing, and it must survive the round trip through
 # model_dump ("0MB") that the engine's resize passes make (advisor.engine.fixpoint.applied).
 ReservationMiB = Annotated[
     int,
-    BeforeValidator(_reservation_mib),
+    BeforeValidator(parse_reservation_mib),
     PlainSerializer(format_mib, return_type=str),
-    WithJsonSchema(
-        {
-            "anyOf": [
-                {"type": "string", "pattern": r"^\s*\d+(\.\d+)?\s*([KMGTP]i?B?|[kmgtp]i?b?)?\s*$"},
-                {"type": "integer", "minimum": 0},
-            ],
-            "description": "A size (64GB, 4096MB; a bare number is MB), or 0 for no reservation.",
-        }
-    ),
+    _size_schema(0, "A size (64GB, 4096MB; a bare number is MB), or 0 for no reservation."),
 ]
 
 

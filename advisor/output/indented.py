@@ -60,6 +60,9 @@ def dumps(obj: Any, default: Callable[[Any], Any]) -> str:
     open_ids: set[int] = set()  # the containers being written, as json's check_circular keeps them
     add, discard = open_ids.add, open_ids.discard
 
+    # Lists and dicts have a loop each, and the circular check is written out in place: one
+    # shared loop over (prefix, value) pairs, or a helper for the check, made a 128 MB log a
+    # quarter slower to write.
     def value(o: Any, indent: str) -> None:
         if isinstance(o, str):
             put(esc(o))
