@@ -89,11 +89,11 @@ def _set_device_type(vm: VM, data: dict[str, Any], low: str, value: str) -> bool
         return False
     if slot[0] == "nic":
         slots = list(vm._nic_slots or range(len(vm.nics)))
+        position = slots.index(slot[1]) if slot[1] in slots else None
         nics = data.get("nics")
-        if kind not in NIC_VIRTUALDEV or slot[1] not in slots or not isinstance(nics, list) \
-                or slots.index(slot[1]) >= len(nics):
+        if kind not in NIC_VIRTUALDEV or position is None or not isinstance(nics, list) or position >= len(nics):
             return False
-        nics[slots.index(slot[1])]["adapter"] = kind
+        nics[position]["adapter"] = kind
         return True
     controller = SCSI_FROM_VIRTUALDEV.get(kind)
     disks = [d for d in data.get("disks") or []
