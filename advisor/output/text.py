@@ -18,12 +18,7 @@ from __future__ import annotations
 import io
 import re
 from collections.abc import Iterable
-from typing import Any
-
-from rich.cells import cell_len
-from rich.console import Console
-from rich.control import strip_control_codes
-from rich.text import Text
+from typing import TYPE_CHECKING, Any
 
 from advisor.output.describe import (
     first_reference,
@@ -37,6 +32,12 @@ from advisor.output.describe import (
 )
 from advisor.report.findings import Finding, HostResult, Run, VmResult
 
+# Rich is imported by the lines that need it: a report without colour is written as plain text
+# (see _Out), and importing Rich's console and text is about 7% of a small `advisor check`'s CPU.
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.text import Text
+
 WIDTH = 100  # when the caller does not say (files, tests)
 # The end of a line that holds only padding and colour codes. Patterns as text, compiled by `re`
 # (and kept) when first used: a report without colour codes never uses them.
@@ -46,6 +47,8 @@ STYLES = {"error": "bold red", "warning": "yellow", "info": "blue"}
 
 
 def report_console(color: bool, width: int | None = None) -> Console:
+    from rich.console import Console
+
     return Console(
         file=io.StringIO(),
         width=width or WIDTH,
@@ -81,10 +84,16 @@ class _Line:
         """The text as Rich's ``Text.plain`` would hold it (Rich drops some control codes, none
         of them printable)."""
         plain = "".join([text for text, _ in self.parts])
-        return plain if plain.isprintable() else strip_control_codes(plain)
+        if plain.isprintable():
+            return plain
+        from rich.control import strip_control_codes
+
+        return strip_control_codes(plain)
 
 
 def _rich_text(line: _Line) -> Text:
+    from rich.text import Text
+
     text = Text(style=line.style)
     for part, style in line.parts:
         text.append(part, style=style or None)
@@ -115,8 +124,9 @@ def _hanging(label: str, lines: list[str], style: str, indent: int) -> list[_Lin
 _WORD = re.compile(r"\s*(\S+)\s*")  # a word with the spaces around it, as Rich's own breaker reads them
 _NOT_SPACE = re.compile(r"\S")
 # Printable ASCII and the symbols advisor's own wording puts among it (a topology's arrow, a
-# count's ×, a shortened list's …): one cell each, and never a space but " ".
-ONE_CELL_SYMBOLS = "→×…"
+# count's ×, a shortened list's …, the en dash of the rules' reference titles): one cell each,
+# and never a space but " ".
+ONE_CELL_SYMBOLS = "→×…–"
 _NOT_ONE_CELL = re.compile(f"[^\x20-\x7e{ONE_CELL_SYMBOLS}]")
 
 
@@ -155,6 +165,8 @@ def _line_starts(plain: str, room: int) -> list[int]:
                 at = found.start()
             starts.append(line := at)
         return starts
+    from rich.cells import cell_len
+
     used = 0
     for match in _WORD.finditer(plain):
         word = match.group(0)
@@ -213,6 +225,8 @@ class _Out:
             lines += [more + plain[start:end].rstrip() for start, end in zip(breaks, ends, strict=True)]
             self.file.write("\n".join(lines) + "\n")
             return
+        from rich.text import Text
+
         for number, part in enumerate(_rich_text(line).divide(breaks)):
             part.rstrip()
             self.console.print(Text(" " * (indent + (hang if number else 0))) + part, soft_wrap=True)

@@ -13,6 +13,8 @@ import re
 
 import pytest
 from rich.cells import cell_len
+from rich.console import Console
+from rich.text import Text
 
 from advisor.output import text
 from advisor.report.findings import Finding, HostResult, InputProblem, Run, VmResult
@@ -57,13 +59,13 @@ def test_plain_lines_skip_the_console(monkeypatch: pytest.MonkeyPatch) -> None:
     """Without colour and without tabs, no line reaches Rich's print(); a text holding a tab goes
     through it whole."""
     printed: list[str] = []
-    console_print = text.Console.print
+    console_print = Console.print
 
-    def counting(self: text.Console, *objects: object, **kwargs: object) -> None:
-        printed.append("".join(o.plain if isinstance(o, text.Text) else str(o) for o in objects))
+    def counting(self: Console, *objects: object, **kwargs: object) -> None:
+        printed.append("".join(o.plain if isinstance(o, Text) else str(o) for o in objects))
         console_print(self, *objects, **kwargs)
 
-    monkeypatch.setattr(text.Console, "print", counting)
+    monkeypatch.setattr(Console, "print", counting)
     report = text.render(_run(" "), color=False)
     assert len(report.splitlines()) > 60 and printed == []
     text.render(_run(), color=False)
@@ -89,7 +91,7 @@ def test_one_cell_breaks_match_the_word_by_word_breaker() -> None:
     does, leading spaces, long words and all."""
     assert all(cell_len(symbol * 3) == 3 for symbol in text.ONE_CELL_SYMBOLS)
     pick = random.Random(20).choice
-    pieces = ["a", "bb", " ", "  ", "https://example.com/" + "p" * 30, "-", "x" * 12, "→", "×4", "…)", "漢字"]
+    pieces = ["a", "bb", " ", "  ", "https://example.com/" + "p" * 30, "-", "x" * 12, "→", "×4", "…)", "a–b", "漢字"]
     for _ in range(5000):
         plain = "".join(pick(pieces) for _ in range(pick(range(30))))
         if pick((False, True)):
