@@ -12,9 +12,13 @@ import importlib
 import os
 import sys
 
-import click
-
 from advisor import __version__
+from advisor.collector import gc_paused
+
+# Click, and below a command's modules, live as long as the run: collections while they load
+# would walk them only to promote them (about 2% of a small check's start-up).
+with gc_paused(kept=True, kept_min=0):
+    import click
 
 EXIT_CODES_HELP = """\b
 Exit codes:
@@ -47,7 +51,8 @@ class LazyGroup(click.Group):
     def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
         if name not in COMMANDS:
             return None
-        module = importlib.import_module(f"advisor.commands.{COMMANDS[name][0]}")
+        with gc_paused(kept=True, kept_min=0):
+            module = importlib.import_module(f"advisor.commands.{COMMANDS[name][0]}")
         return module.command
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:

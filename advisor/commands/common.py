@@ -121,7 +121,7 @@ def output_pairs(formats: tuple[str, ...], outputs: tuple[str, ...]) -> list[tup
 def settings(inputs: list[str], formats: tuple[str, ...], outputs: tuple[str, ...], fail_on: str | None,
              select: tuple[str, ...], ignore_: tuple[str, ...], config_file: str | None,
              rule_dirs: tuple[str, ...], quiet: bool, color: bool | None) -> Settings:
-    from advisor.load.yamlfile import gc_paused
+    from advisor.collector import gc_paused
 
     # What is built here (the modules the command imports, its rules, policy and host profiles)
     # lives as long as the run: collections while it is made would walk it, only to promote it,
@@ -168,7 +168,7 @@ def emit(run: Run, s: Settings) -> int:
     would overwrite a useful one); input errors still go to stderr.
     """
     from advisor.atomic import write_atomic
-    from advisor.load.yamlfile import gc_paused
+    from advisor.collector import gc_paused
     from advisor.output import render_pieces
     from advisor.output.terminal import width as terminal_width
 

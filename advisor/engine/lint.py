@@ -22,11 +22,11 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from advisor.collector import gc_paused
 from advisor.engine.engine import Evaluator, Exemption, Policy, Subject
 from advisor.errors import InputError
 from advisor.load.hosts import BUNDLED, HostProfiles
 from advisor.load.validation import to_input_errors
-from advisor.load.yamlfile import gc_paused
 from advisor.model.spec import VM
 from advisor.model.template import template_vm
 from advisor.report.findings import InputProblem, Run

@@ -6,12 +6,13 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from advisor.collector import gc_paused
 from advisor.engine.catalog import Catalog, Rule
 from advisor.engine.engine import Evaluator, Subject
 from advisor.engine.policy import Exemption, Policy
 from advisor.load.hosts import BUNDLED, HostProfiles
 from advisor.load.specfile import LoadedSpec, VmPlace
-from advisor.load.yamlfile import LocDict, LocList, gc_paused
+from advisor.load.yamlfile import LocDict, LocList
 from advisor.report.findings import Run
 
 # -- specs ---------------------------------------------------------------------------------

@@ -7,18 +7,16 @@ depth and size are bounded so a hostile file is refused quickly instead of exhau
 
 from __future__ import annotations
 
-import gc
 import os
 import re
 import stat
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, BinaryIO
 
 import yaml
 
+from advisor.collector import gc_paused
 from advisor.errors import InputError
 
 MAX_FILE_BYTES = 16 * 1024 * 1024
@@ -287,43 +285,9 @@ def _read_regular_fd(path: str | os.PathLike[str], limit: int, name: str) -> byt
         os.close(fd)
 
 
-@contextmanager
-def gc_paused(kept: bool = False, kept_min: int | None = None) -> Iterator[None]:
-    """Pause the cyclic garbage collector while a document is built.
-
-    Building a large document allocates hundreds of thousands of containers and no garbage
-    cycles; each allocation burst triggers full collections that rescan everything built so
-    far (a 10,000-VM spec loaded 2.7x slower with the collector on). Refcounting still frees
-    memory meanwhile, and input size is bounded by MAX_FILE_BYTES.
-
-    kept: what the block builds lives on (a spec's tree and models, until each VM's turn). When
-    the collector resumes, the first allocation would start a young collection that walks all
-    of it only to promote it, and a middle one would walk it again (a tenth of the load time of
-    a 100,000-VM spec): freeze() then unfreeze() moves every tracked object straight to the
-    oldest generation, a list splice; cycles there are still found by full collections. Only
-    after a block that built many objects (a small file keeps the collector's usual course),
-    and only by the outermost pause (a kept block inside lint's loop promotes nothing of it).
-    kept_min: that many objects at least (default _KEPT_MIN); 0 for a block known to build
-    what the whole run keeps (a command's start-up).
-    """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            if kept and gc.get_count()[0] >= (_KEPT_MIN if kept_min is None else kept_min):
-                gc.freeze()
-                gc.unfreeze()
-            gc.enable()
-
-
 # libyaml's scanner (in PyYAML 6.0.4's wheels) refuses flow collections nested 1,000 deep before
 # the tree builder reaches MAX_DEPTH: it tokenizes a flow collection ahead of the parser's events.
 _LIBYAML_TOO_DEEP = "exceeded maximum nesting depth"
-
-_KEPT_MIN = 10_000  # objects the collector tracks, allocated (net) since its last collection
-
 
 def loads(data: bytes | str, file: str) -> Any:
     """Parse YAML text safely; errors carry the file and line."""

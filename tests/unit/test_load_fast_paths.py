@@ -1,7 +1,7 @@
 """What makes loading a large spec cheap (issue 20) changes no result: the YAML builder's
 plain-scalar memo (advisor/load/yamltree.py) and the size parser's cache (advisor/model/base.py)
 never give one input another's value, and a kept pause of the collector
-(advisor/load/yamlfile.gc_paused) only moves what a large block built to the oldest generation."""
+(advisor/collector.gc_paused) only moves what a large block built to the oldest generation."""
 
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ import gc
 
 import pytest
 
-from advisor.load import yamlfile, yamltree
+from advisor import collector
+from advisor.load import yamltree
 from advisor.model import base
 from advisor.model.spec import Disk
 from advisor.model.units import parse_size_mib
@@ -61,10 +62,10 @@ def _built_in_a_pause(count: int, kept: bool, outer: bool = False) -> list[list[
     gc.collect()
     built: list[list[int]] = []
     if outer:
-        with yamlfile.gc_paused(), yamlfile.gc_paused(kept=kept):
+        with collector.gc_paused(), collector.gc_paused(kept=kept):
             built.extend([i] for i in range(count))
     else:
-        with yamlfile.gc_paused(kept=kept):
+        with collector.gc_paused(kept=kept):
             built.extend([i] for i in range(count))
     return built
 
@@ -76,16 +77,16 @@ def _in_oldest(objects: list[list[int]]) -> bool:
 
 @pytest.mark.skipif(not gc.isenabled(), reason="the collector is off in this process")
 def test_a_kept_pause_moves_a_large_build_to_the_oldest_generation_only(monkeypatch) -> None:
-    built = _built_in_a_pause(2 * yamlfile._KEPT_MIN, kept=True)
+    built = _built_in_a_pause(2 * collector._KEPT_MIN, kept=True)
     assert _in_oldest(built)
     # A small build, an unkept pause and a pause inside another keep the collector's usual course.
     frozen: list[bool] = []
     monkeypatch.setattr(gc, "freeze", lambda: frozen.append(True))
     _built_in_a_pause(100, kept=True)
-    _built_in_a_pause(2 * yamlfile._KEPT_MIN, kept=False)
-    _built_in_a_pause(2 * yamlfile._KEPT_MIN, kept=True, outer=True)
+    _built_in_a_pause(2 * collector._KEPT_MIN, kept=False)
+    _built_in_a_pause(2 * collector._KEPT_MIN, kept=True, outer=True)
     assert frozen == []
-    _built_in_a_pause(2 * yamlfile._KEPT_MIN, kept=True)
+    _built_in_a_pause(2 * collector._KEPT_MIN, kept=True)
     assert frozen == [True]
     assert gc.isenabled()
 
@@ -94,7 +95,7 @@ def test_a_kept_pause_moves_a_large_build_to_the_oldest_generation_only(monkeypa
 def test_a_start_up_pause_promotes_even_a_small_build() -> None:
     # kept_min=0: a command's start-up (advisor.commands.common.settings) builds what the run keeps.
     gc.collect()
-    with yamlfile.gc_paused(kept=True, kept_min=0):
+    with collector.gc_paused(kept=True, kept_min=0):
         built = [[i] for i in range(100)]
     assert _in_oldest(built)
     assert gc.isenabled()

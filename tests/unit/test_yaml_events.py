@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 import yaml
 
+from advisor import collector
 from advisor.errors import InputError
 from advisor.load import yamlfile, yamltree
 
@@ -49,7 +50,7 @@ EDGE_CASES = [
 
 
 def _node_load(text: str) -> Any:
-    with yamlfile.gc_paused():
+    with collector.gc_paused():
         return yaml.load(text, Loader=yamlfile._Loader)  # a SafeLoader subclass
 
 
