@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -89,19 +88,24 @@ def split_csv(values: tuple[str, ...]) -> tuple[str, ...]:
     )
 
 
-@dataclass(slots=True)
+# A plain class, as advisor.commands.scopes's: creating a dataclass runs generated code at
+# every start-up, for features this does not use.
 class Settings:
     """Command-line options merged with the configuration file."""
 
-    loaded: LoadedConfig
-    catalog: Catalog
-    policy: Policy
-    profiles: HostProfiles
-    fail_on: str
-    pairs: list[tuple[str, str | None]]  # (format, file or None for stdout)
-    quiet: bool
-    color: bool
-    scopes: Scopes  # a configuration per input file (the fields above are the first input's)
+    __slots__ = ("catalog", "color", "fail_on", "loaded", "pairs", "policy", "profiles", "quiet", "scopes")
+
+    def __init__(self, loaded: LoadedConfig, catalog: Catalog, policy: Policy, profiles: HostProfiles, fail_on: str,
+                 pairs: list[tuple[str, str | None]], quiet: bool, color: bool, scopes: Scopes) -> None:
+        self.loaded = loaded
+        self.catalog = catalog
+        self.policy = policy
+        self.profiles = profiles
+        self.fail_on = fail_on
+        self.pairs = pairs  # (format, file or None for stdout)
+        self.quiet = quiet
+        self.color = color
+        self.scopes = scopes  # a configuration per input file (the fields above are the first input's)
 
 
 def output_pairs(formats: tuple[str, ...], outputs: tuple[str, ...]) -> list[tuple[str, str | None]]:

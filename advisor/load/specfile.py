@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -18,16 +17,21 @@ from advisor.model.spec import VM, ClusterMember, Host, Spec
 from advisor.model.versions import Version
 
 
-@dataclass
+# Plain classes rather than dataclasses: creating a dataclass runs generated code at every
+# start-up, for features these do not use.
 class LoadedSpec:
     """A validated spec, its resolved host and version, and where things are in the file."""
 
-    file: str
-    spec: Spec
-    host: Host
-    version: Version
-    root: Any
-    cluster: tuple[ClusterHost, ...] = ()  # the other hosts, one entry per kind
+    __slots__ = ("cluster", "file", "host", "root", "spec", "version")
+
+    def __init__(self, file: str, spec: Spec, host: Host, version: Version, root: Any,
+                 cluster: tuple[ClusterHost, ...] = ()) -> None:
+        self.file = file
+        self.spec = spec
+        self.host = host
+        self.version = version
+        self.root = root
+        self.cluster = cluster  # the other hosts, one entry per kind
 
     def line(self, *loc: Any) -> int | None:
         return line_of(self.root, loc)
@@ -46,12 +50,14 @@ class LoadedSpec:
         return VmPlace(self.vm_line(index), node)
 
 
-@dataclass(slots=True)
 class VmPlace:
     """One VM's lines: what the engine locates a finding with, without the rest of the file."""
 
-    line: int | None  # the VM's own
-    node: Any  # its mapping in the parsed tree
+    __slots__ = ("line", "node")
+
+    def __init__(self, line: int | None, node: Any) -> None:
+        self.line = line  # the VM's own
+        self.node = node  # its mapping in the parsed tree
 
     def line_at(self, *loc: Any) -> int | None:
         """The line of a path inside the VM (LoadedSpec.line("vms", index, *loc))."""
