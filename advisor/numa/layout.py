@@ -51,6 +51,8 @@ def layout_text(sizes: Iterable[int]) -> str:
 
 @dataclass(slots=True)
 class Layout:
+    """How ESXi lays a VM out: its vCPUs per virtual NUMA node and per NUMA client, and why."""
+
     vnodes: tuple[int, ...]  # vCPUs per virtual node
     clients: tuple[int, ...]  # vCPUs per NUMA client
     exposed: bool

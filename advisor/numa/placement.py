@@ -24,6 +24,8 @@ from advisor.numa.topology import Topology, place_clients
 
 @dataclass(slots=True)
 class Placement:
+    """The VMs' NUMA clients homed on one host's nodes: the load of each node and who is on it."""
+
     nodes: int
     cores_per_node: int
     threads_per_node: int

@@ -29,6 +29,9 @@ class Suppressed:
 
 @dataclass(slots=True)
 class Finding:
+    """One rule that fired on one subject (a VM, a host, a device): the message, its location,
+    the evidence and the fix."""
+
     rule: str
     name: str
     severity: str
@@ -84,6 +87,8 @@ class Layout:
 
 @dataclass(slots=True)
 class VmResult:
+    """One VM as evaluated: its predicted topology and the recommendation written for it."""
+
     name: str
     file: str
     host: str | None
@@ -107,6 +112,8 @@ class VmResult:
 
 @dataclass(slots=True)
 class HostResult:
+    """One host of a run: its capacity and how the VMs' NUMA clients load its nodes."""
+
     name: str
     file: str
     summary: str  # one-line capacity summary
