@@ -111,13 +111,21 @@ def _new(rec: Recommendation, current: dict[str, str]) -> dict[str, str | None]:
     return {k: v for k, v in rec.changes.items() if current.get(k.lower()) != v}
 
 
+def _same(following: VM, current: VM) -> bool:
+    """Whether evaluating `following` is evaluating `current`: the same fields, private
+    attributes (a template's unknowns and ethernetN numbers, the lower-cased keys with their
+    text) and fields set (what a resize validates anew)."""
+    return following == current and following.model_fields_set == current.model_fields_set
+
+
 def settle(vm: VM, first: Recommendation, base: dict[str, str] | None, core_mhz: int | None,
            again: Callable[[VM], tuple[Recommendation, list[dict[str, Any]]]],
            resized: list[dict[str, Any]]) -> tuple[Recommendation, bool]:
     """Fold into `first` what evaluating the VM with it applied writes, until nothing changes.
 
     again(vm): that VM's recommendation (only the keys its written fixes change) and the
-    resizes of its written fixes. resized: those of `first`. Returns the recommendation (its
+    resizes of its written fixes; `first` is what evaluating `vm` itself writes (its keys may be
+    spelled after `base`). resized: those of `first`. Returns the recommendation (its
     `vm` and `vmx` left for the caller to build, as recommend(typed=False) leaves them) and
     whether it settled within MAX_PASSES.
     """
@@ -129,6 +137,11 @@ def settle(vm: VM, first: Recommendation, base: dict[str, str] | None, core_mhz:
     for _ in range(MAX_PASSES):
         following = applied(current, step, resized)
         if following is None:
+            break
+        if not step and _same(following, current):
+            # Nothing written reshapes the VM (a resize the model refused, one of disks only):
+            # it is the VM evaluated last (`vm`, for `first`), and that evaluation wrote nothing new.
+            settled = True
             break
         # A field applied() left to the next pass (cores per socket) is written as it leaves it.
         shape = {k.lower(): v for k, v in vm_to_vmx(following, core_mhz).items()}
