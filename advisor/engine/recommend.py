@@ -22,9 +22,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from pydantic import ValidationError
+
 from advisor.engine.render import REMOVE
 from advisor.model.recommendation import NO_RECOMMENDATION, RecommendedVM
-from advisor.vmx.mapping import SCALAR_KEYS
+from advisor.vmx.mapping import SCALAR_KEYS, normalised_advanced, vm_to_vmx
+from advisor.vmx.recommendation import read_keys
+from advisor.vmx.spelling import canonical_key
 from advisor.vocab import BLOCKING, SEVERITY_RANK
 
 
@@ -106,10 +110,6 @@ class _Resizer:
         self._before = before  # the VM as .vmx keys (vm_to_vmx), when the caller has them
 
     def keys(self, resize: dict[str, Any]) -> dict[str, str]:
-        from pydantic import ValidationError
-
-        from advisor.vmx.mapping import vm_to_vmx
-
         vm = self.vm
         fields = {k: v for k, v in resize.items() if "." not in k and k in type(vm).model_fields}
         if not fields:
@@ -169,12 +169,15 @@ def _stated_keys(vm: Any) -> dict[str, str]:
 
     if type(vm) is not VM or not vm.advanced or "advanced" not in vm.model_fields_set:
         return {}
-    stated: dict[str, Any] = {}
-    for key, value in vm.advanced.items():
-        low = key.lower()
-        if low in SCALAR_KEYS:
+    # The VM's lower-cased index (built by its reader, or once per VM) names the spelling that
+    # counts for each key: a dozen lookups instead of lower-casing a template's hundred keys.
+    index, raw = normalised_advanced(vm), vm.advanced
+    stated: dict[str, str] = {}
+    for low in SCALAR_KEYS:
+        hit = index.get(low)
+        if hit is not None and (value := raw.get(hit[0])).__class__ is str:
             stated[low] = value
-    return {low: value for low, value in stated.items() if value.__class__ is str}
+    return stated
 
 
 # A VM field -> the .vmx key (lower case) that states it.
@@ -230,9 +233,6 @@ def recommend(fixes: Iterable[Fixed], base: dict[str, str] | None = None,
     vm, core_mhz: the VM as specified, so a written resize becomes the .vmx keys it changes.
     typed: also build `vm` and `vmx` (a pass of advisor.engine.fixpoint reads only the changes).
     """
-    from advisor.vmx.recommendation import read_keys
-    from advisor.vmx.spelling import canonical_key
-
     out = Recommendation(settings=dict(base or {}))
     written: list[Fixed] = []
     for item in fixes:
