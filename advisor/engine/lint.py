@@ -102,7 +102,8 @@ def template_subject(t: Any, workload: str | None = None) -> Subject:
         key = path[len("advanced."):] if path.startswith("advanced.") else _field_keys().get(top)
         setting = t.settings.get(key.lower()) if key else None
         if setting is None and top in _DEVICE_KEYS and top in lines:  # the device key on the line pointed at
-            here = [s for k, s in t.settings.items() if s.line == lines[top] and k.startswith(_DEVICE_KEYS[top])]
+            line, prefixes = lines[top], _DEVICE_KEYS[top]  # looked up once, not per key of the template
+            here = [s for k, s in t.settings.items() if s.line == line and k.startswith(prefixes)]
             setting = next((s for s in here if getattr(s, "column", None)), here[0] if here else None)
         if setting is None:
             return None
