@@ -111,9 +111,10 @@ class Decisions:
         # The same for a tuple of rules decided together (`decide_each`) with a set of unknown
         # facts, by the union of their facts less those: (id(rules), id(unknown)) -> (the tuple and
         # the set themselves, so that their ids are not reused; the union as in `names`, None: not
-        # memoized).
+        # memoized; the rules split into parts that share no fact, each with its key's name, its
+        # rules' positions and the union of their facts).
         self.sets: dict[tuple[int, int], tuple[tuple[Rule, ...], frozenset[str],
-                                               tuple[tuple[str, ...], tuple[str, ...]] | None]] = {}
+                                               tuple[tuple[str, ...], tuple[str, ...]] | None, tuple[_Part, ...]]] = {}
         self.together: dict[tuple[Any, ...], tuple[bool | None, ...]] = {}
 
     def decide(self, rule: Rule, known: dict[str, Any], activation: Any, unknown: frozenset[str]) -> bool | None:
@@ -140,10 +141,43 @@ class Decisions:
         except TypeError:  # a value that does not hash: not kept
             key, values = None, None
         if values is None:
-            values = tuple(self.decide(rule, known, activation, unknown) for rule in rules)  # errors raise
+            hit = self.sets.get((id(rules), id(unknown))) if key is not None else None
+            if hit is not None and len(hit[3]) > 1:
+                values = self._by_parts(rules, hit[3], known, activation, unknown)
+            else:
+                values = tuple(self.decide(rule, known, activation, unknown) for rule in rules)  # errors raise
             if key is not None and len(self.together) < MEMO_ENTRIES:
                 self.together[key] = values
         return values
+
+    def _by_parts(self, rules: tuple[Rule, ...], parts: tuple[_Part, ...], known: dict[str, Any], activation: Any,
+                  unknown: frozenset[str]) -> tuple[bool | None, ...]:
+        """`decide` for each of `rules` when their values together are new, part by part: the
+        union of many rules' facts takes many more values than the facts of rules that share
+        some (each a few), so most parts were decided before on the same values. The rules of
+        the parts not seen are decided in their order, so an error is the one the rules decided
+        one by one would raise first."""
+        values: list[bool | None] = [None] * len(rules)
+        left: list[tuple[_Part, tuple[Any, ...] | None]] = []
+        for part in parts:
+            ident, positions, entry = part
+            key = self._values_key(ident, entry, known, unknown)
+            try:
+                got = self.together.get(key) if key is not None else None
+            except TypeError:  # a value that does not hash: not kept
+                key, got = None, None
+            if got is None:
+                left.append((part, key))
+                continue
+            for position, value in zip(positions, got, strict=True):
+                values[position] = value
+        if left:
+            for position in sorted(p for part, _ in left for p in part[1]):
+                values[position] = self.decide(rules[position], known, activation, unknown)  # errors raise
+            for (_, positions, _), key in left:
+                if key is not None and len(self.together) < MEMO_ENTRIES:
+                    self.together[key] = tuple(values[p] for p in positions)
+        return tuple(values)
 
     def _set_key(self, rules: tuple[Rule, ...], known: dict[str, Any],
                  unknown: frozenset[str]) -> tuple[Any, ...] | None:
@@ -155,10 +189,14 @@ class Decisions:
                 return None
             entries = [self.names[id(rule)] for rule in rules]
             union: tuple[tuple[str, ...], tuple[str, ...]] | None = None
-            if all(entry is not None for entry in entries):
-                union = (tuple(sorted({n for entry in entries if entry for n in entry[0]} - unknown)),
-                         tuple(sorted({n for entry in entries if entry for n in entry[1]} - unknown)))
-            hit = self.sets[(id(rules), id(unknown))] = (rules, unknown, union)
+            parts: tuple[_Part, ...] = ()
+            proved = [entry for entry in entries if entry is not None]
+            if len(proved) == len(entries):
+                union = _union(proved, unknown)
+                parts = tuple(((id(rules), id(unknown), index), positions,
+                               _union([proved[p] for p in positions], unknown))
+                              for index, positions in enumerate(_sharing(proved, unknown)))
+            hit = self.sets[(id(rules), id(unknown))] = (rules, unknown, union, parts)
         return self._values_key((id(rules), id(unknown)), hit[2], known, unknown)
 
     def _key(self, rule: Rule, known: dict[str, Any], unknown: frozenset[str]) -> tuple[Any, ...] | None:
@@ -189,6 +227,31 @@ class Decisions:
             return None
         return ident, bool(unknown), values, tuple(map(type, values)), tuple(map(_listed, texts)), \
             tuple(map(type, texts))
+
+
+# A part of the rules decided together: its key's name, its rules' positions, their facts' union.
+_Part = tuple[tuple[int, int, int], tuple[int, ...], tuple[tuple[str, ...], tuple[str, ...]]]
+
+
+def _union(entries: list[tuple[tuple[str, ...], tuple[str, ...]]],
+           unknown: frozenset[str]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The facts of several rules (as Decisions.names holds them) less `unknown`, sorted."""
+    return (tuple(sorted({n for entry in entries for n in entry[0]} - unknown)),
+            tuple(sorted({n for entry in entries for n in entry[1]} - unknown)))
+
+
+def _sharing(entries: list[tuple[tuple[str, ...], tuple[str, ...]]], unknown: frozenset[str]) -> list[tuple[int, ...]]:
+    """The positions of the rules in groups that share no fact outside `unknown`, in the order
+    of their first rule (the rules that read none of them form one group)."""
+    groups: list[tuple[set[int], set[str]]] = []
+    for position, entry in enumerate(entries):
+        facts, positions = {*entry[0], *entry[1]} - unknown, {position}
+        for other in [g for g in groups if g[1] & facts or not (g[1] or facts)]:
+            groups.remove(other)
+            positions |= other[0]
+            facts |= other[1]
+        groups.append((positions, facts))
+    return sorted((tuple(sorted(positions)) for positions, _ in groups), key=lambda positions: positions[0])
 
 
 def _size(value: Any) -> int:

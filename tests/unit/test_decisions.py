@@ -147,6 +147,46 @@ def test_rules_decided_together_follow_every_fact_any_of_them_reads(tmp_path: Pa
     assert not memo.together
 
 
+def test_rules_decided_together_are_decided_again_only_in_the_part_whose_facts_are_new(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Values new to the whole tuple (Decisions.decide_each) are sorted out part by part: rules
+    that share no fact are keyed apart, so a new memory size decides again only the rule that
+    reads it; and the first error is the one deciding the rules in their order raises."""
+    monkeypatch.setattr(group, "MEMO_AFTER", 1)
+    conditions = ("vm.vcpus > 8", "4096 / (vm.memory_mib - 4096) > 0",
+                  "vm.vcpus > 2 && vm.latency_sensitivity == 'high'", "1 / (vm.nics - 1) > 0")
+    rules = []
+    for index, when in enumerate(conditions):
+        (tmp_path / str(index)).mkdir()
+        rules.append(_rule(tmp_path / str(index), when))
+    together, none = tuple(rules), frozenset[str]()
+    memo = group.Decisions()
+    evaluated: list[str] = []
+    real = group.decide
+
+    def counted(rule, activation, unknown):
+        evaluated.append(rule.d.when)
+        return real(rule, activation, unknown)
+
+    monkeypatch.setattr(group, "decide", counted)
+
+    def each(known: dict) -> tuple:
+        return memo.decide_each(together, known, cel_env().Activation(known), none)
+
+    base = {"vm.vcpus": 4, "vm.memory_mib": 2048, "vm.latency_sensitivity": "high", "vm.nics": 2}
+    assert each(base) == each(base) == (False, False, True, True)
+    (_, _, _, parts), = memo.sets.values()
+    assert [positions for _, positions, _ in parts] == [(0, 2), (1,), (3,)]
+    evaluated.clear()
+    assert each(base | {"vm.memory_mib": 8192}) == (False, True, True, True)
+    assert evaluated == [conditions[1]]
+    # The memory and the NIC rules both divide by zero here: the memory rule, first in order, fails.
+    evaluated.clear()
+    with pytest.raises(InputError, match="divide by zero"):
+        each(base | {"vm.memory_mib": 4096, "vm.nics": 1, "vm.vcpus": 16})
+    assert evaluated == list(conditions[:2])
+
+
 @pytest.mark.parametrize("after", [1, 10**9])
 def test_batched_runs_match_with_and_without_the_memo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                       after: int) -> None:
