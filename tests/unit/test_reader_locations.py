@@ -236,4 +236,8 @@ def test_vmx_value_columns_count_lines_as_the_reader_splits_them():
 
     data = '\ufeffa = "1"\r\n  bb\t= "é"\n# c\nbare = x\n\nlast =  "z"'.encode()
     column = _value_columns(data, "utf-8")
-    assert [column(n) for n in range(1, 8)] == [5, 8, None, 8, None, 9, None]
+    expected = [None, 5, 8, None, 8, None, 9, None]
+    assert [column(n) for n in range(0, 8)] == expected
+    # The first line a template is asked for is split off alone: the same answers.
+    assert [_value_columns(data, "utf-8")(n) for n in range(0, 8)] == expected
+    assert _value_columns(data, "utf-8")(-1) is None
