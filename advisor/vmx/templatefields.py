@@ -14,11 +14,11 @@ from collections.abc import Iterable
 from functools import lru_cache
 from itertools import compress
 from operator import attrgetter
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-from advisor.vmx.mapping import ADVANCED_INDEX, SCALAR_KEYS, advanced_role, parse_bool, vmx_text
+from advisor.vmx.mapping import ADVANCED_INDEX, SCALAR_KEYS, advanced_role, vmx_text
 from advisor.vmx.nics import nic_role, template_nics
-from advisor.vocab import NIC_VIRTUALDEV, SCSI_FROM_VIRTUALDEV
+from advisor.vocab import NIC_VIRTUALDEV, SCSI_FROM_VIRTUALDEV, read_bool
 
 if TYPE_CHECKING:
     from advisor.readers.base import TemplateVM
@@ -35,15 +35,17 @@ def template_fields(t: TemplateVM) -> tuple[dict[str, Any], set[str], dict[str, 
     lines: dict[str, int | None] = {}
     settings, spelling = t.settings, t.spelling
     # The few keys that mean more than themselves (fields, devices, advisor's pseudo-keys), in
-    # file order; the other ninety-odd keys of a template are only carried (roles are worked
-    # out once per distinct key).
-    special = list(compress(settings, map(_template_role, settings)))
+    # file order, each with what it means; the other ninety-odd keys of a template are only
+    # carried (roles are worked out once per distinct key).
+    roles = list(map(_template_role, settings))
+    special = list(compress(settings, roles))
+    meaning = list(filter(None, roles))  # the special keys' roles, in the same order
     values = list(map(_VALUE, settings.values()))
     if t.kind == "vmx" and None not in values:
         # A .vmx reader's values are all text: every key is carried as it is, in file order,
         # except advisor's pseudo-keys and the NIC types read below, slot by slot.
         index = dict(zip(settings, zip(map(spelling.get, settings, settings), values, strict=True), strict=True))
-        for low in special:
+        for low in compress(special, map(_DROPPABLE, meaning)):
             if _dropped(low, settings[low].value):
                 del index[low]
         advanced = dict(index.values())
@@ -64,7 +66,7 @@ def template_fields(t: TemplateVM) -> tuple[dict[str, Any], set[str], dict[str, 
             else:
                 lines[field] = setting.line
     data: dict[str, Any] = {"name": t.name, "advanced": advanced, ADVANCED_INDEX: index,
-                            RECONCILED: [low for low in special if low in index and advanced_role(low)]}
+                            RECONCILED: list(filter(index.__contains__, compress(special, map(_RECONCILES, meaning))))}
     # The two required fields come straight from their keys (the validator reports a bad
     # value at that key's line); the rest is reconciled from `advanced` by the VM model.
     for key, field in (("numvcpus", "vcpus"), ("memsize", "memory")):
@@ -77,10 +79,10 @@ def template_fields(t: TemplateVM) -> tuple[dict[str, Any], set[str], dict[str, 
             data[field] = _REQUIRED_DEFAULTS[field]
             if field == "memory":
                 unknown.add("memory")
-    data["disks"], disk_line = _template_disks(t, special)
+    data["disks"], disk_line = _template_disks(t, compress(special, map(_DISK, meaning)))
     if disk_line is not None:
         lines["disks"] = disk_line
-    data["nics"], slots, nic_line = template_nics(t, unknown, special)
+    data["nics"], slots, nic_line = template_nics(t, unknown, compress(special, map(_NIC, meaning)))
     if nic_line is not None:
         lines["nics"] = nic_line
     data["_nic_slots"] = tuple(slots)
@@ -98,18 +100,33 @@ def _dropped(low: str, value: Any) -> bool:
         low.startswith("ethernet") and nic_role(low) is not None and value.strip().lower() in NIC_VIRTUALDEV)
 
 
+class _Role(NamedTuple):
+    """What a key means to template_fields beyond being carried (a non-empty tuple: true)."""
+
+    droppable: bool  # _dropped may leave it out of `advanced` (which its value decides)
+    reconciles: bool  # reconcile_advanced reads it
+    disk: bool  # a device slot's `.present` or advisor.diskN.size
+    nic: bool  # ethernetN.present or ethernetN.virtualDev
+
+
+_DROPPABLE, _RECONCILES, _DISK, _NIC = (attrgetter(name) for name in _Role._fields)
+
+
 @lru_cache(maxsize=8192)
-def _template_role(low: str) -> bool:
-    """Whether a lower-cased key means more to template_fields than a raw key it carries:
-    a field's key, a device slot's, a NIC's or advisor's pseudo-key (once per distinct key)."""
-    return (low.startswith("advisor.") or nic_role(low) is not None or _disk_role(low) is not None
-            or advanced_role(low) is not None)
+def _template_role(low: str) -> _Role | None:
+    """What a lower-cased key means to template_fields: None for a raw key it only carries,
+    else the parts that read it (a field's key, a device slot's, a NIC's or advisor's
+    pseudo-key; once per distinct key)."""
+    nic = nic_role(low) is not None
+    role = _Role(low.startswith("advisor.") or nic,
+                 advanced_role(low) is not None, _disk_role(low) is not None, nic)
+    return role if any(role) else None
 
 
 def _template_disks(t: TemplateVM, keys: Iterable[str]) -> tuple[list[dict[str, Any]], int | None]:
     """The disks in slot order, and the line a disk finding points at: the controller type of
     the first data disk (what a fix changes), else that disk's own line. `keys`: the template's
-    keys that may be a disk's (template_fields' special keys), in file order."""
+    keys that may be a disk's (device slots' `.present` keys, advisor.diskN.size), in file order."""
     disks: list[Any] = []
     where: int | None = None
     sizes: dict[int, str] = {}
@@ -124,9 +141,10 @@ def _template_disks(t: TemplateVM, keys: Iterable[str]) -> tuple[list[dict[str, 
         else:
             slots.append((low, role[0], role[1], setting))
     for low, bus_kind, bus_text, setting in slots:
-        if not _truthy(setting.value):
+        if read_bool(setting.value) is not True:
             continue
         bus = int(bus_text)
+        kind = None
         if bus_kind == "scsi":
             kind = t.settings.get(f"scsi{bus}.virtualdev")
             if kind is None or kind.value is None or kind.value.lower() not in SCSI_FROM_VIRTUALDEV:
@@ -143,7 +161,6 @@ def _template_disks(t: TemplateVM, keys: Iterable[str]) -> tuple[list[dict[str, 
         if size:
             disk["size"] = int(size)
         if where is None and disk["role"] == "data":
-            kind = t.settings.get(f"scsi{bus}.virtualdev") if bus_kind == "scsi" else None
             where = (kind.line if kind is not None else None) or setting.line
         disks.append(disk)
     return disks, where
@@ -173,9 +190,3 @@ def _is_disk(t: TemplateVM, present_key: str) -> bool:
         return name.value.strip().lower().endswith(".vmdk")
     return True
 
-
-def _truthy(text: str) -> bool:
-    try:
-        return parse_bool(text)
-    except ValueError:
-        return False
