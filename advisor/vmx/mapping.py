@@ -39,6 +39,8 @@ _WHOLE = re.compile(r"([+-]?)(?:0[xX]([0-9a-fA-F]{1,16})|([0-9]{1,18}))")
 def _int(text: str) -> int:
     """ASCII digits (or 0x hex) only: Python's int() would also take `1_6` as 16 and other
     scripts' digits, which no VMware parser reads as a number."""
+    if text.isascii() and text.isdigit() and len(text) <= 18:  # nearly every value: what _WHOLE reads as decimal
+        return int(text)
     match = _WHOLE.fullmatch(text.strip().strip('"'))
     if not match:
         raise ValueError(f"'{text[:40]}' is not a whole number")

@@ -22,7 +22,7 @@ from advisor.load import yamlfile
 from advisor.model.spec import VM
 from advisor.model.template import template_vm
 from advisor.readers import read_template
-from advisor.vmx.mapping import ADVANCED_INDEX
+from advisor.vmx.mapping import _WHOLE, ADVANCED_INDEX, _int
 from advisor.vmx.spelling import unescape
 from advisor.vmx.templatefields import RECONCILED, template_fields
 
@@ -118,6 +118,28 @@ def _unescape_reference(raw: str, charset: str = "utf-8") -> str:
 @given(st.text(alphabet="|0123456789aAfFgz\u00e9 ", max_size=60), st.sampled_from(["utf-8", "cp1252", "shift_jis"]))
 def test_unescape_decodes_runs_as_one_substitution_would(raw: str, charset: str) -> None:
     assert unescape(raw, charset) == _unescape_reference(raw, charset)
+
+
+def _whole_reference(text: str) -> int:
+    """mapping._int as it was written before plain digits skipped the pattern."""
+    match = _WHOLE.fullmatch(text.strip().strip('"'))
+    if not match:
+        raise ValueError(text)
+    value = int(match[2], 16) if match[2] else int(match[3])
+    return -value if match[1] == "-" else value
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.one_of(st.from_regex(r"[+-]?[0-9]{1,20}", fullmatch=True),
+                 st.text(alphabet="0123456789\u0663\u00b2\uff11 _x\"+-", max_size=22)))
+def test_whole_numbers_read_as_the_pattern_reads_them(text: str) -> None:
+    try:
+        expected = _whole_reference(text)
+    except ValueError:
+        with pytest.raises(ValueError):
+            _int(text)
+        return
+    assert _int(text) == expected
 
 
 def test_read_bytes_reads_on_after_short_reads(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
