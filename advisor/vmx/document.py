@@ -735,9 +735,11 @@ def _read_in(body: bytes, codec: str) -> VmxEntries | None:
         text = body.decode(codec, "surrogateescape")
         undecodable = _undecodable_lines(text)
     # Decoding the whole file equals decoding line by line when no character swallowed a
-    # newline byte (no ASCII-keeping codec does; checked rather than assumed).
-    newlines = body.count(b"\n")
-    if text.count("\n") != newlines:
+    # newline byte (no ASCII-keeping codec does; checked rather than assumed, but for UTF-8,
+    # where a newline byte is never part of a character and surrogateescape keeps each
+    # undecodable byte as one surrogate).
+    newlines = text.count("\n")
+    if codec != "utf-8" and body.count(b"\n") != newlines:
         return None
     rows = _REGULAR_LINE.findall(text)
     # One row per line (the text after the last newline counts as a line, as in split()), or
