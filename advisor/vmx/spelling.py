@@ -5,9 +5,10 @@ re-exports them), so that `advisor check` writes keys and values without importi
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from functools import lru_cache
 from itertools import repeat
+from typing import TypeVar
 
 # VMware's spelling of the keys advisor writes ('#' stands for a device or unit number).
 # Keys are case-insensitive when read, but files are read by people and diffed by tools, so
@@ -98,21 +99,29 @@ def canonical_keys(keys: Iterable[str]) -> Iterator[str]:
 
 
 _CACHED_KEY = 256  # characters; VMware's own keys are a few dozen
-_MAX_KEYS = 4096  # kept
+_V = TypeVar("_V")
 
 
-class _Spellings(dict[str, str]):
-    """key -> its VMware spelling, worked out on the key's first lookup. Keys repeat across VMs
-    and files: short ones are spelled once. A long one (a hostile file's) is not kept, and the
-    memo starts afresh once it holds _MAX_KEYS keys, so it stays small whatever the inputs hold."""
+class KeyMemo(dict[str, _V]):
+    """key -> what `work_out` makes of it, worked out on the key's first lookup and looked up
+    from C after that (`map(memo.__getitem__, keys)`: no Python call per key seen before). Keys
+    repeat across VMs and files: short ones are worked out once. A long one (a hostile file's)
+    is not kept, and the memo starts afresh once it holds `most` keys, so it stays small
+    whatever the inputs hold."""
 
-    def __missing__(self, key: str) -> str:
-        spelled = _spell(key)
+    __slots__ = ("_most", "_work_out")
+
+    def __init__(self, work_out: Callable[[str], _V], most: int) -> None:
+        super().__init__()
+        self._work_out, self._most = work_out, most
+
+    def __missing__(self, key: str) -> _V:
+        value = self._work_out(key)
         if len(key) <= _CACHED_KEY:
-            if len(self) >= _MAX_KEYS:
+            if len(self) >= self._most:
                 self.clear()
-            self[key] = spelled
-        return spelled
+            self[key] = value
+        return value
 
 
 def _spell(key: str) -> str:
@@ -126,7 +135,7 @@ def _spell(key: str) -> str:
     return re.sub("#", lambda _m: next(found), template)
 
 
-_SPELLED = _Spellings()
+_SPELLED = KeyMemo(_spell, 4096)  # key -> its VMware spelling
 
 
 # --------------------------------------------------------------------------- escaping

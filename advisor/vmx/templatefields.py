@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from advisor.vmx.mapping import ADVANCED_INDEX, SCALAR_KEYS, advanced_role, vmx_text
 from advisor.vmx.nics import nic_role, template_nics
+from advisor.vmx.spelling import KeyMemo
 from advisor.vocab import NIC_VIRTUALDEV, SCSI_FROM_VIRTUALDEV, read_bool
 
 if TYPE_CHECKING:
@@ -37,7 +38,7 @@ def template_fields(t: TemplateVM) -> tuple[dict[str, Any], set[str], dict[str, 
     # The few keys that mean more than themselves (fields, devices, advisor's pseudo-keys), in
     # file order, each with what it means; the other ninety-odd keys of a template are only
     # carried (roles are worked out once per distinct key).
-    roles = list(map(_template_role, settings))
+    roles = list(map(_ROLES.__getitem__, settings))
     special = list(compress(settings, roles))
     meaning = list(filter(None, roles))  # the special keys' roles, in the same order
     values = list(map(_VALUE, settings.values()))
@@ -112,15 +113,18 @@ class _Role(NamedTuple):
 _DROPPABLE, _RECONCILES, _DISK, _NIC = (attrgetter(name) for name in _Role._fields)
 
 
-@lru_cache(maxsize=8192)
 def _template_role(low: str) -> _Role | None:
     """What a lower-cased key means to template_fields: None for a raw key it only carries,
     else the parts that read it (a field's key, a device slot's, a NIC's or advisor's
-    pseudo-key; once per distinct key)."""
+    pseudo-key)."""
     nic = nic_role(low) is not None
     role = _Role(low.startswith("advisor.") or nic,
                  advanced_role(low) is not None, _disk_role(low) is not None, nic)
     return role if any(role) else None
+
+
+# lower-cased key -> _template_role (a template's hundred keys: one dict lookup each).
+_ROLES = KeyMemo(_template_role, 8192)
 
 
 def _template_disks(t: TemplateVM, keys: Iterable[str]) -> tuple[list[dict[str, Any]], int | None]:

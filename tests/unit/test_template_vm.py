@@ -184,3 +184,17 @@ def test_read_bytes_stops_at_the_fstat_size(tmp_path: Path, monkeypatch: pytest.
     calls.clear()
     monkeypatch.setattr(yamlfile.os, "read", growing)
     assert yamlfile.read_bytes(path) == b"x" * 5000 + b"y" * 3000
+
+
+def test_key_roles_are_kept_only_for_short_keys_and_bounded() -> None:
+    from advisor.vmx import templatefields
+
+    roles = templatefields._ROLES
+    roles.clear()
+    long_key = "ethernet0." + "x" * 100_000  # a hostile file's key: classified, never kept
+    assert roles[long_key] is None
+    assert long_key not in roles
+    for n in range(9_000):
+        assert roles[f"ethernet{n}.virtualdev"] is not None
+        assert len(roles) <= 8192
+    assert roles["ethernet7.present"].nic  # classified again once dropped
