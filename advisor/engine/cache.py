@@ -1,4 +1,5 @@
-"""An on-disk cache for work that depends only on files advisor ships (the parsed rule catalog).
+"""An on-disk cache for work that depends only on files advisor ships (the parsed rule catalog,
+the limits tables of advisor.resources).
 
 Every run used to parse the same eleven rule files: about a tenth of `advisor check`'s start-up.
 The cache keeps the parsed result, keyed by the bytes of the source files and the versions that

@@ -79,10 +79,9 @@ def recommended_maxdop(year: int, guest_nodes: tuple[int, ...], threads_per_core
 
 @lru_cache(maxsize=1)
 def _limits() -> dict[str, Any]:
-    from advisor.load.yamlfile import load
-    from advisor.resources import data_path
+    from advisor.resources import limits_table
 
-    return dict(load(data_path("rules") / "limits" / "sqlserver.yaml"))
+    return dict(limits_table("sqlserver"))
 
 
 def _edition_table() -> list[dict[str, Any]]:

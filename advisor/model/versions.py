@@ -56,10 +56,9 @@ class Limits:
 
 @lru_cache(maxsize=4)
 def _doc(name: str = "vsphere") -> Any:
-    from advisor.load.yamlfile import load
-    from advisor.resources import data_path
+    from advisor.resources import limits_table
 
-    return load(data_path("rules") / "limits" / f"{name}.yaml")
+    return limits_table(name)
 
 
 def _guest_rows() -> list[dict[str, Any]]:

@@ -2,8 +2,9 @@
 and the modules below belong to other commands (template readers, the .vmx codec, vCenter,
 syntax highlighting). A check that pulls one in again pays for it on every run
 (docs/benchmarks.md, "Start-up and .vmx lint"). Two more start-up costs are pinned the same way:
-the seed papers' table is not read when the cached catalog holds the references' text, and a
-report without colour is written without Rich (not even imported)."""
+the seed papers' table is not read when the cached catalog holds the references' text, nor the
+limits tables parsed when the cache holds them, and a report without colour is written without
+Rich (not even imported)."""
 
 from __future__ import annotations
 
@@ -34,6 +35,13 @@ NOT_ON_CHECK = (
 
 _RUN = """
 import sys
+from advisor.load import yamlfile
+parsed = []
+_loads = yamlfile.loads
+def loads(data, file):
+    parsed.append(file)
+    return _loads(data, file)
+yamlfile.loads = loads
 from advisor.cli import main
 sys.argv = ["advisor", "check", sys.argv[1]]
 try:
@@ -44,7 +52,8 @@ sys.stdout.flush()
 modules = sorted(sys.modules)
 import json
 from advisor.engine.references import seed_table
-print(json.dumps({"modules": modules, "seeds_read": seed_table.cache_info().currsize}), file=sys.stderr)
+print(json.dumps({"modules": modules, "seeds_read": seed_table.cache_info().currsize, "parsed": parsed}),
+      file=sys.stderr)
 """
 
 
@@ -73,6 +82,9 @@ def test_check_imports_nothing_it_does_not_use(tmp_path: Path) -> None:
     assert unwanted == []
     # What the cached catalog holds is not worked out again: the references' text came with it.
     assert run["seeds_read"] == 0
+    # Nor are the limits tables (rules/limits) parsed again: the cache holds them as JSON.
+    assert any("limits" in file for file in first["parsed"])
+    assert [file for file in run["parsed"] if "rules" in Path(file).parts] == []
 
 
 def test_the_exit_does_not_collect_what_the_run_leaves(monkeypatch, cli) -> None:

@@ -137,3 +137,21 @@ def test_builtin_rules_compile_when_first_used(monkeypatch: pytest.MonkeyPatch) 
     assert rule.program is None
     program = rule.compiled()
     assert program is not None and rule.compiled() is program
+
+
+def test_limits_tables_are_plain_json_and_read_the_same_from_the_cache(folder: Path) -> None:
+    """rules/limits is read from the cache as JSON: each table must survive JSON unchanged
+    (string keys, no dates), so a run reading the entry sees what one parsing the YAML sees."""
+    import json
+
+    from advisor import resources
+    from advisor.load.yamlfile import load
+
+    parsed = {path.stem: load(path) for path in (resources.data_path("rules") / "limits").glob("*.yaml")}
+    assert json.loads(json.dumps(parsed, allow_nan=False)) == parsed
+    resources._limits_tables.cache_clear()
+    built = resources._limits_tables()  # no entry yet: parsed, then written
+    assert list(folder.glob("limits-*.json"))
+    resources._limits_tables.cache_clear()
+    assert resources._limits_tables() == built == parsed  # read back from the entry
+    assert resources.limits_table("vsphere") == parsed["vsphere"]
