@@ -18,7 +18,7 @@ is the group of vCPUs the NUMA scheduler homes on one physical node.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from typing import NamedTuple
 
 from advisor.model.spec import VM, Host
 from advisor.model.versions import Version
@@ -41,9 +41,10 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, slots=True)
-class Topology:
-    """What the guest sees and where ESXi homes the VM's vCPUs and memory."""
+class Topology(NamedTuple):
+    """What the guest sees and where ESXi homes the VM's vCPUs and memory. (A NamedTuple, not a
+    frozen dataclass: it is only read, and a dataclass's generated methods cost every start-up
+    half a millisecond; with_memory copies one with _replace.)"""
 
     vcpus: int
     sockets: int
@@ -62,8 +63,8 @@ class Topology:
     memory_local_mib: int
     memory_remote_mib: int
     memory_interleaved: bool
-    reasons: tuple[str, ...] = field(default=())
-    uncertain: tuple[str, ...] = field(default=())
+    reasons: tuple[str, ...] = ()
+    uncertain: tuple[str, ...] = ()
     # vNUMA nodes follow virtual sockets: before 6.5, or numa.vcpu.followcorespersocket /
     # Numa.FollowCoresPerSocket (facts read this, so the fact and the layout cannot disagree).
     follows_cores_per_socket: bool = False
@@ -220,7 +221,7 @@ def with_memory(topo: Topology, host: Host, memory: int) -> Topology:
     reasons = tuple(r for r in topo.reasons if MEMORY_REASON not in r)
     if remote:
         reasons += (memory_reason(memory, host, remote),)
-    return replace(topo, memory_local_mib=local, memory_remote_mib=remote, reasons=reasons)
+    return topo._replace(memory_local_mib=local, memory_remote_mib=remote, reasons=reasons)
 
 
 def remote_mib(topo: Topology, host: Host, memory: int) -> int:
