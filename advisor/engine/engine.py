@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import gc
 from collections.abc import Callable, Iterable, Set
-from dataclasses import dataclass, field
 from typing import Any
 
 from advisor.engine.catalog import Catalog, Rule
@@ -51,36 +50,45 @@ __all__ = ["MAX_CEL_LIST", "MAX_CEL_STRING", "REMOVE", "Evaluator", "Exemption",
            "capacity_summary", "cel_value_fits", "fill", "host_result", "vm_layouts"]
 
 
-@dataclass(slots=True)
+# Plain classes rather than dataclasses: creating a dataclass runs generated code at every
+# start-up, for features (comparison, repr, replace) these do not use.
 class Subject:
     """One VM to evaluate, wherever it came from (a spec entry or a template)."""
 
-    vm: VM
-    file: str
-    line: int | None
-    locate: Callable[[str], int | None]  # spec field path -> line in the file
-    exemptions: list[Exemption] = field(default_factory=list)
-    unknown: frozenset[str] = frozenset()
-    notes: list[str] = field(default_factory=list)
-    column: Callable[[str], int | None] | None = None  # spec field path -> column, where known
+    __slots__ = ("column", "exemptions", "file", "line", "locate", "notes", "unknown", "vm")
+
+    def __init__(self, vm: VM, file: str, line: int | None, locate: Callable[[str], int | None],
+                 exemptions: list[Exemption] | None = None, unknown: frozenset[str] = frozenset(),
+                 notes: list[str] | None = None, column: Callable[[str], int | None] | None = None) -> None:
+        self.vm = vm
+        self.file = file
+        self.line = line
+        self.locate = locate  # spec field path -> line in the file
+        self.exemptions = [] if exemptions is None else exemptions
+        self.unknown = unknown
+        self.notes = [] if notes is None else notes
+        self.column = column  # spec field path -> column, where known
 
 
-@dataclass(slots=True)
 class Placed:
     """What pass 1 (Evaluator.place) leaves for every VM's turn: the host, the topologies
     predicted (by shape and memory size), and the host-wide placement facts."""
 
-    host: Host | None
-    version: Version | None
-    cluster: tuple[ClusterHost, ...] = ()
-    cache: dict[tuple[Any, ...], Any] = field(default_factory=dict)
-    facts: dict[str, Any] = field(default_factory=dict)
-    placement: Placement | None = None
-    workloads: set[str] = field(default_factory=set)
-    # Each subject's VM and its topology_for answer, last subject first: pass 2 would ask the same
-    # of the same cache. Popped as pass 2 goes, so a large spec's answers are freed as its VMs
-    # are; an answer is used only for the very VM it was asked for (else pass 2 asks again).
-    shapes: list[tuple[VM, tuple[Topology, dict[str, Any], bool] | None]] = field(default_factory=list)
+    __slots__ = ("cache", "cluster", "facts", "host", "placement", "shapes", "version", "workloads")
+
+    def __init__(self, host: Host | None, version: Version | None, cluster: tuple[ClusterHost, ...] = (),
+                 workloads: set[str] | None = None) -> None:
+        self.host = host
+        self.version = version
+        self.cluster = cluster
+        self.cache: dict[tuple[Any, ...], Any] = {}
+        self.facts: dict[str, Any] = {}
+        self.placement: Placement | None = None
+        self.workloads = set() if workloads is None else workloads
+        # Each subject's VM and its topology_for answer, last subject first: pass 2 would ask the
+        # same of the same cache. Popped as pass 2 goes, so a large spec's answers are freed as its
+        # VMs are; an answer is used only for the very VM it was asked for (else pass 2 asks again).
+        self.shapes: list[tuple[VM, tuple[Topology, dict[str, Any], bool] | None]] = []
 
 
 # VMs of one group before its rules are combined into one CEL program: compiling costs about

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 
 from advisor.model.spec import Host
 from advisor.model.versions import Version
@@ -49,16 +48,21 @@ def layout_text(sizes: Iterable[int]) -> str:
     return ", ".join(parts)
 
 
-@dataclass(slots=True)
+# A plain class rather than a dataclass: creating a dataclass runs generated code at every
+# start-up, for features (comparison, repr, replace) this does not use.
 class Layout:
     """How ESXi lays a VM out: its vCPUs per virtual NUMA node and per NUMA client, and why."""
 
-    vnodes: tuple[int, ...]  # vCPUs per virtual node
-    clients: tuple[int, ...]  # vCPUs per NUMA client
-    exposed: bool
-    interleaved: bool = False  # memory interleaved over the clients' nodes (hot-add)
-    reasons: list[str] = field(default_factory=list)
-    uncertain: list[str] = field(default_factory=list)
+    __slots__ = ("clients", "exposed", "interleaved", "reasons", "uncertain", "vnodes")
+
+    def __init__(self, vnodes: tuple[int, ...], clients: tuple[int, ...], exposed: bool,
+                 interleaved: bool = False) -> None:
+        self.vnodes = vnodes  # vCPUs per virtual node
+        self.clients = clients  # vCPUs per NUMA client
+        self.exposed = exposed
+        self.interleaved = interleaved  # memory interleaved over the clients' nodes (hot-add)
+        self.reasons: list[str] = []
+        self.uncertain: list[str] = []
 
 
 def _by_capacity(v: int, cap: int) -> tuple[int, ...]:

@@ -16,24 +16,28 @@ step. `Placement.steps` counts the instances actually simulated.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 
 from advisor.model.spec import Host
 from advisor.numa.topology import Topology, place_clients
 
 
-@dataclass(slots=True)
+# A plain class rather than a dataclass: creating a dataclass runs generated code at every
+# start-up, for features (comparison, repr, replace) this does not use.
 class Placement:
     """The VMs' NUMA clients homed on one host's nodes: the load of each node and who is on it."""
 
-    nodes: int
-    cores_per_node: int
-    threads_per_node: int
-    load: list[int]  # vCPUs homed per node
-    # per node: (vm name, client vCPUs, instances of that VM with such a client on the node)
-    residents: list[list[tuple[str, int, int]]] = field(default_factory=list)
-    unmanaged_vcpus: int = 0  # vCPUs of VMs with CPU affinity (not NUMA-managed)
-    steps: int = 0  # instances simulated one by one (the rest were whole repeated cycles)
+    __slots__ = ("cores_per_node", "load", "nodes", "residents", "steps", "threads_per_node", "unmanaged_vcpus")
+
+    def __init__(self, nodes: int, cores_per_node: int, threads_per_node: int, load: list[int],
+                 residents: list[list[tuple[str, int, int]]], unmanaged_vcpus: int = 0, steps: int = 0) -> None:
+        self.nodes = nodes
+        self.cores_per_node = cores_per_node
+        self.threads_per_node = threads_per_node
+        self.load = load  # vCPUs homed per node
+        # per node: (vm name, client vCPUs, instances of that VM with such a client on the node)
+        self.residents = residents
+        self.unmanaged_vcpus = unmanaged_vcpus  # vCPUs of VMs with CPU affinity (not NUMA-managed)
+        self.steps = steps  # instances simulated one by one (the rest were whole repeated cycles)
 
     @property
     def oversubscribed(self) -> list[int]:
