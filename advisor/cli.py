@@ -118,3 +118,41 @@ def main() -> None:
         )
         sys.exit(3)
     sys.exit(code if isinstance(code, int) else 0)
+
+
+def run() -> None:
+    """The `advisor` program (its console script and `python -m advisor`): main(), then the exit
+    the interpreter would make, less its teardown (see _exit_now). Tearing down frees every object
+    one by one, the modules and a large lint's whole run: for 10,000 templates about 26 ms of the
+    parent's time on one core, after all output is written (mypy exits this way too). main()
+    itself exits as usual, for callers running it in their own process."""
+    try:
+        main()
+    except SystemExit as exc:
+        # Still inside the handler: its traceback holds the command's frames and through them
+        # the run, which leaving the handler would free object by object first.
+        if exc.code is None or type(exc.code) is int:
+            _exit_now(exc.code or 0)
+        raise
+
+
+def _exit_now(code: int) -> None:
+    """End the process with `code` as the interpreter's exit would, without freeing its objects:
+    the atexit handlers run, then stdout and stderr are flushed. Returns, for the usual exit, while
+    another thread that the exit waits for still runs, or when a flush fails (a closed pipe: the
+    interpreter reports it as it always has)."""
+    threading = sys.modules.get("threading")
+    if threading is not None and any(t.is_alive() and not t.daemon and t is not threading.main_thread()
+                                     for t in threading.enumerate()):
+        return
+    run_handlers = getattr(atexit, "_run_exitfuncs", None)  # CPython's, as the exit calls them
+    if run_handlers is None:
+        return
+    run_handlers()
+    try:
+        for stream in (sys.stdout, sys.stderr):
+            if stream is not None:
+                stream.flush()
+    except (OSError, ValueError):
+        return
+    os._exit(code)
