@@ -57,7 +57,7 @@ def command(paths, host_ref, vsphere, workload, exclude, respect_gitignore, base
     from advisor.commands.scopes import merge, note_unused_exemptions
     from advisor.engine.lint import Baseline, LintJob
     from advisor.errors import InputError
-    from advisor.readers import find_templates
+    from advisor.readers import template_files
     from advisor.report.findings import InputProblem, Run
 
     if not paths and stdin_filename is None:
@@ -70,9 +70,9 @@ def command(paths, host_ref, vsphere, workload, exclude, respect_gitignore, base
     missing = [p for p in paths if p != stdin_name and not Path(p).exists()]  # reported with the other input errors
     named = frozenset(str(Path(p)) for p in paths if p == stdin_name or Path(p).is_file())
     walk_notes: list[str] = []
-    found = find_templates([Path(p) for p in paths if p == stdin_name or Path(p).exists()], list(exclude),
+    found = template_files([Path(p) for p in paths if p == stdin_name or Path(p).exists()], list(exclude),
                            _pick(respect_gitignore, s.loaded.config.respect_gitignore, True), walk_notes)
-    groups = s.scopes.group([str(f) for f in found])
+    groups = s.scopes.group(found)
     for scope in groups:  # each configuration's `exclude:` is relative to its own folder
         scope.files = _not_excluded(scope, scope.files, named)
     files = [f for scope in groups for f in scope.files]

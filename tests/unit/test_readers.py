@@ -8,6 +8,7 @@ lines on small fixtures, the hostile-input refusals, and that the real-world cor
 from __future__ import annotations
 
 import io
+import os
 import subprocess
 import sys
 import tarfile
@@ -613,6 +614,25 @@ def test_find_templates_returns_named_files_as_given(tmp_path):
     named = tmp_path / "x" / "notes.txt"
     found = find_templates([named, tmp_path / "x", named], excludes=["skip.tf", "notes.txt"])
     assert found == [named, tmp_path / "x" / "main.tf"]  # named files always kept, once each
+
+
+@pytest.mark.parametrize("root", [".", "./", "x", "./x/", "x/../x", "ABS"])
+def test_template_files_spell_each_file_as_its_path_does(tmp_path, monkeypatch, root):
+    """Walks join names as text: the same files, in the same order, spelled as str(Path) spells
+    them (no "./" lead, one separator), and a file named beside its folder comes once."""
+    from advisor.readers import template_files
+
+    _tree(tmp_path, {"x/b.vmx": "", "x/a.tf": "", "x/sub/c.ovf": "", "x/sub/deeper/d.vmx": "", "x/e.txt": ""})
+    monkeypatch.chdir(tmp_path / "x" if root in (".", "./") else tmp_path)
+    given = str(tmp_path / "x") if root == "ABS" else root
+    named = Path(given) / "sub" / "c.ovf"
+    files = template_files([named, Path(given), Path(given, ".", "b.vmx")], [])
+    paths = find_templates([named, Path(given), Path(given, ".", "b.vmx")], [])
+    assert files == [str(p) for p in paths]
+    assert all(f == str(Path(f)) for f in files)
+    top = "" if root in (".", "./") else os.path.join(str(Path(given)), "")
+    assert files == [top + rel.replace("/", os.sep) for rel in
+                     ("sub/c.ovf", "a.tf", "b.vmx", "sub/deeper/d.vmx")]
 
 
 # ============================================================================================
