@@ -191,8 +191,10 @@ def emit(run: Run, s: Settings) -> int:
             if target is None:
                 last = ""
                 for last in blocks:
-                    # color= stops click from stripping the codes we were asked for (--color on a pipe).
-                    click.echo(last, nl=False, color=s.color)
+                    # color= stops click from stripping the codes we were asked for (--color on a pipe),
+                    # and from searching a block without an escape character for them (a JSON report
+                    # has none: for 10,000 templates, 10 ms of regular expression over 40 MB).
+                    click.echo(last, nl=False, color=s.color or "\x1b" not in last)
                 if not last.endswith("\n"):
                     click.echo("", color=s.color)
             else:

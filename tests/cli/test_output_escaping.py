@@ -209,3 +209,26 @@ def test_markdown(tmp_path: Path, cli, source: str) -> None:
         assert len(columns) == 1, table
     vm_rows = [row for row in text.splitlines() if row.startswith("| evil")]
     assert vm_rows and all("\\| pipe" in row and "<br>::error" in row for row in vm_rows)
+
+
+@pytest.mark.parametrize("color", [False, True])
+def test_a_report_block_without_escapes_is_written_as_is_and_one_with_them_as_before(monkeypatch, capsys, color):
+    """Blocks with no escape character skip click's stripping (nothing to strip); a block with
+    one is still stripped unless colour was asked for."""
+    from types import SimpleNamespace
+
+    import click.utils
+
+    import advisor.output
+    from advisor.commands.common import emit
+    from advisor.report.findings import Run
+
+    plain, coloured = "x" * (1 << 20) + "\n", "\x1b[31mred\x1b[0m\n"  # one block each
+    monkeypatch.setattr(advisor.output, "render_pieces", lambda *args, **kwargs: iter([plain, coloured]))
+    searched = []
+    strip = click.utils.strip_ansi
+    monkeypatch.setattr(click.utils, "strip_ansi", lambda text: searched.append(text) or strip(text))
+    s = SimpleNamespace(pairs=[("json", None)], color=color, quiet=False, fail_on="error", scopes=None)
+    assert emit(Run(), s) == 0
+    assert capsys.readouterr().out == plain + (coloured if color else "red\n")
+    assert searched == ([] if color else [coloured])
