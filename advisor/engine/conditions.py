@@ -4,7 +4,7 @@ the checks a user's condition must pass before it may run (a bound on what it ca
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from advisor.errors import InputError
@@ -188,10 +188,11 @@ def cel_value_fits(value: Any) -> bool:
     return True
 
 
-def combined_program(env: Any, rules: list[Rule]) -> Any:
-    """One CEL program giving every rule's condition as a list of booleans, or False."""
+def combined_program(env: Any, rules: list[Rule], text: Callable[[str], str] = str) -> Any:
+    """One CEL program giving every rule's condition (as `text` writes it) as a list of booleans,
+    or False."""
     # One condition per line: a `//` comment in a condition ends at its line.
-    source = "[\n" + ",\n".join(f"({r.d.when}\n)" for r in rules) + "\n]"
+    source = "[\n" + ",\n".join(f"({text(r.d.when)}\n)" for r in rules) + "\n]"
     try:
         return env.compile(source)
     except Exception:  # each condition compiled alone at load; keep evaluating them one by one

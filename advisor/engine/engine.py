@@ -25,11 +25,10 @@ from advisor.engine.conditions import (
     MAX_CEL_STRING,
     activation_of,
     cel_value_fits,
-    combined_program,
     known_values,
 )
 from advisor.engine.fixpoint import MAX_PASSES, resizes, settle
-from advisor.engine.group import OUTCOMES, Decisions, all_bools, decide
+from advisor.engine.group import OUTCOMES, Bound, Decisions, all_bools, decide
 from advisor.engine.group import Group as _Group
 from advisor.engine.hostresult import capacity_summary, host_result, vm_layouts
 from advisor.engine.policy import Exemption, Policy
@@ -94,6 +93,11 @@ class Placed:
 # VMs of one group before its rules are combined into one CEL program: compiling costs about
 # as much as evaluating the rules one by one on a few dozen VMs, so small runs skip it.
 _BATCH_AFTER = 8
+# A group's combined program binding its facts as lists (advisor.engine.packed) costs ~1 ms more
+# to compile and saves ~5-10 us per VM: it is compiled at once when one call evaluates at least
+# _PACK_RUN VMs (a few dozen groups of a hundred VMs or more), else once a group has seen _PACK_AFTER.
+_PACK_RUN = 4096
+_PACK_AFTER = 512
 
 
 class Evaluator:
@@ -119,6 +123,7 @@ class Evaluator:
         self.policy = policy or Policy()
         self.env = cel_env()
         self._decisions = Decisions()  # rules decided one by one, by the values they read
+        self._many = False  # the current call evaluates _PACK_RUN VMs or more
         self.vm_rules = [r for r in catalog.rules if r.d.scope == "vm" and self.policy.enabled(r.id)]
         self.host_rules = [r for r in catalog.rules if r.d.scope == "host" and self.policy.enabled(r.id)]
         self.run = Run()
@@ -228,6 +233,7 @@ class Evaluator:
         shown: dict[int, tuple[dict[str, Any], tuple[Layout, ...]]] = {}  # VMs of one shape share a Topology
         self._context = (host, version, cache, cluster, place_facts)  # a resized VM's next pass (_again)
         shapes = placed.shapes
+        self._many = len(subjects) >= _PACK_RUN
         for index, s in enumerate(subjects):
             asked = shapes.pop() if shapes else None
             facts, topo = facts_for(host, s.vm, version, s.unknown, cache, cluster,
@@ -282,8 +288,8 @@ class Evaluator:
     def _fired(self, group: _Group, known: dict[str, Any]) -> tuple[list[Rule], tuple[str, ...]]:
         """The group's rules whose condition holds on the `known` facts, and the "not evaluated"
         lines of those the known facts cannot settle."""
-        activation, decide = self.env.Activation(known), self._decisions.decide
-        batched = self._fired_batched(group, activation)
+        activation, decide = Bound(self.env, known), self._decisions.decide
+        batched = self._fired_batched(group, known)
         if batched is not None:
             fired, likely = batched
             if group.partial:
@@ -311,7 +317,7 @@ class Evaluator:
         return fired, self._undecided_lines(group, undecided)
 
     def _partial_batched(self, group: _Group, likely: tuple[bool, ...], known: dict[str, Any],
-                         activation: Any) -> tuple[tuple[Rule, ...], tuple[str, ...]]:
+                         activation: Bound) -> tuple[tuple[Rule, ...], tuple[str, ...]]:
         """The partial rules that hold, in order, and the "not evaluated" lines of those left
         undecided, given how the combined program settled the likely ones: the rest (`solo`) are
         decided together, and each distinct outcome is sorted out once per group."""
@@ -340,7 +346,13 @@ class Evaluator:
             )
         return lines
 
-    def _fired_batched(self, group: _Group, activation: Any) -> tuple[list[Rule], tuple[bool, ...]] | None:
+    @staticmethod
+    def _combined(group: _Group, packed: bool) -> Any:
+        from advisor.engine.packed import combined  # imported once a group is common enough (not at start-up)
+
+        return combined([*group.known, *group.likely], group.knows, packed)
+
+    def _fired_batched(self, group: _Group, known: dict[str, Any]) -> tuple[list[Rule], tuple[bool, ...]] | None:
         """The known rules that hold and how the likely partial rules settle (in the order of
         `group.likely`), from one CEL call once the group is common enough to repay compiling the
         combined program; None when that call cannot say."""
@@ -348,11 +360,13 @@ class Evaluator:
         if group.seen < _BATCH_AFTER or not (group.known or group.likely):
             return None
         if group.batch is None or group.batched is not group.likely:  # compiled again as `likely` shrinks
-            group.batch, group.batched = combined_program(self.env, [*group.known, *group.likely]), group.likely
+            group.batch, group.batched = self._combined(group, self._many or group.seen >= _PACK_AFTER), group.likely
+        elif group.seen == _PACK_AFTER and group.batch and group.batch.layout is None:  # a group larger than foreseen
+            group.batch = self._combined(group, True)
         if not group.batch:
             return None
         count = len(group.known)
-        results = all_bools(group.batch, activation, count + len(group.likely))
+        results = all_bools(group.batch.program, group.batch.activation(known), count + len(group.likely))
         if results is None:
             return None
         fired = [rule for rule, holds in zip(group.known, results, strict=False) if holds]

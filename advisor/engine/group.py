@@ -22,7 +22,7 @@ class Group:
     hosted: bool = False  # a host was given: an unknown host fact is not for want of one
     knows: frozenset[str] = frozenset()  # the facts its rules read less `unknown`: what its VMs know
     seen: int = 0
-    batch: Any = None  # the combined program once compiled; False when it cannot be
+    batch: Any = None  # the combined program once compiled (packed.Combined); False when it cannot be
     # The partial rules the known facts of every VM so far settled (all of them at first): they
     # join the known rules in the combined program (compiled for `batched`, a rule once left
     # undecided is one CEL call of its own from then on: its error would fail the whole list),
@@ -57,6 +57,21 @@ def all_bools(program: Any, activation: Any, count: int) -> list[bool] | None:
     if not isinstance(results, list) or len(results) != count or (results and set(map(type, results)) != {bool}):
         return None
     return results
+
+
+class Bound:
+    """One VM's known facts as a CEL activation (every fact by name), built when a rule is
+    first decided on its own: a VM whose rules the combined program settles needs none."""
+
+    __slots__ = ("_activation", "_env", "_known")
+
+    def __init__(self, env: Any, known: dict[str, Any]) -> None:
+        self._env, self._known, self._activation = env, known, None
+
+    def __call__(self) -> Any:
+        if self._activation is None:
+            self._activation = self._env.Activation(self._known)
+        return self._activation
 
 
 def decide(rule: Rule, activation: Any, unknown: frozenset[str]) -> bool | None:
@@ -117,19 +132,19 @@ class Decisions:
                                                tuple[tuple[str, ...], tuple[str, ...]] | None, tuple[_Part, ...]]] = {}
         self.together: dict[tuple[Any, ...], tuple[bool | None, ...]] = {}
 
-    def decide(self, rule: Rule, known: dict[str, Any], activation: Any, unknown: frozenset[str]) -> bool | None:
+    def decide(self, rule: Rule, known: dict[str, Any], activation: Bound, unknown: frozenset[str]) -> bool | None:
         key = self._key(rule, known, unknown)
         try:
             value = self.table.get(key, _ABSENT) if key is not None else _ABSENT
         except TypeError:  # a value that does not hash: not kept
             key, value = None, _ABSENT
         if value is _ABSENT:
-            value = decide(rule, activation, unknown)  # an error raises: nothing kept
+            value = decide(rule, activation(), unknown)  # an error raises: nothing kept
             if key is not None and len(self.table) < MEMO_ENTRIES:
                 self.table[key] = value
         return value  # type: ignore[return-value]
 
-    def decide_each(self, rules: tuple[Rule, ...], known: dict[str, Any], activation: Any,
+    def decide_each(self, rules: tuple[Rule, ...], known: dict[str, Any], activation: Bound,
                     unknown: frozenset[str]) -> tuple[bool | None, ...]:
         """`decide` for each of `rules`, with one key for them all: a group's partial rules left
         out of its combined program (~20 per template without a host) are mostly decided on
@@ -150,7 +165,7 @@ class Decisions:
                 self.together[key] = values
         return values
 
-    def _by_parts(self, rules: tuple[Rule, ...], parts: tuple[_Part, ...], known: dict[str, Any], activation: Any,
+    def _by_parts(self, rules: tuple[Rule, ...], parts: tuple[_Part, ...], known: dict[str, Any], activation: Bound,
                   unknown: frozenset[str]) -> tuple[bool | None, ...]:
         """`decide` for each of `rules` when their values together are new, part by part: the
         union of many rules' facts takes many more values than the facts of rules that share

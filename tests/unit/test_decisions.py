@@ -26,7 +26,7 @@ def _rule(tmp_path: Path, when: str):
 
 
 def _decide(memo: group.Decisions, rule, known: dict, unknown: frozenset[str] = frozenset()):
-    return memo.decide(rule, known, cel_env().Activation(known), unknown)
+    return memo.decide(rule, known, group.Bound(cel_env(), known), unknown)
 
 
 def test_a_decision_follows_every_fact_the_rule_reads(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -121,7 +121,7 @@ def test_rules_decided_together_follow_every_fact_any_of_them_reads(tmp_path: Pa
     memo = group.Decisions()
 
     def each(known: dict, unknown: frozenset[str] = frozenset()) -> tuple:
-        return memo.decide_each(rules, known, cel_env().Activation(known), unknown)
+        return memo.decide_each(rules, known, group.Bound(cel_env(), known), unknown)
 
     base = {"vm.vcpus": 4, "vm.memory_mib": 2048, "vm.latency_sensitivity": "normal"}
     assert each(base) == (False, False)
@@ -171,7 +171,7 @@ def test_rules_decided_together_are_decided_again_only_in_the_part_whose_facts_a
     monkeypatch.setattr(group, "decide", counted)
 
     def each(known: dict) -> tuple:
-        return memo.decide_each(together, known, cel_env().Activation(known), none)
+        return memo.decide_each(together, known, group.Bound(cel_env(), known), none)
 
     base = {"vm.vcpus": 4, "vm.memory_mib": 2048, "vm.latency_sensitivity": "high", "vm.nics": 2}
     assert each(base) == each(base) == (False, False, True, True)
