@@ -87,6 +87,7 @@ def _record(rule: Rule) -> dict[str, Any]:
         **{name: _fields(getattr(d, name)) for name in _NESTED},
         "program": base64.b64encode(rule.compiled().serialize()).decode("ascii"),
         "references_text": list(rule.reference_texts()),
+        "own_facts": rule.reads_own_facts(),
         # The examples twice: as plain data for the rule's model (docs and `advisor explain`
         # read them; the JSON decoder builds them at C speed), and with their line numbers as
         # one JSON text, decoded into the rule's `examples` when something reads those.
@@ -129,4 +130,4 @@ def rule(record: dict[str, Any]) -> Rule:
                 min_version=Version.parse(vsphere.min) if vsphere.min else None,
                 max_version=Version.parse(vsphere.max) if vsphere.max else None,
                 read_examples=read, serialized=base64.b64decode(record["program"]),
-                references_text=tuple(record["references_text"]))
+                references_text=tuple(record["references_text"]), own_facts=record["own_facts"])

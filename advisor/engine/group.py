@@ -100,8 +100,8 @@ def decide(rule: Rule, activation: Any, unknown: frozenset[str]) -> bool | None:
 # (evaluated as before): with at most ~125 facts per condition, a few megabytes in all.
 MEMO_ENTRIES = 1 << 13
 MEMO_SIZE = 256
-# Individual calls of a rule before it is checked for the memo (reads_only costs about a
-# millisecond, as much as a hundred calls): a small run never pays for it.
+# Individual calls of a rule before it is checked for the memo (reads_only costs a user's rule
+# about a millisecond, as much as a hundred calls; the cache holds a built-in rule's answer).
 MEMO_AFTER = 32
 _ABSENT = object()
 
@@ -219,13 +219,12 @@ class Decisions:
             calls = self.calls[id(rule)] = self.calls.get(id(rule), 0) + 1
             if calls < MEMO_AFTER:
                 return None
-            from advisor.engine.conditions import reads_only
             from advisor.facts.names import BOOL, DOUBLE, FACTS, INT
 
             names = sorted(rule.facts)
             plain = tuple(n for n in names if FACTS[n].type in (INT, DOUBLE, BOOL))
             sized = tuple(n for n in names if FACTS[n].type not in (INT, DOUBLE, BOOL))
-            self.names[id(rule)] = (plain, sized) if reads_only(rule.d.when, names) else None
+            self.names[id(rule)] = (plain, sized) if rule.reads_own_facts() else None
         return self._values_key(id(rule), self.names[id(rule)], known, unknown)
 
     @staticmethod
