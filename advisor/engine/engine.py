@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import gc
 from collections.abc import Callable, Iterable, Set
+from itertools import compress
 from typing import Any
 
 from advisor.engine.catalog import Catalog, Rule
@@ -369,7 +370,7 @@ class Evaluator:
         results = all_bools(group.batch.program, group.batch.activation(known), count + len(group.likely))
         if results is None:
             return None
-        fired = [rule for rule, holds in zip(group.known, results, strict=False) if holds]
+        fired = list(compress(group.known, results))  # the known rules come first in the list
         return fired, tuple(results[count:])
 
     def _evaluate_vm(self, s: Subject, facts: dict[str, Any], topo: dict[str, Any] | None, host: Host | None,
