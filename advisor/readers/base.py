@@ -8,7 +8,7 @@ mapping (advisor.vmx.mapping) turns any template into advisor's VM model, and th
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import NamedTuple, Protocol
 
@@ -55,9 +55,9 @@ class TemplateVM:
     line: int | None = None
     builder: str | None = None  # Packer: vsphere-iso, vmware-iso, ...
     # Keyed by the lower-cased .vmx key; Setting keeps the value. Use `set()` to add.
-    settings: dict[str, ReadSetting] = field(default_factory=dict)
+    settings: Mapping[str, ReadSetting] = field(default_factory=dict)
     # Canonical spelling of each key as first seen (lower-cased key -> spelling).
-    spelling: dict[str, str] = field(default_factory=dict)
+    spelling: Mapping[str, str] = field(default_factory=dict)
     # Human-readable remarks from the reader (e.g. "num_cpus comes from var.cpus: unknown").
     notes: list[str] = field(default_factory=list)
     # Inline suppressions found in the file: (rule id, reason, line).
@@ -72,8 +72,12 @@ class TemplateVM:
     def set(self, key: str, value: str | None, line: int | None = None, raw: str | None = None,
             column: int | None = None) -> None:
         low = key.lower()
-        self.settings[low] = Setting(value, line, raw, column)
-        self.spelling.setdefault(low, key)
+        # A reader may hand over read-only settings (the .vmx reader's, made on demand).
+        settings = self.settings if isinstance(self.settings, dict) else dict(self.settings)
+        spelling = self.spelling if isinstance(self.spelling, dict) else dict(self.spelling)
+        settings[low] = Setting(value, line, raw, column)
+        spelling.setdefault(low, key)
+        self.settings, self.spelling = settings, spelling
 
     def get(self, key: str) -> ReadSetting | None:
         return self.settings.get(key.lower())

@@ -19,15 +19,15 @@ a bare "ignore" cannot silently hide a finding.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
 from operator import itemgetter
 from pathlib import Path
-from typing import cast
+from typing import Any
 
 from advisor.errors import InputError
-from advisor.readers.base import ReadSetting, TemplateVM
+from advisor.readers.base import TemplateVM
 from advisor.readers.suppress import parse_suppression
-from advisor.vmx.document import VmxEntries, lines_mentioning, read_entries
+from advisor.vmx.document import VmxEntries, VmxEntry, lines_mentioning, read_entries
 from advisor.vmx.spelling import canonical_keys
 
 KIND = "vmx"
@@ -39,7 +39,7 @@ _ENTRY_LINE = re.compile(rb'[ \t]*([^ \t=#"{}\[\]<>]+)[ \t]*=[ \t]*(?:"[^"\n]*"?
 # a file that is mostly garbage should not bury the findings under thousands of notes.
 _MAX_NOTES_PER_KIND = 20
 _SUPPRESSION_HINT = re.compile(r"advisor:\s*ignore\b")
-_KEY = itemgetter(0)  # VmxEntry.key
+_SPELLING = itemgetter(0)  # of a VmxSettings.index value
 
 
 def sniff(path: Path, head: bytes) -> bool:
@@ -71,24 +71,84 @@ def sniff(path: Path, head: bytes) -> bool:
 def read(path: Path, data: bytes) -> list[TemplateVM]:
     """The one VM the file describes, named after displayName (else the file name's stem)."""
     doc = read_entries(data, file=str(path))
-    effective = doc.effective
-    if not effective:
+    if not doc.lines:
         raise InputError('has no `key = "value"` lines, so it is not a .vmx file', file=str(path))
-    display = effective.get("displayname")
+    settings = VmxSettings(doc)
+    display = settings.get("displayname")
     name = display.value.strip() if display is not None and display.value.strip() else path.stem
-    # The entries are the settings as they are (a VmxEntry reads like a Setting): a .vmx has a
-    # hundred keys and lint reads thousands of files.
     vm = TemplateVM(name=name, file=str(path), kind=KIND, line=display.line if display else 1,
-                    settings=cast("dict[str, ReadSetting]", effective),
-                    spelling=dict(zip(effective, canonical_keys(map(_KEY, effective.values())), strict=True)))
+                    settings=settings, spelling=_Spellings(settings.index))
     vm.value_column = _value_columns(data, doc.encoding)
-    _encrypted(vm, effective)
+    _encrypted(vm, settings)
     if doc.duplicates:
         vm.notes.extend(_duplicate_notes(doc))
     if doc.warnings:
         vm.notes.extend(_parse_notes(doc))
     _suppressions(vm, data, doc.encoding)
     return [vm]
+
+
+class VmxSettings(Mapping[str, VmxEntry]):
+    """A .vmx's settings: lower-cased key -> the VmxEntry that counts (the last), in first-seen
+    order. An entry is made when looked up: lint reads every key's value but the line of few.
+    `index` (lower-cased key -> (VMware's spelling, value)) and `lines` (-> line) hold every key,
+    made without a Python step per key; lint builds the VM from them (template_fields).
+    TemplateVM.set turns these settings into a dict before changing them."""
+
+    __slots__ = ("_entries", "index", "lines")
+
+    def __init__(self, entries: VmxEntries) -> None:
+        self._entries = entries
+        self.lines = entries.lines
+        self.index = dict(zip(entries.lows, zip(canonical_keys(entries.keys), entries.values, strict=True),
+                              strict=True))
+
+    def __getitem__(self, low: str) -> VmxEntry:
+        return self._entries.entry_at(self.lines[low])
+
+    def get(self, low: str, default: Any = None) -> Any:
+        line = self.lines.get(low)
+        return default if line is None else self._entries.entry_at(line)
+
+    def __contains__(self, low: object) -> bool:
+        return low in self.lines
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.lines)
+
+    def __len__(self) -> int:
+        return len(self.lines)
+
+    def __repr__(self) -> str:
+        return f"VmxSettings({dict(self.items())!r})"
+
+
+class _Spellings(Mapping[str, str]):
+    """lower-cased key -> VMware's spelling of it (advisor.vmx.spelling), from a VmxSettings.index."""
+
+    __slots__ = ("_index",)
+
+    def __init__(self, index: dict[str, tuple[str, str]]) -> None:
+        self._index = index
+
+    def __getitem__(self, low: str) -> str:
+        return self._index[low][0]
+
+    def get(self, low: str, default: Any = None) -> Any:
+        found = self._index.get(low)
+        return default if found is None else found[0]
+
+    def __contains__(self, low: object) -> bool:
+        return low in self._index
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._index)
+
+    def __len__(self) -> int:
+        return len(self._index)
+
+    def __repr__(self) -> str:
+        return f"_Spellings({dict(zip(self._index, map(_SPELLING, self._index.values()), strict=True))!r})"
 
 
 _VALUE_START = re.compile(r"[ \t]*[^=]*=[ \t]*")
@@ -125,7 +185,7 @@ def _value_columns(data: bytes, encoding: str) -> Callable[[int], int | None]:
     return column
 
 
-def _encrypted(vm: TemplateVM, effective: dict) -> None:
+def _encrypted(vm: TemplateVM, effective: Mapping[str, VmxEntry]) -> None:
     """An encrypted VM keeps its configuration in `encryption.data`, readable only with the key
     (`encryption.keySafe`): what is not in clear text is unknown, never VMware's defaults."""
     data = effective.get("encryption.data")

@@ -620,15 +620,123 @@ def _build_line(number: int, raw: bytes, eol: bytes, codec: str, notes: list[Par
 # --------------------------------------------------------------------------- read-only view
 
 
-@dataclass(frozen=True)
 class VmxEntries:
-    """What a linter reads from a .vmx: its entries, repeated keys, oddities and codec."""
+    """What a linter reads from a .vmx: its entries, repeated keys, oddities and codec.
 
-    entries: list[VmxEntry]
-    effective: dict[str, VmxEntry]  # lower-cased key -> the occurrence that counts, first-seen order
-    duplicates: list[tuple[str, list[int]]]
-    warnings: list[ParseWarning]
-    encoding: str
+    Lint reads every key's value but the line or spelling of few keys, and a VmxEntry per line
+    cost a fifth of reading a file. So the entries are kept as columns made without a Python step
+    per line (lists in file order: `keys` as spelled, `lows` lower-cased, `values` unescaped,
+    `numbers` the lines), with `lines` (lower-cased key -> the line that counts: the last, in
+    first-seen order); one key's VmxEntry is made when asked for (`entry_at`), and `entries` and
+    `effective` on first use, for the callers that read them all.
+    """
+
+    __slots__ = (
+        "_by_line",
+        "_effective",
+        "_entries",
+        "_rows",
+        "duplicates",
+        "encoding",
+        "keys",
+        "lines",
+        "lows",
+        "numbers",
+        "values",
+        "warnings",
+    )
+
+    def __init__(self, keys: list[str], values: list[str], numbers: list[int], warnings: list[ParseWarning],
+                 encoding: str, *, rows: list[tuple[str, str, str]] | None = None,
+                 entries: list[VmxEntry] | None = None) -> None:
+        self.keys, self.values, self.numbers = keys, values, numbers
+        self.warnings, self.encoding = warnings, encoding
+        self._rows = rows  # a regular file's _REGULAR_LINE rows, one per line
+        self._entries = entries
+        self._effective: dict[str, VmxEntry] | None = None
+        self._by_line: dict[int, VmxEntry] | None = None
+        self.lows = list(map(str.lower, keys))
+        # A later occurrence replaces the line but keeps the first one's place: last wins, in
+        # first-seen order.
+        self.lines = dict(zip(self.lows, numbers, strict=True))
+        self.duplicates: list[tuple[str, list[int]]] = []
+        if len(self.lines) < len(keys):  # some key is set twice: rare, so found only then
+            seen: dict[str, list[tuple[str, int]]] = {}
+            for key, low, number in zip(keys, self.lows, numbers, strict=True):
+                seen.setdefault(low, []).append((key, number))
+            self.duplicates = [(group[0][0], [n for _, n in group]) for group in seen.values() if len(group) > 1]
+
+    @classmethod
+    def of(cls, entries: list[VmxEntry], warnings: list[ParseWarning], encoding: str) -> VmxEntries:
+        """The view of entries already made (a file with odd lines, or read by the full parser)."""
+        return cls(list(map(_KEY, entries)), list(map(_ENTRY_VALUE, entries)), list(map(_ENTRY_LINE, entries)),
+                   warnings, encoding, entries=entries)
+
+    @classmethod
+    def of_rows(cls, rows: list[tuple[str, str, str]], warnings: list[ParseWarning], encoding: str,
+                escapes: bool = True) -> VmxEntries:
+        """The view of a regular file's _REGULAR_LINE rows (one per line; comment and blank lines
+        have no key), built by C-level iterators: no Python frame per line, the hottest loop of
+        `advisor lint`. `escapes`: whether the text holds a `|` at all."""
+        keys = list(filter(None, map(_KEY, rows)))
+        raws = list(compress(map(_VALUE, rows), map(_KEY, rows)))
+        # `|XX` escapes: rare, decoded where they occur.
+        values = [unescape(raw, encoding) if "|" in raw else raw for raw in raws] if escapes else raws
+        return cls(keys, values, list(compress(count(1), map(_KEY, rows))), warnings, encoding, rows=rows)
+
+    def in_codec(self, codec: str, escapes: bool) -> VmxEntries:
+        """The same ASCII file read in another charset that reads ASCII as ASCII: only `|XX`
+        escapes (bytes in the charset) read differently. `escapes`: whether the file holds a `|`."""
+        if not escapes:
+            same = object.__new__(VmxEntries)
+            for name in VmxEntries.__slots__:
+                setattr(same, name, getattr(self, name))
+            same.encoding = codec
+            return same
+        if self._rows is not None:
+            return VmxEntries.of_rows(self._rows, self.warnings, codec)
+        entries = [entry._replace(value=unescape(entry.raw_value, codec)) if "|" in entry.raw_value else entry
+                   for entry in self.entries]
+        return VmxEntries.of(entries, self.warnings, codec)
+
+    def entry_at(self, line: int) -> VmxEntry:
+        """The entry on a line (one of `numbers`)."""
+        if self._rows is not None:
+            key, quote, raw = self._rows[line - 1]
+            return _new_entry((key, unescape(raw, self.encoding) if "|" in raw else raw, raw, line, bool(quote)))
+        if self._by_line is None:
+            self._by_line = dict(zip(self.numbers, self.entries, strict=True))
+        return self._by_line[line]
+
+    @property
+    def entries(self) -> list[VmxEntry]:
+        """Every entry in file order, duplicates included."""
+        if self._entries is None:
+            rows = self._rows or []
+            keyed = list(map(bool, map(_KEY, rows)))
+            fields = zip(self.keys, self.values, compress(map(_VALUE, rows), keyed), self.numbers,
+                         compress(map(bool, map(_QUOTE, rows)), keyed), strict=True)
+            self._entries = list(map(_new_entry, fields))
+        return self._entries
+
+    @property
+    def effective(self) -> dict[str, VmxEntry]:
+        """lower-cased key -> the occurrence that counts, first-seen order."""
+        if self._effective is None:
+            self._effective = dict(zip(self.lows, self.entries, strict=True))
+        return self._effective
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, VmxEntries):
+            return NotImplemented
+        return ((self.entries, self.effective, self.duplicates, self.warnings, self.encoding)
+                == (other.entries, other.effective, other.duplicates, other.warnings, other.encoding))
+
+    __hash__ = None  # type: ignore[assignment]  # compared by value, and changes as entries are made
+
+    def __repr__(self) -> str:
+        return (f"VmxEntries(entries={self.entries!r}, duplicates={self.duplicates!r}, "
+                f"warnings={self.warnings!r}, encoding={self.encoding!r})")
 
 
 # Every line of a file the full parser reads without a warning, one match per line: an entry
@@ -653,6 +761,7 @@ _UNDECODABLE = re.compile("[\udc80-\udcff]")
 
 _new_entry = partial(tuple.__new__, VmxEntry)
 _KEY, _QUOTE, _VALUE = itemgetter(0), itemgetter(1), itemgetter(2)  # of a _REGULAR_LINE row (and a VmxEntry's key)
+_ENTRY_VALUE, _ENTRY_LINE = itemgetter(1), itemgetter(3)  # of a VmxEntry
 
 
 def lines_mentioning(data: bytes, needle: bytes) -> list[tuple[int, bytes]]:
@@ -686,10 +795,7 @@ def read_entries(data: bytes, *, file: str | None = None) -> VmxEntries:
         return fast
     doc = VmxDocument.parse(data, file=file)
     entries = list(doc.entries())
-    effective = {}
-    for entry in entries:
-        effective[entry.key.lower()] = entry
-    return VmxEntries(entries, effective, doc.duplicates, doc.warnings, doc.encoding)
+    return VmxEntries.of(entries, doc.warnings, doc.encoding)
 
 
 def _read_regular(data: bytes, file: str | None) -> VmxEntries | None:
@@ -701,9 +807,10 @@ def _read_regular(data: bytes, file: str | None) -> VmxEntries | None:
     found = _read_in(body, "utf-8")
     if found is None:
         return None
-    declared = found.effective.get(".encoding")
-    if declared is None:
+    declared_line = found.lines.get(".encoding")
+    if declared_line is None:
         return found
+    declared = found.entry_at(declared_line)
     if declared.raw_value.isascii():  # as _declared_charset reads it (Latin-1 agrees on ASCII)
         charset: str | None = unescape(declared.raw_value, "latin-1").strip(_WS)
     else:
@@ -718,11 +825,7 @@ def _read_regular(data: bytes, file: str | None) -> VmxEntries | None:
         return _read_in(body, codec)
     # Every charset advisor accepts reads ASCII as ASCII: only `|XX` escapes (bytes in the
     # charset) read differently.
-    if b"|" not in body:
-        return VmxEntries(found.entries, found.effective, found.duplicates, found.warnings, codec)
-    entries = [entry._replace(value=unescape(entry.raw_value, codec)) if "|" in entry.raw_value else entry
-               for entry in found.entries]
-    return _view(entries, found.warnings, codec)
+    return found.in_codec(codec, b"|" in body)
 
 
 def _read_in(body: bytes, codec: str) -> VmxEntries | None:
@@ -745,39 +848,13 @@ def _read_in(body: bytes, codec: str) -> VmxEntries | None:
     # One row per line (the text after the last newline counts as a line, as in split()), or
     # some line is odd.
     if len(rows) == newlines + 1:
-        entries = _regular_entries(rows, codec, "|" in text)
         warnings = [ParseWarning(number, _undecodable_warning(codec)) for number in sorted(undecodable)]
-    else:
-        rows = _ANY_LINE.findall(text)
-        if len(rows) != newlines + 1:
-            return None
-        entries, warnings = _entries_line_by_line(rows, codec, undecodable)
-    return _view(entries, warnings, codec)
-
-
-def _view(entries: list[VmxEntry], warnings: list[ParseWarning], codec: str) -> VmxEntries:
-    # A later occurrence replaces the value but keeps the first one's place: last wins, in
-    # first-seen order (built by C-level iterators: no Python frame per key).
-    effective = dict(zip(map(str.lower, map(_KEY, entries)), entries, strict=True))
-    duplicates: list[tuple[str, list[int]]] = []
-    if len(effective) < len(entries):  # some key is set twice: rare, so found only then
-        lines: dict[str, list[VmxEntry]] = {}
-        for entry in entries:
-            lines.setdefault(entry.key.lower(), []).append(entry)
-        duplicates = [(group[0].key, [e.line for e in group]) for group in lines.values() if len(group) > 1]
-    return VmxEntries(entries, effective, duplicates, warnings, codec)
-
-
-def _regular_entries(rows: list[tuple[str, str, str]], codec: str, escapes: bool) -> list[VmxEntry]:
-    # One VmxEntry per entry line, built by C-level iterators (no Python frame per line: this
-    # is the hottest loop of `advisor lint`); comment and blank lines have no key.
-    # tuple.__new__ is what VmxEntry(...) ends in, without its Python-level __new__.
-    keys, raws = list(map(_KEY, rows)), list(map(_VALUE, rows))
-    # `|XX` escapes: rare, decoded where they occur (before the entries are made, not by
-    # remaking each entry that has one).
-    values = [unescape(raw, codec) if "|" in raw else raw for raw in raws] if escapes else raws
-    fields = zip(keys, values, raws, count(1), map(bool, map(_QUOTE, rows)), strict=False)  # count() is endless
-    return list(map(_new_entry, compress(fields, keys)))
+        return VmxEntries.of_rows(rows, warnings, codec, "|" in text)
+    rows = _ANY_LINE.findall(text)
+    if len(rows) != newlines + 1:
+        return None
+    entries, warnings = _entries_line_by_line(rows, codec, undecodable)
+    return VmxEntries.of(entries, warnings, codec)
 
 
 def _entries_line_by_line(rows: list[tuple[str, str, str, str]], codec: str,

@@ -41,16 +41,24 @@ def template_fields(t: TemplateVM) -> tuple[dict[str, Any], set[str], dict[str, 
     roles = list(map(_ROLES.__getitem__, settings))
     special = list(compress(settings, roles))
     meaning = list(filter(None, roles))  # the special keys' roles, in the same order
-    values = list(map(_VALUE, settings.values()))
-    if t.kind == "vmx" and None not in values:
-        # A .vmx reader's values are all text: every key is carried as it is, in file order,
-        # except advisor's pseudo-keys and the NIC types read below, slot by slot.
-        index = dict(zip(settings, zip(map(spelling.get, settings, settings), values, strict=True), strict=True))
-        for low in compress(special, map(_DROPPABLE, meaning)):
-            if _dropped(low, settings[low].value):
+    # The .vmx reader's own index of every key's spelling and text, and of its line (see
+    # advisor.readers.vmxfile.VmxSettings): its entries are made only for the keys read below.
+    read_index: dict[str, tuple[str, str]] | None = getattr(settings, "index", None)
+    read_lines: dict[str, int] = getattr(settings, "lines", {})
+    if read_index is not None:
+        # Every key is carried as it is, in file order, except advisor's pseudo-keys and the
+        # NIC types read below, slot by slot. The index is shared with the reader's settings
+        # (nothing changes it), and copied only to leave a key out.
+        index = read_index
+        dropped = [low for low in compress(special, map(_DROPPABLE, meaning)) if _dropped(low, index[low][1])]
+        if dropped:
+            index = dict(index)
+            for low in dropped:
                 del index[low]
         advanced = dict(index.values())
+        lines.update((field, line) for low, field in _SCALAR_FIELDS if (line := read_lines.get(low)) is not None)
     else:
+        values = list(map(_VALUE, settings.values()))
         # The same keys lower-cased, as normalised_advanced() gives them: handed to the model
         # (ADVANCED_INDEX in the validation context) instead of worked out again from `advanced`.
         index = {low: (spelling.get(low, low), value if value.__class__ is str else vmx_text(value))
@@ -58,22 +66,22 @@ def template_fields(t: TemplateVM) -> tuple[dict[str, Any], set[str], dict[str, 
                  if value is not None and not _dropped(low, value)}
         # Other readers may give numbers, which `advanced` keeps.
         advanced = {spelled: settings[low].value for low, (spelled, _) in index.items()}
-    # (Valid NIC types are read below, slot by slot; an invalid one stays for the model to refuse.)
-    for low, (field, _) in SCALAR_KEYS.items():
-        setting = settings.get(low)
-        if setting is not None:
-            if setting.value is None:
-                unknown.add(field)
-            else:
-                lines[field] = setting.line
+        # (Valid NIC types are read below, slot by slot; an invalid one stays for the model to refuse.)
+        for low, field in _SCALAR_FIELDS:
+            setting = settings.get(low)
+            if setting is not None:
+                if setting.value is None:
+                    unknown.add(field)
+                else:
+                    lines[field] = setting.line
     data: dict[str, Any] = {"name": t.name, "advanced": advanced, ADVANCED_INDEX: index,
                             RECONCILED: list(filter(index.__contains__, compress(special, map(_RECONCILES, meaning))))}
     # The two required fields come straight from their keys (the validator reports a bad
     # value at that key's line); the rest is reconciled from `advanced` by the VM model.
     for key, field in (("numvcpus", "vcpus"), ("memsize", "memory")):
-        setting = settings.get(key)
-        if setting is not None and setting.value is not None:
-            data[field] = setting.value.strip()
+        value = read_index[key][1] if read_index is not None and key in read_index else _value(settings.get(key))
+        if value is not None:
+            data[field] = value.strip()
         else:
             # A .vmx without numvcpus has one vCPU (VMware's default); without memsize the
             # memory is not stated anywhere, so rules that need it are skipped.
@@ -91,6 +99,11 @@ def template_fields(t: TemplateVM) -> tuple[dict[str, Any], set[str], dict[str, 
 
 
 _VALUE = attrgetter("value")
+_SCALAR_FIELDS = [(low, field) for low, (field, _) in SCALAR_KEYS.items()]
+
+
+def _value(setting: Any) -> str | None:
+    return None if setting is None else setting.value
 RECONCILED = "_reconciled"  # template_fields' key for the keys reconcile_advanced reads, in file order
 
 
