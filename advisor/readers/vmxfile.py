@@ -19,7 +19,7 @@ a bare "ignore" cannot silently hide a finding.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, ItemsView, Iterator, Mapping, ValuesView
 from operator import itemgetter
 from pathlib import Path
 from typing import Any
@@ -119,8 +119,16 @@ class VmxSettings(Mapping[str, VmxEntry]):
     def __len__(self) -> int:
         return len(self.lines)
 
+    # Whoever reads every entry (a device finding's column looks for the keys on its line) gets
+    # them made at once, not one lookup per key.
+    def items(self) -> ItemsView[str, VmxEntry]:
+        return self._entries.effective.items()
+
+    def values(self) -> ValuesView[VmxEntry]:
+        return self._entries.effective.values()
+
     def __repr__(self) -> str:
-        return f"VmxSettings({dict(self.items())!r})"
+        return f"VmxSettings({self._entries.effective!r})"
 
 
 class _Spellings(Mapping[str, str]):

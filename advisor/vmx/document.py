@@ -686,13 +686,11 @@ class VmxEntries:
 
     def in_codec(self, codec: str, escapes: bool) -> VmxEntries:
         """The same ASCII file read in another charset that reads ASCII as ASCII: only `|XX`
-        escapes (bytes in the charset) read differently. `escapes`: whether the file holds a `|`."""
+        escapes (bytes in the charset) read differently. `escapes`: whether the file holds a `|`.
+        Without one, this view itself, now in `codec` (its reader is the only one holding it)."""
         if not escapes:
-            same = object.__new__(VmxEntries)
-            for name in VmxEntries.__slots__:
-                setattr(same, name, getattr(self, name))
-            same.encoding = codec
-            return same
+            self.encoding = codec
+            return self
         if self._rows is not None:
             return VmxEntries.of_rows(self._rows, self.warnings, codec)
         entries = [entry._replace(value=unescape(entry.raw_value, codec)) if "|" in entry.raw_value else entry
