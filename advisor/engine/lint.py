@@ -102,8 +102,7 @@ def template_subject(t: Any, workload: str | None = None) -> Subject:
         key = path[len("advanced."):] if path.startswith("advanced.") else _field_keys().get(top)
         setting = t.settings.get(key.lower()) if key else None
         if setting is None and top in _DEVICE_KEYS and top in lines:  # the device key on the line pointed at
-            line, prefixes = lines[top], _DEVICE_KEYS[top]  # looked up once, not per key of the template
-            here = [s for k, s in t.settings.items() if s.line == line and k.startswith(prefixes)]
+            here = _on_line(t.settings, lines[top], _DEVICE_KEYS[top])
             setting = next((s for s in here if getattr(s, "column", None)), here[0] if here else None)
         if setting is None:
             return None
@@ -117,6 +116,15 @@ def template_subject(t: Any, workload: str | None = None) -> Subject:
 
 # The keys a NIC or disk finding's line comes from (advisor.vmx.templatefields template_fields).
 _DEVICE_KEYS = {"nics": ("ethernet",), "disks": ("scsi", "sata", "ide", "nvme")}
+
+
+def _on_line(settings: Any, line: int | None, prefixes: tuple[str, ...]) -> list[Any]:
+    """The settings of keys starting with one of `prefixes` that are on `line`, in file order."""
+    # The .vmx reader's settings know every key's line without making its entry.
+    line_of: dict[str, int] | None = getattr(settings, "lines", None)
+    if line_of is not None:
+        return [settings[k] for k, at in line_of.items() if at == line and k.startswith(prefixes)]
+    return [s for k, s in settings.items() if s.line == line and k.startswith(prefixes)]
 
 
 @lru_cache(maxsize=1)

@@ -55,7 +55,7 @@ def template_fields(t: TemplateVM) -> tuple[dict[str, Any], set[str], dict[str, 
             index = dict(index)
             for low in dropped:
                 del index[low]
-        advanced = dict(index.values())
+        advanced: dict[str, Any] = dict(index.values())
         lines.update((field, line) for low, field in _SCALAR_FIELDS if (line := read_lines.get(low)) is not None)
     else:
         values = list(map(_VALUE, settings.values()))

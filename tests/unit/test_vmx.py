@@ -562,6 +562,12 @@ def _reader_agrees(data: bytes, full: VmxEntries) -> None:
                for low, entry in full.effective.items())
     assert vm.settings.get("no.such.key") is None and "no.such.key" not in vm.settings
     assert dict(vm.spelling) == {low: canonical_key(e.key) for low, e in full.effective.items()}
+    from advisor.engine.lint import _on_line
+
+    eager = dict(vm.settings.items())  # as a reader without lines gives them
+    for number in range(data.count(b"\n") + 2):
+        for prefixes in (("",), ("k", "numvcpus")):
+            assert _on_line(vm.settings, number, prefixes) == _on_line(eager, number, prefixes)
     index = getattr(vm.settings, "index", None)
     if index is not None:  # not when the reader changed a setting (an encrypted file)
         assert index == {low: (canonical_key(e.key), e.value) for low, e in full.effective.items()}
