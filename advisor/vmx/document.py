@@ -28,7 +28,7 @@ import warnings
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from functools import lru_cache, partial
-from itertools import compress, count
+from itertools import compress, count, islice
 from operator import itemgetter
 from pathlib import Path
 from typing import NamedTuple
@@ -679,10 +679,15 @@ class VmxEntries:
         have no key), built by C-level iterators: no Python frame per line, the hottest loop of
         `advisor lint`. `escapes`: whether the text holds a `|` at all."""
         keys = list(filter(None, map(_KEY, rows)))
-        raws = list(compress(map(_VALUE, rows), map(_KEY, rows)))
+        if len(keys) == len(rows) - (not rows[-1][0]):  # every line is an entry but an empty last one
+            raws = list(map(_VALUE, islice(rows, len(keys))))
+            numbers = list(range(1, len(keys) + 1))
+        else:
+            raws = list(compress(map(_VALUE, rows), map(_KEY, rows)))
+            numbers = list(compress(count(1), map(_KEY, rows)))
         # `|XX` escapes: rare, decoded where they occur.
         values = [unescape(raw, encoding) if "|" in raw else raw for raw in raws] if escapes else raws
-        return cls(keys, values, list(compress(count(1), map(_KEY, rows))), warnings, encoding, rows=rows)
+        return cls(keys, values, numbers, warnings, encoding, rows=rows)
 
     def in_codec(self, codec: str, escapes: bool) -> VmxEntries:
         """The same ASCII file read in another charset that reads ASCII as ASCII: only `|XX`
