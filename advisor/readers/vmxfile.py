@@ -22,7 +22,7 @@ import re
 from collections.abc import Callable, ItemsView, Iterator, Mapping, ValuesView
 from operator import itemgetter
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from advisor.errors import InputError
 from advisor.readers.base import TemplateVM
@@ -40,6 +40,7 @@ _ENTRY_LINE = re.compile(rb'[ \t]*([^ \t=#"{}\[\]<>]+)[ \t]*=[ \t]*(?:"[^"\n]*"?
 _MAX_NOTES_PER_KIND = 20
 _SUPPRESSION_HINT = re.compile(r"advisor:\s*ignore\b")
 _SPELLING = itemgetter(0)  # of a VmxSettings.index value
+_V = TypeVar("_V")
 
 
 def sniff(path: Path, head: bytes) -> bool:
@@ -88,7 +89,25 @@ def read(path: Path, data: bytes) -> list[TemplateVM]:
     return [vm]
 
 
-class VmxSettings(Mapping[str, VmxEntry]):
+class _Keyed(Mapping[str, _V]):
+    """A read-only mapping whose keys, in their order, are those of one dict (`_keys`)."""
+
+    __slots__ = ("_keys",)
+
+    def __init__(self, keys: Mapping[str, Any]) -> None:
+        self._keys = keys
+
+    def __contains__(self, low: object) -> bool:
+        return low in self._keys
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._keys)
+
+    def __len__(self) -> int:
+        return len(self._keys)
+
+
+class VmxSettings(_Keyed[VmxEntry]):
     """A .vmx's settings: lower-cased key -> the VmxEntry that counts (the last), in first-seen
     order. An entry is made when looked up: lint reads every key's value but the line of few.
     `index` (lower-cased key -> (VMware's spelling, value)) and `lines` (-> line) hold every key,
@@ -98,6 +117,7 @@ class VmxSettings(Mapping[str, VmxEntry]):
     __slots__ = ("_entries", "index", "lines")
 
     def __init__(self, entries: VmxEntries) -> None:
+        super().__init__(entries.lines)
         self._entries = entries
         self.lines = entries.lines
         self.index = dict(zip(entries.lows, zip(canonical_keys(entries.keys), entries.values, strict=True),
@@ -110,17 +130,7 @@ class VmxSettings(Mapping[str, VmxEntry]):
         line = self.lines.get(low)
         return default if line is None else self._entries.entry_at(line)
 
-    def __contains__(self, low: object) -> bool:
-        return low in self.lines
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self.lines)
-
-    def __len__(self) -> int:
-        return len(self.lines)
-
-    # Whoever reads every entry (a device finding's column looks for the keys on its line) gets
-    # them made at once, not one lookup per key.
+    # Whoever reads every entry gets them made at once, not one lookup per key.
     def items(self) -> ItemsView[str, VmxEntry]:
         return self._entries.effective.items()
 
@@ -131,12 +141,13 @@ class VmxSettings(Mapping[str, VmxEntry]):
         return f"VmxSettings({self._entries.effective!r})"
 
 
-class _Spellings(Mapping[str, str]):
+class _Spellings(_Keyed[str]):
     """lower-cased key -> VMware's spelling of it (advisor.vmx.spelling), from a VmxSettings.index."""
 
     __slots__ = ("_index",)
 
     def __init__(self, index: dict[str, tuple[str, str]]) -> None:
+        super().__init__(index)
         self._index = index
 
     def __getitem__(self, low: str) -> str:
@@ -145,15 +156,6 @@ class _Spellings(Mapping[str, str]):
     def get(self, low: str, default: Any = None) -> Any:
         found = self._index.get(low)
         return default if found is None else found[0]
-
-    def __contains__(self, low: object) -> bool:
-        return low in self._index
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._index)
-
-    def __len__(self) -> int:
-        return len(self._index)
 
     def __repr__(self) -> str:
         return f"_Spellings({dict(zip(self._index, map(_SPELLING, self._index.values()), strict=True))!r})"
