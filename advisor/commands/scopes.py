@@ -25,8 +25,7 @@ if TYPE_CHECKING:
     from advisor.report.findings import Run
 
 
-# Plain classes rather than dataclasses: creating a dataclass runs generated code, a cost
-# every `advisor check` paid at start-up for features these do not use.
+# Plain slotted classes: see CONTRIBUTING.md, "Add a class on `check`'s path".
 class Scope:
     """A configuration and the input files it governs."""
 

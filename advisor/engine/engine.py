@@ -50,8 +50,7 @@ __all__ = ["MAX_CEL_LIST", "MAX_CEL_STRING", "REMOVE", "Evaluator", "Exemption",
            "capacity_summary", "cel_value_fits", "fill", "host_result", "vm_layouts"]
 
 
-# Plain classes rather than dataclasses: creating a dataclass runs generated code at every
-# start-up, for features (comparison, repr, replace) these do not use.
+# Plain slotted classes: see CONTRIBUTING.md, "Add a class on `check`'s path".
 class Subject:
     """One VM to evaluate, wherever it came from (a spec entry or a template)."""
 

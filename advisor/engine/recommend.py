@@ -33,9 +33,8 @@ from advisor.vocab import BLOCKING, SEVERITY_RANK
 
 
 class Fixed(NamedTuple):
-    """One unsuppressed finding's fix, as the recommendation needs it. (A NamedTuple, not a frozen
-    dataclass: it is only read, and a dataclass's generated methods cost every start-up a quarter of
-    a millisecond.)"""
+    """One unsuppressed finding's fix, as the recommendation needs it.
+    (A NamedTuple: see CONTRIBUTING.md, "Add a class on `check`'s path".)"""
 
     rule: str
     severity: str  # as configured
@@ -55,9 +54,8 @@ class Fixed(NamedTuple):
 
 
 class Suggestion(NamedTuple):
-    """A fix advisor shows but does not write unless asked: when it helps, and what it sets. (A
-    NamedTuple, not a frozen dataclass: it is only read, and a dataclass's generated methods cost
-    every start-up a quarter of a millisecond.)"""
+    """A fix advisor shows but does not write unless asked: when it helps, and what it sets.
+    (A NamedTuple: see CONTRIBUTING.md, "Add a class on `check`'s path".)"""
 
     rule: str
     severity: str

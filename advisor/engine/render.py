@@ -164,9 +164,8 @@ def render_fix(rule: Rule, facts: dict[str, Any], vm: VM | None) -> dict[str, An
 
 class FindingShape(NamedTuple):
     """What every finding of a rule shares, worked out once per rule rather than per finding: the
-    message template on one line, the facts shown as evidence, the references' text. (A NamedTuple,
-    not a frozen dataclass: it is only read, and a dataclass's generated methods cost every start-up
-    a quarter of a millisecond.)"""
+    message template on one line, the facts shown as evidence, the references' text.
+    (A NamedTuple: see CONTRIBUTING.md, "Add a class on `check`'s path".)"""
 
     message: str
     evidence: tuple[str, ...]

@@ -17,8 +17,7 @@ from advisor.model.spec import VM, ClusterMember, Host, Spec
 from advisor.model.versions import Version
 
 
-# Plain classes rather than dataclasses: creating a dataclass runs generated code at every
-# start-up, for features these do not use.
+# Plain slotted classes: see CONTRIBUTING.md, "Add a class on `check`'s path".
 class LoadedSpec:
     """A validated spec, its resolved host and version, and where things are in the file."""
 

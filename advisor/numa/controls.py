@@ -70,8 +70,7 @@ def _node_list(text: str | None, nodes: int) -> tuple[int, ...] | None:
 
 class NumaControls(NamedTuple):
     """What shapes the layout: the VM's keys over the host's defaults, for one vSphere version.
-    (A NamedTuple, not a frozen dataclass: it is only read, and a dataclass's generated methods
-    cost every start-up half a millisecond.)"""
+    (A NamedTuple: see CONTRIBUTING.md, "Add a class on `check`'s path".)"""
 
     prefer_ht: bool
     prefer_ht_from_host: bool

@@ -21,8 +21,7 @@ from advisor.model.spec import Host
 from advisor.numa.topology import Topology, place_clients
 
 
-# A plain class rather than a dataclass: creating a dataclass runs generated code at every
-# start-up, for features (comparison, repr, replace) this does not use.
+# A plain slotted class: see CONTRIBUTING.md, "Add a class on `check`'s path".
 class Placement:
     """The VMs' NUMA clients homed on one host's nodes: the load of each node and who is on it."""
 

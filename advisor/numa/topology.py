@@ -42,9 +42,8 @@ __all__ = [
 
 
 class Topology(NamedTuple):
-    """What the guest sees and where ESXi homes the VM's vCPUs and memory. (A NamedTuple, not a
-    frozen dataclass: it is only read, and a dataclass's generated methods cost every start-up
-    half a millisecond; with_memory copies one with _replace.)"""
+    """What the guest sees and where ESXi homes the VM's vCPUs and memory.
+    (A NamedTuple: see CONTRIBUTING.md, "Add a class on `check`'s path"; with_memory copies one with _replace.)"""
 
     vcpus: int
     sockets: int

@@ -77,9 +77,8 @@ class Finding:
 class Layout(NamedTuple):
     """One layout of a VM pictured on its host: a title ("as specified", or the variant's setting), the
     topology (Topology.as_dict()) and the physical node each NUMA client is homed on when the VM is
-    alone on the host. Not part of the JSON report: the pictures use it. (A NamedTuple, not a frozen
-    dataclass: it is only read, and a dataclass's generated methods cost every start-up a quarter of
-    a millisecond.)"""
+    alone on the host. Not part of the JSON report: the pictures use it.
+    (A NamedTuple: see CONTRIBUTING.md, "Add a class on `check`'s path".)"""
 
     title: str
     topology: dict[str, Any]

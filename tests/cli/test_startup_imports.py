@@ -90,11 +90,10 @@ def test_check_imports_nothing_it_does_not_use(tmp_path: Path) -> None:
     assert unwanted == []
     # What the cached catalog holds is not worked out again: the references' text came with it.
     assert run["seeds_read"] == 0
-    # Every dataclass runs generated code when its module loads (a quarter to half a millisecond
-    # each): a record that is only read is a NamedTuple (FactDef, Topology, NumaControls, Fixed,
-    # Suggestion, FindingShape, the pictured Layout), and state that is never compared, copied
-    # or printed a plain class (Subject, Placed, Placement, the NUMA Layout). These are the
-    # dataclasses a check still builds.
+    # Every dataclass runs generated code when its module loads (CONTRIBUTING.md, "Add a class on
+    # `check`'s path"): read-only records are NamedTuples (FactDef, Topology, NumaControls, Fixed,
+    # Suggestion, FindingShape, the pictured Layout), uncompared state plain classes (Subject,
+    # Placed, Placement, the NUMA Layout). These are the dataclasses a check still builds.
     assert len(run["dataclasses"]) <= _CHECK_DATACLASSES, run["dataclasses"]
     # Nor are the limits tables (rules/limits) parsed again: the cache holds them as JSON.
     assert any("limits" in file for file in first["parsed"])
