@@ -7,9 +7,9 @@ the slots that exist. Used by advisor.vmx.mapping when a template becomes a VM.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from functools import lru_cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from advisor.vocab import NIC_VIRTUALDEV, read_bool
 
@@ -19,8 +19,9 @@ if TYPE_CHECKING:
 _NIC_PRESENT = re.compile(r"^ethernet(\d+)\.(present|virtualdev)$")
 
 
-def template_nics(t: TemplateVM, unknown: set[str],
-                  keys: Iterable[str] | None = None) -> tuple[list[dict[str, str]], list[int], int | None]:
+def template_nics(t: TemplateVM, texts: Mapping[str, tuple[Any, Any]], line_of: Mapping[str, int | None],
+                  unknown: set[str], keys: Iterable[tuple[str, tuple[str, int]]]
+                  ) -> tuple[list[dict[str, str]], list[int], int | None]:
     """The adapters that exist (`ethernetN.present` TRUE), with their slot numbers kept:
     a .vmx with ethernet1..3 has three NICs, and fixes must name ethernet1..3.
 
@@ -28,27 +29,27 @@ def template_nics(t: TemplateVM, unknown: set[str],
     state their builder's default themselves): Flexible (vlance) for 32-bit guests, E1000 for
     64-bit ones (vSphere 4.0 Basic System Administration, "Network Adapter Types"). An adapter
     whose type is unknown (a variable) is left out and `nics` is marked unknown.
-    `keys`: the template's keys that may be a NIC's, when the caller has picked them (else all).
+    `texts`: lower-cased key -> (spelling, value); `line_of`: lower-cased key -> line; `keys`:
+    the template's keys that may be a NIC's, each with its nic_role.
     """
     nics: list[dict[str, str]] = []
     slots: list[int] = []
     first_line: int | None = None
-    present = sorted((role[1], low) for low in (t.settings if keys is None else keys)
-                     if (role := nic_role(low)) and role[0] == "present")
+    present = sorted((role[1], low) for low, role in keys if role[0] == "present")
     for slot, low in present:
-        setting = t.settings[low]
-        if not read_bool(setting.value):
+        if not read_bool(texts[low][1]):
             continue
-        dev = t.settings.get(f"ethernet{slot}.virtualdev")
-        if dev is not None and dev.value is None:
+        type_key = f"ethernet{slot}.virtualdev"
+        dev = texts.get(type_key)
+        if dev is not None and dev[1] is None:
             unknown.add("nics")
             continue
-        if dev is not None and dev.value is not None and dev.value.strip():
-            adapter = dev.value.strip().lower()
-            line = dev.line
+        if dev is not None and dev[1].strip():
+            adapter = dev[1].strip().lower()
+            line = line_of.get(type_key)
         elif t.kind == "vmx":
-            adapter = _guest_default_nic(t)
-            line = setting.line
+            adapter = _guest_default_nic(texts)
+            line = line_of.get(low)
             t.notes.append(f"ethernet{slot} has no virtualDev: VMware gives this guest its default adapter, {adapter}")
         else:
             unknown.add("nics")
@@ -72,7 +73,7 @@ def nic_role(low: str) -> tuple[str, int] | None:
     return None
 
 
-def _guest_default_nic(t: TemplateVM) -> str:
-    guest = t.settings.get("guestos")
-    text = (guest.value or "").lower() if guest is not None else ""
+def _guest_default_nic(texts: Mapping[str, tuple[Any, Any]]) -> str:
+    guest = texts.get("guestos")
+    text = (guest[1] or "").lower() if guest is not None else ""
     return "e1000" if "64" in text else "vlance"

@@ -10,8 +10,7 @@ once per distinct key, and the rest are carried without a Python step per key.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
-from functools import lru_cache
+from collections.abc import Iterable, Mapping
 from itertools import compress
 from operator import attrgetter
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -37,15 +36,15 @@ def template_fields(t: TemplateVM) -> tuple[dict[str, Any], set[str], dict[str, 
     settings, spelling = t.settings, t.spelling
     # The few keys that mean more than themselves (fields, devices, advisor's pseudo-keys), in
     # file order, each with what it means; the other ninety-odd keys of a template are only
-    # carried (roles are worked out once per distinct key).
-    roles = list(map(_ROLES.__getitem__, settings))
-    special = list(compress(settings, roles))
-    meaning = list(filter(None, roles))  # the special keys' roles, in the same order
+    # carried (roles are worked out once per distinct key, and looked up from C).
+    special = list(filter(_ROLES.__getitem__, settings))
+    meaning = list(map(_ROLES.__getitem__, special))
     # The .vmx reader's own index of every key's spelling and text, and of its line (see
-    # advisor.readers.vmxfile.VmxSettings): its entries are made only for the keys read below.
+    # advisor.readers.vmxfile.VmxSettings): its entries are never made here.
     read_index: dict[str, tuple[str, str]] | None = getattr(settings, "index", None)
-    read_lines: dict[str, int] = getattr(settings, "lines", {})
+    texts: dict[str, tuple[Any, Any]]
     if read_index is not None:
+        texts, line_of = read_index, settings.lines  # type: ignore[attr-defined]
         # Every key is carried as it is, in file order, except advisor's pseudo-keys and the
         # NIC types read below, slot by slot. The index is shared with the reader's settings
         # (nothing changes it), and copied only to leave a key out.
@@ -56,16 +55,19 @@ def template_fields(t: TemplateVM) -> tuple[dict[str, Any], set[str], dict[str, 
             for low in dropped:
                 del index[low]
         advanced: dict[str, Any] = dict(index.values())
-        lines.update((field, line) for low, field in _SCALAR_FIELDS if (line := read_lines.get(low)) is not None)
+        fields = list(map(_FIELD, meaning))
+        lines.update(zip(filter(None, fields), map(line_of.__getitem__, compress(special, fields)), strict=True))
     else:
-        values = list(map(_VALUE, settings.values()))
+        # Other readers' settings: a value may be unknown (None) or a number.
+        texts = {low: (None, setting.value) for low, setting in settings.items()}
+        line_of = {low: setting.line for low, setting in settings.items()}
         # The same keys lower-cased, as normalised_advanced() gives them: handed to the model
         # (ADVANCED_INDEX in the validation context) instead of worked out again from `advanced`.
         index = {low: (spelling.get(low, low), value if value.__class__ is str else vmx_text(value))
-                 for low, value in zip(settings, values, strict=True)
+                 for low, (_, value) in texts.items()
                  if value is not None and not _dropped(low, value)}
         # Other readers may give numbers, which `advanced` keeps.
-        advanced = {spelled: settings[low].value for low, (spelled, _) in index.items()}
+        advanced = {spelled: texts[low][1] for low, (spelled, _) in index.items()}
         # (Valid NIC types are read below, slot by slot; an invalid one stays for the model to refuse.)
         for low, field in _SCALAR_FIELDS:
             setting = settings.get(low)
@@ -79,7 +81,8 @@ def template_fields(t: TemplateVM) -> tuple[dict[str, Any], set[str], dict[str, 
     # The two required fields come straight from their keys (the validator reports a bad
     # value at that key's line); the rest is reconciled from `advanced` by the VM model.
     for key, field in (("numvcpus", "vcpus"), ("memsize", "memory")):
-        value = read_index[key][1] if read_index is not None and key in read_index else _value(settings.get(key))
+        hit = texts.get(key)
+        value = None if hit is None else hit[1]
         if value is not None:
             data[field] = value.strip()
         else:
@@ -88,22 +91,21 @@ def template_fields(t: TemplateVM) -> tuple[dict[str, Any], set[str], dict[str, 
             data[field] = _REQUIRED_DEFAULTS[field]
             if field == "memory":
                 unknown.add("memory")
-    data["disks"], disk_line = _template_disks(t, compress(special, map(_DISK, meaning)))
+    disk_roles = list(map(_DISK, meaning))
+    data["disks"], disk_line = _template_disks(texts, line_of,
+                                               compress(zip(special, disk_roles, strict=True), disk_roles))
     if disk_line is not None:
         lines["disks"] = disk_line
-    data["nics"], slots, nic_line = template_nics(t, unknown, compress(special, map(_NIC, meaning)))
+    nic_roles = list(map(_NIC, meaning))
+    data["nics"], slots, nic_line = template_nics(t, texts, line_of, unknown,
+                                                  compress(zip(special, nic_roles, strict=True), nic_roles))
     if nic_line is not None:
         lines["nics"] = nic_line
     data["_nic_slots"] = tuple(slots)
     return data, unknown, lines
 
 
-_VALUE = attrgetter("value")
 _SCALAR_FIELDS = [(low, field) for low, (field, _) in SCALAR_KEYS.items()]
-
-
-def _value(setting: Any) -> str | None:
-    return None if setting is None else setting.value
 RECONCILED = "_reconciled"  # template_fields' key for the keys reconcile_advanced reads, in file order
 
 
@@ -119,20 +121,22 @@ class _Role(NamedTuple):
 
     droppable: bool  # _dropped may leave it out of `advanced` (which its value decides)
     reconciles: bool  # reconcile_advanced reads it
-    disk: bool  # a device slot's `.present` or advisor.diskN.size
-    nic: bool  # ethernetN.present or ethernetN.virtualDev
+    disk: _DiskKey | None  # a device slot's `.present` or advisor.diskN.size
+    nic: tuple[str, int] | None  # ethernetN.present or ethernetN.virtualDev (nic_role)
+    field: str | None  # the structured field the key states (SCALAR_KEYS)
 
 
-_DROPPABLE, _RECONCILES, _DISK, _NIC = (attrgetter(name) for name in _Role._fields)
+_DROPPABLE, _RECONCILES, _DISK, _NIC, _FIELD = (attrgetter(name) for name in _Role._fields)
 
 
 def _template_role(low: str) -> _Role | None:
     """What a lower-cased key means to template_fields: None for a raw key it only carries,
     else the parts that read it (a field's key, a device slot's, a NIC's or advisor's
     pseudo-key)."""
-    nic = nic_role(low) is not None
-    role = _Role(low.startswith("advisor.") or nic,
-                 advanced_role(low) is not None, _disk_role(low) is not None, nic)
+    nic = nic_role(low)
+    scalar = SCALAR_KEYS.get(low)
+    role = _Role(low.startswith("advisor.") or nic is not None, advanced_role(low) is not None,
+                 _disk_key(low), nic, scalar[0] if scalar else None)
     return role if any(role) else None
 
 
@@ -140,70 +144,88 @@ def _template_role(low: str) -> _Role | None:
 _ROLES = KeyMemo(_template_role, 8192)
 
 
-def _template_disks(t: TemplateVM, keys: Iterable[str]) -> tuple[list[dict[str, Any]], int | None]:
+class _DiskKey(NamedTuple):
+    """A key a disk is read from: a device slot's `.present` (bus kind "scsi", "nvme", "sata"
+    or "ide"), or advisor.diskN.size (kind "size", `bus` being N), with the keys read beside it."""
+
+    kind: str
+    bus: int
+    device_type: str  # the slot's deviceType key
+    file_name: str  # the slot's fileName key
+    controller: str  # scsiN.virtualDev: the type of a SCSI slot's controller
+
+
+def _disk_key(low: str) -> _DiskKey | None:
+    if match := _DISK_KEY.match(low):
+        bus = int(match[2])
+        return _DiskKey(match[1], bus, low.replace(".present", ".devicetype"), low.replace(".present", ".filename"),
+                        f"scsi{bus}.virtualdev")
+    if match := _SIZE_KEY.match(low):
+        return _DiskKey("size", int(match[1]), "", "", "")
+    return None
+
+
+def _template_disks(texts: Mapping[str, tuple[Any, Any]], line_of: Mapping[str, int | None],
+                    keys: Iterable[tuple[str, _DiskKey]]) -> tuple[list[dict[str, Any]], int | None]:
     """The disks in slot order, and the line a disk finding points at: the controller type of
-    the first data disk (what a fix changes), else that disk's own line. `keys`: the template's
-    keys that may be a disk's (device slots' `.present` keys, advisor.diskN.size), in file order."""
+    the first data disk (what a fix changes), else that disk's own line. `texts`: lower-cased key
+    -> (spelling, value); `keys`: the template's keys that may be a disk's, with what they are,
+    in file order."""
     disks: list[Any] = []
     where: int | None = None
     sizes: dict[int, str] = {}
-    slots: list[tuple[str, str, str, Any]] = []
-    for low in keys:
-        role = _disk_role(low)
-        setting = t.settings[low]
-        if role is None or not setting.value:
+    slots: list[tuple[str, _DiskKey, str]] = []
+    for low, role in keys:
+        value = texts[low][1]
+        if not value:
             continue
-        if role[0] == "size":
-            sizes[int(role[1])] = setting.value
+        if role.kind == "size":
+            sizes[role.bus] = value
         else:
-            slots.append((low, role[0], role[1], setting))
-    for low, bus_kind, bus_text, setting in slots:
-        if read_bool(setting.value) is not True:
+            slots.append((low, role, value))
+    for low, role, value in slots:
+        if read_bool(value) is not True:
             continue
-        bus = int(bus_text)
+        bus_kind = role.kind
         kind = None
         if bus_kind == "scsi":
-            kind = t.settings.get(f"scsi{bus}.virtualdev")
-            if kind is None or kind.value is None or kind.value.lower() not in SCSI_FROM_VIRTUALDEV:
+            kind = _text(texts, role.controller)
+            if kind is None or kind.lower() not in SCSI_FROM_VIRTUALDEV:
                 continue
-            controller = SCSI_FROM_VIRTUALDEV[kind.value.lower()]
+            controller = SCSI_FROM_VIRTUALDEV[kind.lower()]
         else:
             controller = bus_kind
-        if not _is_disk(t, low):
+        if not _is_disk(texts, role):
             continue
         # The first disk is taken to be the boot disk: fixes must not move it to a controller
         # the guest may have no driver for (an unbootable VM is worse than a slow one).
-        disk: dict[str, Any] = {"controller": controller, "bus": min(bus, 3), "role": "os" if not disks else "data"}
+        disk: dict[str, Any] = {"controller": controller, "bus": min(role.bus, 3),
+                                "role": "os" if not disks else "data"}
         size = sizes.get(len(disks))
         if size:
             disk["size"] = int(size)
         if where is None and disk["role"] == "data":
-            where = (kind.line if kind is not None else None) or setting.line
+            where = (line_of.get(role.controller) if kind is not None else None) or line_of.get(low)
         disks.append(disk)
     return disks, where
 
 
-@lru_cache(maxsize=8192)
-def _disk_role(low: str) -> tuple[str, str] | None:
-    """("scsi"|"nvme"|"sata"|"ide", bus) for a device slot's `.present` key, ("size", n) for
-    advisor.diskN.size, None for every other key (classified once per distinct key)."""
-    if match := _DISK_KEY.match(low):
-        return (match[1], match[2])
-    if match := _SIZE_KEY.match(low):
-        return ("size", match[1])
-    return None
+def _text(texts: Mapping[str, tuple[Any, Any]], low: str) -> Any:
+    """A key's value (None when the template does not set it, or leaves it unknown)."""
+    hit = texts.get(low)
+    return None if hit is None else hit[1]
 
 
-def _is_disk(t: TemplateVM, present_key: str) -> bool:
+def _is_disk(texts: Mapping[str, tuple[Any, Any]], role: _DiskKey) -> bool:
     """A device slot holds a disk when its deviceType says so (scsi-hardDisk, ata-hardDisk,
     rawDisk); without one, when its file is a .vmdk. CD-ROMs (cdrom-image, cdrom-raw, a host
     drive passed through as atapi-cdrom) and generic SCSI passthrough devices are not disks. A slot
     that names neither (templates state only `.present`) is a disk."""
-    device = t.settings.get(present_key.replace(".present", ".devicetype"))
-    if device is not None and device.value:
-        return "disk" in device.value.lower()
-    name = t.settings.get(present_key.replace(".present", ".filename"))
-    if name is not None and name.value:
-        return name.value.strip().lower().endswith(".vmdk")
+    device: str | None = _text(texts, role.device_type)
+    if device:
+        return "disk" in device.lower()
+    name: str | None = _text(texts, role.file_name)
+    if name:
+        return name.strip().lower().endswith(".vmdk")
     return True
 
