@@ -150,11 +150,7 @@ def reconcile_advanced(vm: VM, keys: list[str] | None = None) -> None:
         if role is None:
             continue
         if role == "scalar":
-            field, parse = SCALAR_KEYS[low]
-            try:
-                value = parse(text)
-            except ValueError as exc:
-                raise _bad_value(spelling, str(exc)) from None
+            field, value = _scalar(low, spelling, text)
             if low == "sched.cpu.affinity" and value is None and field not in explicit:
                 continue
             current = getattr(vm, field)
@@ -162,18 +158,69 @@ def reconcile_advanced(vm: VM, keys: list[str] | None = None) -> None:
                 raise _conflict(spelling, text, field, current)
             setattr(vm, field, value)
         elif role == "pin":
-            try:
-                pinned = parse_bool(text)
-            except ValueError as exc:
-                raise _bad_value(spelling, str(exc)) from None
-            if pinned:
+            if _pinned(spelling, text):
                 if "memory_reservation" in explicit and vm.memory_reservation not in ("full", vm.memory):
                     raise _conflict(spelling, text, "memory_reservation", vm.memory_reservation)
                 vm.memory_reservation = "full"
-        elif role[0] == "nic":
-            _reconcile_nic(vm, int(role[1]), spelling, text.strip().lower(), "nics" in explicit)
         else:
-            _reconcile_scsi(vm, int(role[1]), spelling, text.strip().lower())
+            _reconcile_device(vm, role, spelling, text, explicit)
+
+
+def stated_fields(adv: dict[str, tuple[str, str]], keys: list[str], data: dict[str, Any]
+                  ) -> tuple[dict[str, Any], list[tuple[str, Any]], list[str]]:
+    """What reconcile_advanced would make of `keys` on the model of `data`, for a caller that
+    builds that model afterwards (advisor.model.template): the fields it would set that `data`
+    does not state, with their values; the ones `data` states, with the value each must equal;
+    and the device keys it would reconcile, in their order. Raises ValueError where only the
+    built model can say (a value that is not one, a pinned memory reservation)."""
+    fields: dict[str, Any] = {}
+    given: list[tuple[str, Any]] = []
+    devices: list[str] = []
+    for low in keys:
+        scalar = SCALAR_KEYS.get(low)
+        if scalar is not None:
+            field, parse = scalar
+            value = parse(adv[low][1])
+            if field in data:
+                given.append((field, value))
+            elif value is not None or low != "sched.cpu.affinity":
+                fields[field] = value
+        elif low == "sched.mem.pin":
+            if parse_bool(adv[low][1]):
+                raise ValueError("a pinned reservation is reconciled with the model's memory_reservation")
+        elif advanced_role(low) is not None:
+            devices.append(low)
+    return fields, given, devices
+
+
+def reconcile_devices(vm: VM, adv: dict[str, tuple[str, str]], keys: list[str]) -> None:
+    """reconcile_advanced's part for device keys (stated_fields' third part), on the built model."""
+    explicit = vm.model_fields_set
+    for low in keys:
+        spelling, text = adv[low]
+        _reconcile_device(vm, advanced_role(low), spelling, text, explicit)  # type: ignore[arg-type]
+
+
+def _scalar(low: str, spelling: str, text: str) -> tuple[str, Any]:
+    field, parse = SCALAR_KEYS[low]
+    try:
+        return field, parse(text)
+    except ValueError as exc:
+        raise _bad_value(spelling, str(exc)) from None
+
+
+def _pinned(spelling: str, text: str) -> bool:
+    try:
+        return parse_bool(text)
+    except ValueError as exc:
+        raise _bad_value(spelling, str(exc)) from None
+
+
+def _reconcile_device(vm: VM, role: str | tuple[str, str], spelling: str, text: str, explicit: set[str]) -> None:
+    if role[0] == "nic":
+        _reconcile_nic(vm, int(role[1]), spelling, text.strip().lower(), "nics" in explicit)
+    else:
+        _reconcile_scsi(vm, int(role[1]), spelling, text.strip().lower())
 
 
 @lru_cache(maxsize=8192)
