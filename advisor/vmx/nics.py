@@ -7,7 +7,7 @@ the slots that exist. Used by advisor.vmx.mapping when a template becomes a VM.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
@@ -20,7 +20,7 @@ _NIC_PRESENT = re.compile(r"^ethernet(\d+)\.(present|virtualdev)$")
 
 
 def template_nics(t: TemplateVM, texts: Mapping[str, tuple[Any, Any]], line_of: Mapping[str, int | None],
-                  unknown: set[str], keys: Iterable[tuple[str, tuple[str, int]]]
+                  unknown: set[str], present: list[tuple[int, str]]
                   ) -> tuple[list[dict[str, str]], list[int], int | None]:
     """The adapters that exist (`ethernetN.present` TRUE), with their slot numbers kept:
     a .vmx with ethernet1..3 has three NICs, and fixes must name ethernet1..3.
@@ -29,14 +29,13 @@ def template_nics(t: TemplateVM, texts: Mapping[str, tuple[Any, Any]], line_of: 
     state their builder's default themselves): Flexible (vlance) for 32-bit guests, E1000 for
     64-bit ones (vSphere 4.0 Basic System Administration, "Network Adapter Types"). An adapter
     whose type is unknown (a variable) is left out and `nics` is marked unknown.
-    `texts`: lower-cased key -> (spelling, value); `line_of`: lower-cased key -> line; `keys`:
-    the template's keys that may be a NIC's, each with its nic_role.
+    `texts`: lower-cased key -> (spelling, value); `line_of`: lower-cased key -> line;
+    `present`: the template's `ethernetN.present` keys, each after its N.
     """
     nics: list[dict[str, str]] = []
     slots: list[int] = []
     first_line: int | None = None
-    present = sorted((role[1], low) for low, role in keys if role[0] == "present")
-    for slot, low in present:
+    for slot, low in sorted(present):
         if not read_bool(texts[low][1]):
             continue
         type_key = f"ethernet{slot}.virtualdev"

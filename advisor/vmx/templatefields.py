@@ -10,15 +10,13 @@ once per distinct key, and the rest are carried without a Python step per key.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
-from itertools import compress
-from operator import attrgetter
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from advisor.vmx.mapping import ADVANCED_INDEX, SCALAR_KEYS, advanced_role, vmx_text
 from advisor.vmx.nics import nic_role, template_nics
 from advisor.vmx.spelling import KeyMemo
-from advisor.vocab import NIC_VIRTUALDEV, SCSI_FROM_VIRTUALDEV, read_bool
+from advisor.vocab import NIC_VIRTUALDEV, SCSI_FROM_VIRTUALDEV, TRUE_WORDS
 
 if TYPE_CHECKING:
     from advisor.readers.base import TemplateVM
@@ -34,33 +32,51 @@ def template_fields(t: TemplateVM) -> tuple[dict[str, Any], set[str], dict[str, 
     unknown: set[str] = set()
     lines: dict[str, int | None] = {}
     settings, spelling = t.settings, t.spelling
-    # The few keys that mean more than themselves (fields, devices, advisor's pseudo-keys), in
-    # file order, each with what it means; the other ninety-odd keys of a template are only
-    # carried (roles are worked out once per distinct key, and looked up from C).
-    special = list(filter(_ROLES.__getitem__, settings))
-    meaning = list(map(_ROLES.__getitem__, special))
     # The .vmx reader's own index of every key's spelling and text, and of its line (see
     # advisor.readers.vmxfile.VmxSettings): its entries are never made here.
     read_index: dict[str, tuple[str, str]] | None = getattr(settings, "index", None)
     texts: dict[str, tuple[Any, Any]]
     if read_index is not None:
         texts, line_of = read_index, settings.lines  # type: ignore[attr-defined]
+    else:
+        # Other readers' settings: a value may be unknown (None) or a number.
+        texts = {low: (None, setting.value) for low, setting in settings.items()}
+        line_of = {low: setting.line for low, setting in settings.items()}
+    # The few keys that mean more than themselves (fields, devices, advisor's pseudo-keys), in
+    # file order, each sorted by what it means; the other ninety-odd keys of a template are
+    # only carried (roles are worked out once per distinct key, and the keys without one
+    # passed over from C).
+    droppable: list[tuple[str, bool]] = []
+    reconciles: list[str] = []
+    stated: list[tuple[str, str]] = []
+    disk_keys: list[tuple[str, _DiskKey]] = []
+    present: list[tuple[int, str]] = []
+    for low in filter(_ROLES.__getitem__, settings):
+        always_dropped, nic_type, reconciled, field, disk, nic_slot = _ROLES[low]  # type: ignore[misc]  # a role: filtered
+        if always_dropped or nic_type:
+            droppable.append((low, always_dropped))
+        if reconciled:
+            reconciles.append(low)
+            if field is not None:
+                stated.append((field, low))
+        if disk is not None:
+            disk_keys.append((low, disk))
+        elif nic_slot is not None:
+            present.append((nic_slot, low))
+    if read_index is not None:
         # Every key is carried as it is, in file order, except advisor's pseudo-keys and the
         # NIC types read below, slot by slot. The index is shared with the reader's settings
         # (nothing changes it), and copied only to leave a key out.
         index = read_index
-        dropped = [low for low in compress(special, map(_DROPPABLE, meaning)) if _dropped(low, index[low][1])]
+        dropped = [low for low, always in droppable if always or _is_nic_type(index[low][1])]
         if dropped:
             index = dict(index)
             for low in dropped:
                 del index[low]
         advanced: dict[str, Any] = dict(index.values())
-        fields = list(map(_FIELD, meaning))
-        lines.update(zip(filter(None, fields), map(line_of.__getitem__, compress(special, fields)), strict=True))
+        for field, low in stated:
+            lines[field] = line_of[low]
     else:
-        # Other readers' settings: a value may be unknown (None) or a number.
-        texts = {low: (None, setting.value) for low, setting in settings.items()}
-        line_of = {low: setting.line for low, setting in settings.items()}
         # The same keys lower-cased, as normalised_advanced() gives them: handed to the model
         # (ADVANCED_INDEX in the validation context) instead of worked out again from `advanced`.
         index = {low: (spelling.get(low, low), value if value.__class__ is str else vmx_text(value))
@@ -77,7 +93,7 @@ def template_fields(t: TemplateVM) -> tuple[dict[str, Any], set[str], dict[str, 
                 else:
                     lines[field] = setting.line
     data: dict[str, Any] = {"name": t.name, "advanced": advanced, ADVANCED_INDEX: index,
-                            RECONCILED: list(filter(index.__contains__, compress(special, map(_RECONCILES, meaning))))}
+                            RECONCILED: list(filter(index.__contains__, reconciles))}
     # The two required fields come straight from their keys (the validator reports a bad
     # value at that key's line); the rest is reconciled from `advanced` by the VM model.
     for key, field in (("numvcpus", "vcpus"), ("memsize", "memory")):
@@ -91,14 +107,10 @@ def template_fields(t: TemplateVM) -> tuple[dict[str, Any], set[str], dict[str, 
             data[field] = _REQUIRED_DEFAULTS[field]
             if field == "memory":
                 unknown.add("memory")
-    disk_roles = list(map(_DISK, meaning))
-    data["disks"], disk_line = _template_disks(texts, line_of,
-                                               compress(zip(special, disk_roles, strict=True), disk_roles))
+    data["disks"], disk_line = _template_disks(texts, line_of, disk_keys)
     if disk_line is not None:
         lines["disks"] = disk_line
-    nic_roles = list(map(_NIC, meaning))
-    data["nics"], slots, nic_line = template_nics(t, texts, line_of, unknown,
-                                                  compress(zip(special, nic_roles, strict=True), nic_roles))
+    data["nics"], slots, nic_line = template_nics(t, texts, line_of, unknown, present)
     if nic_line is not None:
         lines["nics"] = nic_line
     data["_nic_slots"] = tuple(slots)
@@ -112,21 +124,23 @@ RECONCILED = "_reconciled"  # template_fields' key for the keys reconcile_advanc
 def _dropped(low: str, value: Any) -> bool:
     """Whether a key is left out of `advanced`: advisor's pseudo-keys, and NIC types the VM's
     `nics` states."""
-    return low.startswith("advisor.") or (
-        low.startswith("ethernet") and nic_role(low) is not None and value.strip().lower() in NIC_VIRTUALDEV)
+    return low.startswith("advisor.") or (low.startswith("ethernet") and nic_role(low) is not None
+                                          and _is_nic_type(value))
+
+
+def _is_nic_type(value: str) -> bool:
+    return value.strip().lower() in NIC_VIRTUALDEV
 
 
 class _Role(NamedTuple):
     """What a key means to template_fields beyond being carried (a non-empty tuple: true)."""
 
-    droppable: bool  # _dropped may leave it out of `advanced` (which its value decides)
+    always_dropped: bool  # advisor's pseudo-keys, never carried in `advanced`
+    nic_type: bool  # an ethernetN key, left out of `advanced` when its value is a NIC type (_dropped)
     reconciles: bool  # reconcile_advanced reads it
-    disk: _DiskKey | None  # a device slot's `.present` or advisor.diskN.size
-    nic: tuple[str, int] | None  # ethernetN.present or ethernetN.virtualDev (nic_role)
     field: str | None  # the structured field the key states (SCALAR_KEYS)
-
-
-_DROPPABLE, _RECONCILES, _DISK, _NIC, _FIELD = (attrgetter(name) for name in _Role._fields)
+    disk: _DiskKey | None  # a device slot's `.present` or advisor.diskN.size
+    nic_present: int | None  # N of ethernetN.present
 
 
 def _template_role(low: str) -> _Role | None:
@@ -135,9 +149,9 @@ def _template_role(low: str) -> _Role | None:
     pseudo-key)."""
     nic = nic_role(low)
     scalar = SCALAR_KEYS.get(low)
-    role = _Role(low.startswith("advisor.") or nic is not None, advanced_role(low) is not None,
-                 _disk_key(low), nic, scalar[0] if scalar else None)
-    return role if any(role) else None
+    role = _Role(low.startswith("advisor."), nic is not None, advanced_role(low) is not None,
+                 scalar[0] if scalar else None, _disk_key(low), nic[1] if nic and nic[0] == "present" else None)
+    return role if any(part is not None and part is not False for part in role) else None
 
 
 # lower-cased key -> _template_role (a template's hundred keys: one dict lookup each).
@@ -166,7 +180,7 @@ def _disk_key(low: str) -> _DiskKey | None:
 
 
 def _template_disks(texts: Mapping[str, tuple[Any, Any]], line_of: Mapping[str, int | None],
-                    keys: Iterable[tuple[str, _DiskKey]]) -> tuple[list[dict[str, Any]], int | None]:
+                    keys: list[tuple[str, _DiskKey]]) -> tuple[list[dict[str, Any]], int | None]:
     """The disks in slot order, and the line a disk finding points at: the controller type of
     the first data disk (what a fix changes), else that disk's own line. `texts`: lower-cased key
     -> (spelling, value); `keys`: the template's keys that may be a disk's, with what they are,
@@ -174,58 +188,44 @@ def _template_disks(texts: Mapping[str, tuple[Any, Any]], line_of: Mapping[str, 
     disks: list[Any] = []
     where: int | None = None
     sizes: dict[int, str] = {}
-    slots: list[tuple[str, _DiskKey, str]] = []
+    slots: list[tuple[str, _DiskKey]] = []
     for low, role in keys:
         value = texts[low][1]
         if not value:
             continue
         if role.kind == "size":
             sizes[role.bus] = value
-        else:
-            slots.append((low, role, value))
-    for low, role, value in slots:
-        if read_bool(value) is not True:
-            continue
-        bus_kind = role.kind
+        elif value.strip().lower() in TRUE_WORDS:  # present (read_bool)
+            slots.append((low, role))
+    for low, (bus_kind, bus, device_type, file_name, controller_key) in slots:
         kind = None
         if bus_kind == "scsi":
-            kind = _text(texts, role.controller)
-            if kind is None or kind.lower() not in SCSI_FROM_VIRTUALDEV:
+            hit = texts.get(controller_key)
+            kind = None if hit is None or hit[1] is None else hit[1].lower()
+            if kind not in SCSI_FROM_VIRTUALDEV:
                 continue
-            controller = SCSI_FROM_VIRTUALDEV[kind.lower()]
+            controller = SCSI_FROM_VIRTUALDEV[kind]
         else:
             controller = bus_kind
-        if not _is_disk(texts, role):
+        # A device slot holds a disk when its deviceType says so (scsi-hardDisk, ata-hardDisk,
+        # rawDisk); without one, when its file is a .vmdk. CD-ROMs (cdrom-image, cdrom-raw, a
+        # host drive passed through as atapi-cdrom) and generic SCSI passthrough devices are not
+        # disks. A slot that names neither (templates state only `.present`) is a disk.
+        if (hit := texts.get(device_type)) is not None and hit[1]:
+            is_disk = "disk" in hit[1].lower()
+        elif (hit := texts.get(file_name)) is not None and hit[1]:
+            is_disk = hit[1].strip().lower().endswith(".vmdk")
+        else:
+            is_disk = True
+        if not is_disk:
             continue
         # The first disk is taken to be the boot disk: fixes must not move it to a controller
         # the guest may have no driver for (an unbootable VM is worse than a slow one).
-        disk: dict[str, Any] = {"controller": controller, "bus": min(role.bus, 3),
-                                "role": "os" if not disks else "data"}
+        disk: dict[str, Any] = {"controller": controller, "bus": min(bus, 3), "role": "os" if not disks else "data"}
         size = sizes.get(len(disks))
         if size:
             disk["size"] = int(size)
-        if where is None and disk["role"] == "data":
-            where = (line_of.get(role.controller) if kind is not None else None) or line_of.get(low)
+        if where is None and disks:
+            where = (line_of.get(controller_key) if kind is not None else None) or line_of.get(low)
         disks.append(disk)
     return disks, where
-
-
-def _text(texts: Mapping[str, tuple[Any, Any]], low: str) -> Any:
-    """A key's value (None when the template does not set it, or leaves it unknown)."""
-    hit = texts.get(low)
-    return None if hit is None else hit[1]
-
-
-def _is_disk(texts: Mapping[str, tuple[Any, Any]], role: _DiskKey) -> bool:
-    """A device slot holds a disk when its deviceType says so (scsi-hardDisk, ata-hardDisk,
-    rawDisk); without one, when its file is a .vmdk. CD-ROMs (cdrom-image, cdrom-raw, a host
-    drive passed through as atapi-cdrom) and generic SCSI passthrough devices are not disks. A slot
-    that names neither (templates state only `.present`) is a disk."""
-    device: str | None = _text(texts, role.device_type)
-    if device:
-        return "disk" in device.lower()
-    name: str | None = _text(texts, role.file_name)
-    if name:
-        return name.strip().lower().endswith(".vmdk")
-    return True
-

@@ -197,4 +197,4 @@ def test_key_roles_are_kept_only_for_short_keys_and_bounded() -> None:
     for n in range(9_000):
         assert roles[f"ethernet{n}.virtualdev"] is not None
         assert len(roles) <= 8192
-    assert roles["ethernet7.present"].nic  # classified again once dropped
+    assert roles["ethernet7.present"].nic_present == 7  # classified again once dropped
