@@ -93,6 +93,13 @@ _ODD_LINES = [
     'scsi0.virtualDev = "lsilogic"', 'scsi0.virtualDev = "nonsense"', 'scsi0:0.present = "TRUE"',
     'scsi0:1.present = "TRUE"', 'scsi0:1.deviceType = "cdrom-image"', 'sata0:0.present = "TRUE"',
     'advisor.disk0.size = "40"', 'displayName = "x"', 'guestOS = "windows2019srv-64"', 'mem.hotadd = "TRUE"',
+    # Values the model refuses as fields but reconcile_advanced sets unchecked, a pinned reservation
+    # after or before its minimum, and a SCSI bus past the last one a disk can name (disks on it
+    # count as bus 3): the quick path hands each to the full path.
+    'virtualHW.version = "99"', 'sched.mem.pin = "FALSE"', 'sched.mem.min = "4096"', 'sched.cpu.min = "0x10"',
+    'guestOS = " padded "', 'sched.cpu.affinity = ""', 'numvcpus = "0x4"', 'memsize = " 2048 "',
+    'scsi5:0.present = "TRUE"', 'scsi5.virtualDev = "pvscsi"', 'scsi3.virtualDev = "lsilogic"',
+    'ethernet0.virtualDev = "e1000"', 'ethernet1.present = "TRUE"',
 ]
 
 
