@@ -65,7 +65,7 @@ def template_nics(t: TemplateVM, texts: Mapping[str, tuple[Any, Any]], line_of: 
 @lru_cache(maxsize=8192)
 def nic_role(low: str) -> tuple[str, int] | None:
     """("present", N) for `ethernetN.present`, ("type", N) for `ethernetN.virtualDev`, else None
-    (classified once per distinct key, like _disk_role)."""
+    (classified once per distinct key, like templatefields' key roles)."""
     match = _NIC_PRESENT.match(low)
     if match:
         return ("present" if match[2] == "present" else "type", int(match[1]))
