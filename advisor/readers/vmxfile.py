@@ -237,9 +237,10 @@ def _suppressions(vm: TemplateVM, data: bytes, encoding: str) -> None:
     with the settings' lines.
     """
     body = data[3:] if data.startswith(b"\xef\xbb\xbf") else data
-    # The hint is case-sensitive, and in UTF-8 its text comes from these bytes alone: a file
-    # without them (nearly every one) is not searched line by line.
-    if encoding == "utf-8" and b"advisor" not in body:
+    # The hint is case-sensitive, and in UTF-8, or in an ASCII file in any charset advisor reads
+    # (each reads ASCII as ASCII), its text comes from these bytes alone: a file without them
+    # (nearly every one) is not searched line by line.
+    if (encoding == "utf-8" or body.isascii()) and b"advisor" not in body:
         return
     for number, raw in lines_mentioning(body, b"advisor"):
         text = raw.decode(encoding, "replace").strip(" \t\r\f\v")

@@ -47,6 +47,21 @@ def test_suppressions_need_a_reason():
     assert "line 18" in vm.notes[0] and "STO001" in vm.notes[0] and "not applied" in vm.notes[0]
 
 
+@pytest.mark.parametrize(("charset", "name"), [
+    ("windows-1252", "plain"), ("windows-1252", "caf\u00e9"), ("Shift_JIS", "plain"), ("Shift_JIS", "\u65e5\u672c"),
+    ("UTF-8", "plain"), ("UTF-8", "\u65e5\u672c"),
+])
+def test_suppressions_are_found_in_any_charset(charset, name):
+    # An ASCII file is searched for the hint's bytes alone, whatever its charset; other files
+    # line by line in their charset.
+    text = (f'.encoding = "{charset}"\n# advisor: ignore NET001 -- vendor appliance\ndisplayName = "{name}"\n'
+            "#advisor:ignore CPU001\n")
+    vm = vmxfile.read(Path("t.vmx"), text.encode("cp1252" if charset == "windows-1252" else charset))[0]
+    assert vm.name == name
+    assert vm.suppressions == [("NET001", "vendor appliance", 2)]
+    assert [note for note in vm.notes if "line 4" in note and "CPU001" in note]
+
+
 def test_duplicates_last_wins_and_malformed_lines_are_notes():
     vm = read_one("messy.vmx")
     assert vm.get("numvcpus").value == "12"
