@@ -25,10 +25,11 @@ import codecs
 import difflib
 import re
 import warnings
+from bisect import bisect_left
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from functools import lru_cache, partial
-from itertools import compress, count, islice
+from itertools import compress, count, islice, repeat
 from operator import itemgetter
 from pathlib import Path
 from typing import NamedTuple
@@ -37,7 +38,7 @@ from advisor.errors import InputError
 
 # Key spelling and value escapes live apart (advisor check needs them without the codec); the
 # codec's users keep importing them from here.
-from advisor.vmx.spelling import _hex_escape
+from advisor.vmx.spelling import KeyMemo, _hex_escape
 from advisor.vmx.spelling import canonical_key as canonical_key
 from advisor.vmx.spelling import escape as escape
 from advisor.vmx.spelling import unescape as unescape
@@ -635,7 +636,8 @@ class VmxEntries:
         "_by_line",
         "_effective",
         "_entries",
-        "_rows",
+        "_quotes",
+        "_raws",
         "duplicates",
         "encoding",
         "keys",
@@ -647,15 +649,17 @@ class VmxEntries:
     )
 
     def __init__(self, keys: list[str], values: list[str], numbers: list[int], warnings: list[ParseWarning],
-                 encoding: str, *, rows: list[tuple[str, str, str]] | None = None,
-                 entries: list[VmxEntry] | None = None) -> None:
+                 encoding: str, *, raws: list[str] | None = None, quotes: list[str] | None = None,
+                 entries: list[VmxEntry] | None = None, lows: list[str] | None = None) -> None:
         self.keys, self.values, self.numbers = keys, values, numbers
         self.warnings, self.encoding = warnings, encoding
-        self._rows = rows  # a regular file's _REGULAR_LINE rows, one per line
+        # A regular file's values as written and their opening quotes ("" for a bare value;
+        # None: every value is quoted), in the order of `keys`.
+        self._raws, self._quotes = raws, quotes
         self._entries = entries
         self._effective: dict[str, VmxEntry] | None = None
         self._by_line: dict[int, VmxEntry] | None = None
-        self.lows = list(map(str.lower, keys))
+        self.lows = list(map(str.lower, keys)) if lows is None else lows
         # A later occurrence replaces the line but keeps the first one's place: last wins, in
         # first-seen order.
         self.lines = dict(zip(self.lows, numbers, strict=True))
@@ -681,13 +685,24 @@ class VmxEntries:
         keys = list(filter(None, map(_KEY, rows)))
         if len(keys) == len(rows) - (not rows[-1][0]):  # every line is an entry but an empty last one
             raws = list(map(_VALUE, islice(rows, len(keys))))
+            quotes = list(map(_QUOTE, islice(rows, len(keys))))
             numbers = list(range(1, len(keys) + 1))
         else:
             raws = list(compress(map(_VALUE, rows), map(_KEY, rows)))
+            quotes = list(compress(map(_QUOTE, rows), map(_KEY, rows)))
             numbers = list(compress(count(1), map(_KEY, rows)))
+        return cls.of_raws(keys, raws, numbers, warnings, encoding, escapes, quotes if "" in quotes else None)
+
+    @classmethod
+    def of_raws(cls, keys: list[str], raws: list[str], numbers: list[int], warnings: list[ParseWarning],
+                encoding: str, escapes: bool, quotes: list[str] | None = None,
+                lows: list[str] | None = None) -> VmxEntries:
+        """The view of a regular file's keys and values as written. `escapes`: whether any value
+        may hold a `|`; `quotes`: as in __init__."""
         # `|XX` escapes: rare, decoded where they occur.
         values = [unescape(raw, encoding) if "|" in raw else raw for raw in raws] if escapes else raws
-        return cls(keys, values, numbers, warnings, encoding, rows=rows)
+        return cls(keys, values, numbers, warnings, encoding, raws=raws, quotes=quotes, entries=None,
+                   lows=lows if lows is not None else list(map(_LOW.__getitem__, keys)))
 
     def in_codec(self, codec: str, escapes: bool) -> VmxEntries:
         """The same ASCII file read in another charset that reads ASCII as ASCII: only `|XX`
@@ -696,17 +711,22 @@ class VmxEntries:
         if not escapes:
             self.encoding = codec
             return self
-        if self._rows is not None:
-            return VmxEntries.of_rows(self._rows, self.warnings, codec)
+        if self._raws is not None:
+            return VmxEntries.of_raws(self.keys, self._raws, self.numbers, self.warnings, codec, True, self._quotes,
+                                      self.lows)
         entries = [entry._replace(value=unescape(entry.raw_value, codec)) if "|" in entry.raw_value else entry
                    for entry in self.entries]
         return VmxEntries.of(entries, self.warnings, codec)
 
     def entry_at(self, line: int) -> VmxEntry:
         """The entry on a line (one of `numbers`)."""
-        if self._rows is not None:
-            key, quote, raw = self._rows[line - 1]
-            return _new_entry((key, unescape(raw, self.encoding) if "|" in raw else raw, raw, line, bool(quote)))
+        if self._raws is not None:
+            numbers = self.numbers
+            at = line - 1  # where it is when every line up to it is an entry
+            if at >= len(numbers) or numbers[at] != line:
+                at = bisect_left(numbers, line)
+            quoted = self._quotes is None or self._quotes[at] != ""
+            return _new_entry((self.keys[at], self.values[at], self._raws[at], line, quoted))
         if self._by_line is None:
             self._by_line = dict(zip(self.numbers, self.entries, strict=True))
         return self._by_line[line]
@@ -715,10 +735,9 @@ class VmxEntries:
     def entries(self) -> list[VmxEntry]:
         """Every entry in file order, duplicates included."""
         if self._entries is None:
-            rows = self._rows or []
-            keyed = list(map(bool, map(_KEY, rows)))
-            fields = zip(self.keys, self.values, compress(map(_VALUE, rows), keyed), self.numbers,
-                         compress(map(bool, map(_QUOTE, rows)), keyed), strict=True)
+            raws = self._raws or []
+            quoted = [True] * len(raws) if self._quotes is None else list(map(bool, self._quotes))
+            fields = zip(self.keys, self.values, raws, self.numbers, quoted, strict=True)
             self._entries = list(map(_new_entry, fields))
         return self._entries
 
@@ -844,20 +863,85 @@ def _read_in(body: bytes, codec: str) -> VmxEntries | None:
     # newline byte (no ASCII-keeping codec does; checked rather than assumed, but for UTF-8,
     # where a newline byte is never part of a character and surrogateescape keeps each
     # undecodable byte as one surrogate).
-    newlines = text.count("\n")
-    if codec != "utf-8" and body.count(b"\n") != newlines:
+    if codec != "utf-8" and body.count(b"\n") != text.count("\n"):
         return None
+    warnings = [ParseWarning(number, _undecodable_warning(codec)) for number in sorted(undecodable)]
+    plain = _plain_columns(text)
+    if plain is not None:
+        keys, raws, numbers, lows = plain
+        return VmxEntries.of_raws(keys, raws, numbers, warnings, codec, "|" in text, None, lows)
+    newlines = text.count("\n")
     rows = _REGULAR_LINE.findall(text)
     # One row per line (the text after the last newline counts as a line, as in split()), or
     # some line is odd.
     if len(rows) == newlines + 1:
-        warnings = [ParseWarning(number, _undecodable_warning(codec)) for number in sorted(undecodable)]
         return VmxEntries.of_rows(rows, warnings, codec, "|" in text)
     rows = _ANY_LINE.findall(text)
     if len(rows) != newlines + 1:
         return None
     entries, warnings = _entries_line_by_line(rows, codec, undecodable)
     return VmxEntries.of(entries, warnings, codec)
+
+
+_KEY_SHAPE = re.compile(r'[^ \t\r\f\v\n="#][^ \t\r\f\v\n="]*')  # _REGULAR's key
+_KEY_PIECE = re.compile(r'\n([^ \t\r\f\v\n="#][^ \t\r\f\v\n="]*) = ')  # a newline, a key and ` = `
+
+
+def _low_key(key: str) -> str:
+    """A key lower-cased, or "" when the text is no key _REGULAR_LINE would read."""
+    return key.lower() if _KEY_SHAPE.fullmatch(key) else ""
+
+
+def _piece_key(piece: str) -> str:
+    """The key of a _KEY_PIECE, or "" for any other text."""
+    match = _KEY_PIECE.fullmatch(piece)
+    return match[1] if match else ""
+
+
+# key as spelled -> _low_key, and newline + key + ` = ` -> _piece_key: a file's keys are looked up,
+# one lookup each, and each key and its lower-cased form is one string (hashed once) shared by
+# every file that spells the key alike.
+_LOW = KeyMemo(_low_key, 8192)
+_KEYS = KeyMemo(_piece_key, 8192)
+
+
+def _plain_columns(text: str) -> tuple[list[str], list[str], list[int], list[str]] | None:
+    """(keys, values as written, line numbers, lower-cased keys) of a text whose lines are all
+    `key = "value"` exactly as VMware writes them, comments starting a line (`#`) or empty lines,
+    CRLF or LF; None for any other text (_REGULAR_LINE reads it).
+
+    Nearly every .vmx is written so, and its lines are then cut apart at their quotes by one
+    split instead of a regex run over every character: with a newline put first, the pieces
+    are a newline, a key and ` = ` (looked up), a value without a newline, and so on, and a
+    newline or nothing at the end. Only a text that is exactly such lines is taken, and each
+    of them reads as _REGULAR_LINE reads it (a CR before LF is a blank it skips)."""
+    if "\r" in text:
+        text = text.replace("\r\n", "\n")
+    numbers: list[int] | None = None
+    if text.startswith(("#", "\n")) or "\n\n" in text or ("#" in text and "\n#" in text):
+        split = text.split("\n")
+        last = split.pop()  # the text after the last newline: a line if not empty
+        if last:
+            split.append(last)
+        keep = list(map(_NOT_ENTRY.get, map(_FIRST_CHARACTER, split), repeat(True)))
+        numbers = list(compress(range(1, len(split) + 1), keep))
+        text = "\n".join(compress(split, keep))
+    parts = ("\n" + text).split('"')
+    lines = len(parts) // 2
+    if (not lines or len(parts) % 2 == 0 or parts[-1] not in _LAST_PIECES
+            or (numbers is not None and len(numbers) != lines)):
+        return None
+    keys = list(map(_KEYS.__getitem__, parts[0:-1:2]))
+    raws = parts[1::2]
+    if not all(keys) or "\n" in "".join(raws):
+        return None
+    lows = list(map(_LOW.__getitem__, keys))
+    return keys, raws, numbers if numbers is not None else list(range(1, lines + 1)), lows
+
+
+_LAST_PIECES = ("\n", "")  # after the last value's quote: its newline, or the end of the file
+_FIRST_CHARACTER = itemgetter(slice(0, 1))
+_NOT_ENTRY = {"": False, "#": False}  # a line's first character -> whether it may be an entry (else True)
 
 
 def _entries_line_by_line(rows: list[tuple[str, str, str, str]], codec: str,

@@ -685,6 +685,82 @@ def test_read_entries_takes_the_fast_path_for_known_charsets() -> None:
         assert read_entries(other) == _full_view(other)
 
 
+# Lines as VMware writes them, and near misses that only the line regex may read (or refuse).
+_PLAIN_PIECES = st.sampled_from(
+    [
+        'numvcpus = "4"',
+        'displayName = "a = b"',
+        'K = ""',
+        'k = " = "',
+        'k = "|22|0A"',
+        'e = "日本"',
+        'x = "\r"',
+        'x = "\t"',
+        "#!/usr/bin/vmware",
+        '# c = "d"',
+        "#",
+        "",
+        "\r",
+        " ",
+        'k1"',
+        'v1 = "k2 = "v2"',
+        'k = "a"b"',
+        'k = "a',
+        ' k = "v"',
+        'k = "v" ',
+        'k = "v"\r',
+        'a b = "c"',
+        '#k = "v"',
+        ' = "v"',
+        '= "v"',
+        'k = "v"\f',
+        "bare = 1",
+        'k  = "v"',
+        'k ="v"',
+        'k = ""v"',
+        '"k = "v"',
+    ]
+)
+
+
+def _plain_agrees(text: str) -> bool:
+    """_plain_columns reads `text` as _REGULAR_LINE does (or leaves it to it); whether it read it."""
+    from advisor.vmx import document
+
+    plain = document._plain_columns(text)
+    if plain is None:
+        return False
+    keys, raws, numbers, lows = plain
+    rows = document._REGULAR_LINE.findall(text)
+    assert len(rows) == text.count("\n") + 1  # every line is regular
+    assert all(quote for key, quote, _ in rows if key)
+    assert list(zip(numbers, keys, raws, strict=True)) == [
+        (number, key, value) for number, (key, _, value) in enumerate(rows, 1) if key]
+    assert lows == [key.lower() for key in keys]
+    return True
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(_PLAIN_PIECES, max_size=10), st.sampled_from(["\n", "\r\n"]), st.booleans())
+def test_plain_lines_are_read_as_the_line_regex_reads_them(lines: list[str], eol: str, final_eol: bool) -> None:
+    text = eol.join(lines) + (eol if final_eol else "")
+    _plain_agrees(text)
+    _agrees(("\ufeff" + text).encode("utf-8"))
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet=' \t\r\n="#ab|\u00e9', max_size=80))
+def test_plain_lines_agree_with_the_line_regex_on_any_text(text: str) -> None:
+    _plain_agrees(text)
+
+
+def test_plain_lines_take_the_plain_path() -> None:
+    for text in ('numvcpus = "4"\n', '#!/usr/bin/vmware\r\n.encoding = "UTF-8"\r\n\r\nk = "v"', 'a = "1"\nA = "2"\n'):
+        assert _plain_agrees(text), text
+    for text in ('k1"\nv1 = "k2 = "v2"\n', 'k = "a"b"\n', 'k = "a\nb"\n', "", "#\n", 'k = "v" \n', 'k = "v"\r'):
+        assert not _plain_agrees(text), text
+
+
 # --------------------------------------------------------------------------- corpus
 
 
