@@ -141,7 +141,10 @@ _SPELLED = KeyMemo(_spell, 4096)  # key -> its VMware spelling
 # --------------------------------------------------------------------------- escaping
 
 _ESCAPE_NEEDED_RE = re.compile(r'["|\x00-\x1f\x7f]')
-_ESCAPE_RUN_SPLIT = re.compile(r"((?:\|[0-9A-Fa-f]{2})+)")
+# A run of escapes, written to start with its literal `|`: the regex engine then jumps from one
+# `|` to the next instead of trying a match at every character of a value (a guestinfo value
+# runs to kilobytes).
+_ESCAPE_RUN_SPLIT = re.compile(r"(\|[0-9A-Fa-f]{2}(?:\|[0-9A-Fa-f]{2})*)")
 
 
 def escape(value: str) -> str:

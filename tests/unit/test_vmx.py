@@ -492,6 +492,16 @@ def test_escape_then_unescape_is_identity(value: str) -> None:
     assert unescape(escaped) == value
 
 
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet="|0aAfFgG9 \u00e9", max_size=40))
+def test_escape_runs_are_cut_where_the_plain_run_regex_cuts_them(raw: str) -> None:
+    import re
+
+    from advisor.vmx import spelling
+
+    assert spelling._ESCAPE_RUN_SPLIT.split(raw) == re.split(r"((?:\|[0-9A-Fa-f]{2})+)", raw)
+
+
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.tuples(_KEY_TEXT, st.text(max_size=20), st.none() | st.text(max_size=20)), max_size=8))
 def test_render_fragment_parses_back_to_the_same_settings(items: list[tuple[str, str, str | None]]) -> None:
