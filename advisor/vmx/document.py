@@ -29,8 +29,8 @@ from bisect import bisect_left
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from functools import lru_cache, partial
-from itertools import compress, count, islice, repeat
-from operator import itemgetter
+from itertools import accumulate, compress, count, islice, repeat
+from operator import add, itemgetter, not_
 from pathlib import Path
 from typing import NamedTuple
 
@@ -868,8 +868,8 @@ def _read_in(body: bytes, codec: str) -> VmxEntries | None:
     warnings = [ParseWarning(number, _undecodable_warning(codec)) for number in sorted(undecodable)]
     plain = _plain_columns(text)
     if plain is not None:
-        keys, raws, numbers, lows = plain
-        return VmxEntries.of_raws(keys, raws, numbers, warnings, codec, "|" in text, None, lows)
+        keys, raws, numbers, lows, quotes = plain
+        return VmxEntries.of_raws(keys, raws, numbers, warnings, codec, "|" in text, quotes, lows)
     newlines = text.count("\n")
     rows = _REGULAR_LINE.findall(text)
     # One row per line (the text after the last newline counts as a line, as in split()), or
@@ -905,43 +905,125 @@ _LOW = KeyMemo(_low_key, 8192)
 _KEYS = KeyMemo(_piece_key, 8192)
 
 
-def _plain_columns(text: str) -> tuple[list[str], list[str], list[int], list[str]] | None:
-    """(keys, values as written, line numbers, lower-cased keys) of a text whose lines are all
-    `key = "value"` exactly as VMware writes them, comments starting a line (`#`) or empty lines,
-    CRLF or LF; None for any other text (_REGULAR_LINE reads it).
+def _plain_columns(text: str) -> _Columns | None:
+    """(keys, values as written, line numbers, lower-cased keys, quotes as VmxEntries keeps them)
+    of a text whose `key = "value"` lines are written exactly as VMware writes them (CRLF or LF),
+    with comments and at most _MOST_OTHER_LINES other lines that _REGULAR_LINE reads (blank
+    lines, bare values, comments not starting their line); None for any other text
+    (_REGULAR_LINE reads it).
 
     Nearly every .vmx is written so, and its lines are then cut apart at their quotes by one
     split instead of a regex run over every character: with a newline put first, the pieces
     are a newline, a key and ` = ` (looked up), a value without a newline, and so on, and a
-    newline or nothing at the end. Only a text that is exactly such lines is taken, and each
-    of them reads as _REGULAR_LINE reads it (a CR before LF is a blank it skips)."""
+    newline or nothing at the end; other lines sit in the pieces before a key and at the end.
+    Only a text that is exactly such lines is taken, and each of them then reads as
+    _REGULAR_LINE reads it (a CR before LF is a blank it skips)."""
     if "\r" in text:
         text = text.replace("\r\n", "\n")
-    numbers: list[int] | None = None
-    if text.startswith(("#", "\n")) or "\n\n" in text or ("#" in text and "\n#" in text):
-        split = text.split("\n")
-        last = split.pop()  # the text after the last newline: a line if not empty
-        if last:
-            split.append(last)
-        keep = list(map(_NOT_ENTRY.get, map(_FIRST_CHARACTER, split), repeat(True)))
-        numbers = list(compress(range(1, len(split) + 1), keep))
-        text = "\n".join(compress(split, keep))
+    found = _quoted_columns(text)
+    if found is not None or "#" not in text:
+        return found
+    # Comments may hold quotes (a commented-out entry) or be many: read the text again without
+    # the lines that start with `#` and the blank ones.
+    lines = text.split("\n")
+    if not lines[-1]:
+        lines.pop()  # the empty text after the last newline
+    keep = list(map(_NOT_ENTRY.get, map(_FIRST_CHARACTER, lines), repeat(True)))
+    found = _quoted_columns("\n".join(compress(lines, keep)))
+    if found is None:
+        return None
+    kept = list(compress(range(1, len(lines) + 1), keep))  # line -> its line in `text`
+    keys, raws, numbers, lows, quotes = found
+    return keys, raws, list(map(kept.__getitem__, map(add, numbers, repeat(-1)))), lows, quotes
+
+
+_Columns = tuple[list[str], list[str], list[int], list[str], list[str] | None]
+_FIRST_CHARACTER = itemgetter(slice(0, 1))
+_NOT_ENTRY = {"": False, "#": False}  # a line's first character -> whether it may be an entry (else True)
+
+
+def _quoted_columns(text: str) -> _Columns | None:
+    """_plain_columns of a text with LF line ends."""
     parts = ("\n" + text).split('"')
-    lines = len(parts) // 2
-    if (not lines or len(parts) % 2 == 0 or parts[-1] not in _LAST_PIECES
-            or (numbers is not None and len(numbers) != lines)):
+    # Every line with quotes takes 7 characters or more (`k = ""` and its newline): more quotes
+    # than that allows (binary junk) are no such lines, and their pieces are not looked up.
+    if len(parts) % 2 == 0 or len(parts) > len(text) // 3 + 2:
+        return None
+    raws = parts[1::2]
+    if "\n" in "".join(raws):
         return None
     keys = list(map(_KEYS.__getitem__, parts[0:-1:2]))
-    raws = parts[1::2]
-    if not all(keys) or "\n" in "".join(raws):
+    quotes: list[str] | None = None
+    if all(keys) and parts[-1] in _LAST_PIECES:
+        numbers = list(range(1, len(keys) + 1))
+    else:
+        found = _with_other_lines(parts, keys, raws)
+        if found is None:
+            return None
+        numbers, quotes = found
+    if not keys:
         return None
-    lows = list(map(_LOW.__getitem__, keys))
-    return keys, raws, numbers if numbers is not None else list(range(1, lines + 1)), lows
+    return keys, raws, numbers, list(map(_LOW.__getitem__, keys)), quotes
 
 
 _LAST_PIECES = ("\n", "")  # after the last value's quote: its newline, or the end of the file
-_FIRST_CHARACTER = itemgetter(slice(0, 1))
-_NOT_ENTRY = {"": False, "#": False}  # a line's first character -> whether it may be an entry (else True)
+_MOST_OTHER_LINES = 64  # beyond this many, the line regex reads the file (no Python step per line)
+_REGULAR_ONE = re.compile(_REGULAR)  # one line, as _REGULAR_LINE reads it
+
+
+def _with_other_lines(parts: list[str], keys: list[str], raws: list[str]) -> tuple[list[int], list[str] | None] | None:
+    """For _plain_columns: the line numbers and quotes of a text cut at its quotes (`parts`)
+    whose pieces before a key (those `keys` has no key for) or at the end hold other lines.
+    `keys` and `raws` get the key of each such piece, and the bare values found among the other
+    lines, in place. None if some piece or line is odd, or there are too many other lines."""
+    pieces = list(compress(range(len(keys)), map(not_, keys)))  # the quoted entries with lines before
+    before = [0] * len(keys)  # how many other lines come before each quoted entry's line
+    found: list[tuple[int, int, str, str]] = []  # (where, line in the piece, key, value) of a bare value
+    others = 0
+    for at in pieces:
+        piece = parts[2 * at]
+        cut = piece.rfind("\n")
+        key = _KEYS[piece[cut:]]
+        if not key or cut <= 0 or not piece.startswith("\n"):
+            return None
+        keys[at] = key
+        lines = piece[1:cut].split("\n")
+        before[at] = len(lines)
+        others += len(lines)
+        if others > _MOST_OTHER_LINES or not _bare_values(lines, at, found):
+            return None
+    tail = parts[-1]
+    if tail:
+        if not tail.startswith("\n"):
+            return None
+        lines = tail[1:].split("\n")
+        if not lines[-1]:
+            lines.pop()  # the empty text after the last newline
+        if others + len(lines) > _MOST_OTHER_LINES or not _bare_values(lines, len(keys), found):
+            return None
+    numbers = list(accumulate(map(add, before, repeat(1))))
+    if not found:
+        return numbers, None
+    quotes = ['"'] * len(keys)
+    for at, offset, key, raw in reversed(found):  # from the end: each goes before quoted entry `at`
+        number = (numbers[at - 1] if at else 0) + 1 + offset
+        keys.insert(at, key)
+        raws.insert(at, raw)
+        numbers.insert(at, number)
+        quotes.insert(at, "")
+    return numbers, quotes
+
+
+def _bare_values(lines: list[str], at: int, found: list[tuple[int, int, str, str]]) -> bool:
+    """Add the bare values of other lines (that come before quoted entry `at`) to `found`;
+    False if some line is not one _REGULAR_LINE reads."""
+    for offset, line in enumerate(lines):
+        match = _REGULAR_ONE.fullmatch(line)
+        if match is None:
+            return False
+        if match[1]:
+            found.append((at, offset, match[1], match[3]))
+    return True
 
 
 def _entries_line_by_line(rows: list[tuple[str, str, str, str]], codec: str,

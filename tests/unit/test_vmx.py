@@ -729,6 +729,17 @@ _PLAIN_PIECES = st.sampled_from(
         'k ="v"',
         'k = ""v"',
         '"k = "v"',
+        "b = x",
+        "b = x y ",
+        'b = x"y',
+        "e =",
+        "  # indented",
+        "\t",
+        "rtc.diffFromUTC = 0",
+        "b=1",
+        "b = |41",
+        '#"',
+        '# "a" = "b"',
     ]
 )
 
@@ -740,12 +751,12 @@ def _plain_agrees(text: str) -> bool:
     plain = document._plain_columns(text)
     if plain is None:
         return False
-    keys, raws, numbers, lows = plain
+    keys, raws, numbers, lows, quotes = plain
     rows = document._REGULAR_LINE.findall(text)
     assert len(rows) == text.count("\n") + 1  # every line is regular
-    assert all(quote for key, quote, _ in rows if key)
-    assert list(zip(numbers, keys, raws, strict=True)) == [
-        (number, key, value) for number, (key, _, value) in enumerate(rows, 1) if key]
+    quotes = quotes if quotes is not None else ['"'] * len(keys)
+    assert list(zip(numbers, keys, quotes, raws, strict=True)) == [
+        (number, key, quote, value) for number, (key, quote, value) in enumerate(rows, 1) if key]
     assert lows == [key.lower() for key in keys]
     return True
 
@@ -767,7 +778,11 @@ def test_plain_lines_agree_with_the_line_regex_on_any_text(text: str) -> None:
 def test_plain_lines_take_the_plain_path() -> None:
     for text in ('numvcpus = "4"\n', '#!/usr/bin/vmware\r\n.encoding = "UTF-8"\r\n\r\nk = "v"', 'a = "1"\nA = "2"\n'):
         assert _plain_agrees(text), text
-    for text in ('k1"\nv1 = "k2 = "v2"\n', 'k = "a"b"\n', 'k = "a\nb"\n', "", "#\n", 'k = "v" \n', 'k = "v"\r'):
+    for text in ("a = 1\n# c\n\nk = \"v\"\nb = x\n", 'k = "v"\nb = 2', '#x = "y\nk = "v"\n#"\nb = 2\n',
+                 "# c\n" * 70 + 'k = "v"\n'):
+        assert _plain_agrees(text), text
+    for text in ('k1"\nv1 = "k2 = "v2"\n', 'k = "a"b"\n', 'k = "a\nb"\n', "", "#\n", 'k = "v" \n', 'k = "v"\r',
+                 "\n" * 70 + 'k = "v"\n'):
         assert not _plain_agrees(text), text
 
 
