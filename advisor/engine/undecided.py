@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from functools import lru_cache
 from typing import Any
 
 _MISSING = "No value with name"
@@ -33,6 +34,7 @@ def is_missing_fact(value: Any) -> bool:
     return isinstance(value, str) and _MISSING in value
 
 
+@lru_cache(maxsize=1024)  # a fact's words, asked for each finding that shows it unknown (a fact name: ~200)
 def _noun(name: str) -> str:
     from advisor.facts.facts import FACTS
 
