@@ -48,9 +48,12 @@ def host_bound(adv: dict[str, tuple[str, str]]) -> tuple[list[str], list[str]]:
     if compatibility is not None and compatibility[1].strip().lower() == "hosted":
         return [], []
     found: dict[str, str] = {}
-    for low, (spelling, text) in adv.items():
-        if "type" not in low and "present" not in low:  # every pattern below needs one of them
+    for low in adv:
+        # Each pattern below needs one of these: a device's `...type` key or `pcipassthruN.present`
+        # (only a few of a template's keys, where `present` is in a dozen).
+        if "type" not in low and "pcipassthru" not in low:
             continue
+        spelling, text = adv[low]
         value = text.strip().lower()
         if (match := _CONNECTED_DEVICE.match(low)) and value in _HOST_BACKINGS:
             device = match[1]
