@@ -101,8 +101,11 @@ def decide(rule: Rule, activation: Any, unknown: frozenset[str]) -> bool | None:
 MEMO_ENTRIES = 1 << 13
 MEMO_SIZE = 256
 # Individual calls of a rule before it is checked for the memo (reads_only costs a user's rule
-# about a millisecond, as much as a hundred calls; the cache holds a built-in rule's answer).
+# about a millisecond, as much as a hundred calls); a rule that holds the answer already (a
+# built-in rule from the cache) sooner, so most of a run's first VMs are keyed too. Not at once:
+# a check of a few VMs would build keys it never looks up again.
 MEMO_AFTER = 32
+MEMO_AFTER_HELD = 12
 _ABSENT = object()
 
 
@@ -217,7 +220,7 @@ class Decisions:
     def _key(self, rule: Rule, known: dict[str, Any], unknown: frozenset[str]) -> tuple[Any, ...] | None:
         if id(rule) not in self.names:  # not checked yet
             calls = self.calls[id(rule)] = self.calls.get(id(rule), 0) + 1
-            if calls < MEMO_AFTER:
+            if calls < (MEMO_AFTER if rule.own_facts is None else MEMO_AFTER_HELD):
                 return None
             from advisor.facts.names import BOOL, DOUBLE, FACTS, INT
 

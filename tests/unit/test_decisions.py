@@ -95,12 +95,14 @@ def test_memoized_runs_match_evaluating_every_rule(tmp_path: Path, monkeypatch: 
     monkeypatch.setattr(group, "decide", counted)
     monkeypatch.setattr(engine, "_BATCH_AFTER", 10**9)
     monkeypatch.setattr(group, "MEMO_AFTER", after)
+    monkeypatch.setattr(group, "MEMO_AFTER_HELD", after)
     templates = ROOT / "tests" / "fixtures" / "templates" / "vmx"
     job = LintJob(rule_dirs=[], policy=Policy(), host_ref=None, vsphere=None)
     result = [_digest(check_files(EXAMPLES, load_catalog([]), Policy())),
               _digest(lint_paths([templates / "messy.vmx", templates / "sql-template.vmx"] * 6, job))]
     calls_with = calls["n"]
     monkeypatch.setattr(group, "MEMO_AFTER", 10**9)
+    monkeypatch.setattr(group, "MEMO_AFTER_HELD", 10**9)
     calls["n"] = 0
     assert result == [_digest(check_files(EXAMPLES, load_catalog([]), Policy())),
                       _digest(lint_paths([templates / "messy.vmx", templates / "sql-template.vmx"] * 6, job))]
@@ -209,8 +211,10 @@ def test_batched_runs_match_with_and_without_the_memo(tmp_path: Path, monkeypatc
         return [_digest(check_files(EXAMPLES, load_catalog([]), Policy())), _digest(lint_paths(paths, job))]
 
     monkeypatch.setattr(group, "MEMO_AFTER", after)
+    monkeypatch.setattr(group, "MEMO_AFTER_HELD", after)
     kept = run()
     monkeypatch.setattr(group, "MEMO_AFTER", 10**9)
+    monkeypatch.setattr(group, "MEMO_AFTER_HELD", 10**9)
     monkeypatch.setattr(engine, "OUTCOMES", 0)  # each VM's partial rules sorted out on its own too
     assert kept == run()
     assert kept[1][1] and any(vm[2] for vm in kept[1][1]), "some rules should be left undecided"

@@ -119,6 +119,7 @@ def test_templates_without_a_host_evaluate_as_rule_by_rule_with_fewer_cel_calls(
 
     monkeypatch.setattr(group, "decide", counted)
     monkeypatch.setattr(group, "MEMO_AFTER", 10**9)  # the batching alone (tests/unit/test_decisions.py: the memo)
+    monkeypatch.setattr(group, "MEMO_AFTER_HELD", 10**9)
     monkeypatch.setattr(engine, "_BATCH_AFTER", 10**9)
     one_by_one, single = _digest(lint_paths(files, job)), calls["n"]
     monkeypatch.setattr(engine, "_BATCH_AFTER", 2)
