@@ -21,7 +21,7 @@ from pydantic import ValidationError
 
 from advisor.engine.recommend import Fixed, Recommendation
 from advisor.model.spec import VM
-from advisor.vmx.mapping import SCALAR_KEYS, device_slot, parse_bool, vm_to_vmx
+from advisor.vmx.mapping import SCALAR_KEYS, device_slot, normalised_advanced, parse_bool, vm_to_vmx
 from advisor.vocab import NIC_VIRTUALDEV, SCSI_FROM_VIRTUALDEV, SCSI_VIRTUALDEV, SEVERITY_RANK
 
 # Evaluations after the first, so the work per VM is bounded by construction: a resize's values
@@ -40,12 +40,21 @@ def applied(vm: VM, changes: dict[str, str | None], resized: list[dict[str, Any]
     """The VM with the written .vmx keys and resized spec fields applied, or None when the model
     refuses it. A cores per socket that does not divide the vCPUs the recommendation sets (one
     rule's value for another rule's count) is left to the next pass, which computes it for them."""
-    data = vm.model_dump(exclude_unset=True)
+    data = vm.fields_set()
     advanced = dict(data.get("advanced") or {})
+    # The VM's lower-cased keys kept in step with `advanced`: the model need not work them out
+    # again from a hundred keys (VM.rebuilt).
+    index = dict(normalised_advanced(vm))
     for key, value in changes.items():
         low = key.lower()
-        for existing in [k for k in advanced if k.lower() == low]:
-            del advanced[existing]
+        if len(index) == len(advanced):  # no two keys differ only in case: the index spells the one there is
+            hit = index.pop(low, None)
+            if hit is not None:
+                del advanced[hit[0]]
+        else:
+            for existing in [k for k in advanced if k.lower() == low]:
+                del advanced[existing]
+            index.pop(low, None)
         if low in SCALAR_KEYS:
             name, parse = SCALAR_KEYS[low]
             if value is None:
@@ -58,6 +67,7 @@ def applied(vm: VM, changes: dict[str, str | None], resized: list[dict[str, Any]
             continue
         elif value is not None:
             advanced[key] = value
+            index[low] = (key, value)
     for resize in resized:
         for path, value in resize.items():
             if "." not in path or path.startswith("data_disks."):
@@ -72,7 +82,7 @@ def applied(vm: VM, changes: dict[str, str | None], resized: list[dict[str, Any]
     if cps and data.get("vcpus") and int(data["vcpus"]) % int(cps):
         data.pop("cores_per_socket")
     try:
-        return vm.rebuilt(data)
+        return vm.rebuilt(data, index)
     except (ValidationError, ValueError):
         return None
 

@@ -119,9 +119,9 @@ class _Resizer:
         if self._stated and _contradicted(fields, self._stated):
             return {}  # as the model would refuse it (below), found without validating the whole VM
         if self._data is None:
-            self._data = vm.model_dump(exclude_unset=True)
+            self._data = vm.fields_set()
         try:
-            resized = vm.rebuilt({**self._data, **fields})
+            resized = vm.rebuilt({**self._data, **fields}, None if "advanced" in fields else normalised_advanced(vm))
         except ValidationError:
             return {}  # a resize the model refuses (a template's unknown) is shown, not written
         if self._before is None:
