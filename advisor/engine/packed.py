@@ -92,8 +92,14 @@ def _plain(when: str) -> bool:
     would make `vm.vcpus` a field of it) or after a dot (a field of another value)."""
     if re.search(_NOT_PLAIN, when):
         return False
+    return _family_name().search(re.sub(_STRING_LITERAL, "''", when)) is None
+
+
+@lru_cache(maxsize=1)  # the fact families' pattern, built once rather than for each condition
+def _family_name() -> re.Pattern[str]:
+    """A fact family's name standing alone or after a dot (see _plain)."""
     families = "|".join(sorted({name.split(".")[0] for name in FACTS}))
-    return re.search(rf"\b(?:{families})\b(?!\s*\.)|\.\s*(?:{families})\b", re.sub(_STRING_LITERAL, "''", when)) is None
+    return re.compile(rf"\b(?:{families})\b(?!\s*\.)|\.\s*(?:{families})\b")
 
 
 def _rewritten(when: str, index: dict[str, str]) -> str:
