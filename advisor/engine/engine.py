@@ -433,7 +433,7 @@ class Evaluator:
         base = vm_to_vmx(vm, core_mhz) if self.full_vmx else None
         # Typed last, as recommend() would: once, whether or not the passes below change it.
         rec = recommend(fixes, base, self.explicit, vm, core_mhz, typed=False)
-        resized = resizes(fixes, self.explicit)
+        resized = resizes(fixes, self.explicit) if fixes else []
         if resized:  # fixes computed on the VM as specified may disagree on its new shape
             rec, settled = settle(vm, rec, base, core_mhz, lambda again: self._again(s, again), resized)
             if not settled:
@@ -443,7 +443,7 @@ class Evaluator:
         if self.typed:
             rec.vm, rec.vmx = read_keys(vm.name, keys, rec.reasons)
         else:
-            rec.vmx = written_keys(keys)
+            rec.vmx = written_keys(keys) if keys else {}  # a quarter of templates: no fix writes a key
         return rec
 
     def _note_exemption(self, ex: Exemption, vm_name: str | None) -> None:

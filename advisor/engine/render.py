@@ -133,7 +133,7 @@ def render_fix(rule: Rule, facts: dict[str, Any], vm: VM | None) -> dict[str, An
     fix: dict[str, Any] = {}
     vmx: dict[str, str] = {}
     for key, value in rule.d.fix.vmx.items():
-        markers = [m for m in (_NIC_INDEX, _SCSI_INDEX, *_NAMED) if m in key]
+        markers = [m for m in (_NIC_INDEX, _SCSI_INDEX, *_NAMED) if m in key] if "{each." in key else []
         if markers and vm is not None and markers[0] in _NAMED:
             for name in _NAMED[markers[0]](vm, facts):
                 vmx[key.replace(markers[0], name)] = fill(str(value), facts)
