@@ -23,10 +23,11 @@ _PASSTHROUGH = re.compile(r"^pcipassthru\d+\.present$")
 _HOST_BACKINGS = {"cdrom-raw", "atapi-cdrom", "device"}
 
 
-def device_facts(vm: VM) -> dict[str, Any]:
+def device_facts(vm: VM, joined: str | None = None) -> dict[str, Any]:
+    """joined: the VM's lower-cased keys joined by newlines, when the caller has them."""
     adv = normalised_advanced(vm)
     emulated = [d for d in vm.disks if d.role != "os" and d.controller in ("sata", "ide")] if vm.disks else []
-    bound, keys = host_bound(adv) if adv else ([], [])
+    bound, keys = host_bound(adv, joined) if adv else ([], [])
     return {
         "vm.data_disks_emulated": len(emulated),
         "vm.emulated_disk_buses": sorted({d.controller for d in emulated}) if emulated else [],
@@ -38,21 +39,17 @@ def device_facts(vm: VM) -> dict[str, Any]:
     }
 
 
-def host_bound(adv: dict[str, tuple[str, str]]) -> tuple[list[str], list[str]]:
+def host_bound(adv: dict[str, tuple[str, str]], joined: str | None = None) -> tuple[list[str], list[str]]:
     """Devices connected to the host's hardware: a physical CD/DVD or floppy drive connected at
     power-on, a serial or parallel port on a host device, a PCI passthrough (DirectPath) device;
     and the keys (as spelled) whose values make them so, which findings point at.
     A VM made for Workstation or Fusion (`virtualHW.productCompatibility = "hosted"`) has no
-    vMotion to block."""
+    vMotion to block. joined: `adv`'s keys joined by newlines, when the caller has them."""
     compatibility = adv.get("virtualhw.productcompatibility")
     if compatibility is not None and compatibility[1].strip().lower() == "hosted":
         return [], []
     found: dict[str, str] = {}
-    for low in adv:
-        # Each pattern below needs one of these: a device's `...type` key or `pcipassthruN.present`
-        # (only a few of a template's keys, where `present` is in a dozen).
-        if "type" not in low and "pcipassthru" not in low:
-            continue
+    for low in _keys_with(adv, "\n".join(adv) if joined is None else joined, ("type", "pcipassthru")):
         spelling, text = adv[low]
         value = text.strip().lower()
         if (match := _CONNECTED_DEVICE.match(low)) and value in _HOST_BACKINGS:
@@ -68,6 +65,27 @@ def host_bound(adv: dict[str, tuple[str, str]]) -> tuple[list[str], list[str]]:
             found.setdefault(low.removesuffix(".present"), spelling)
     devices = sorted(found)
     return devices, [found[d] for d in devices]
+
+
+def _keys_with(adv: dict[str, tuple[str, str]], joined: str, needles: tuple[str, ...]) -> list[str]:
+    """The keys of `adv` holding one of `needles`, in their order (each pattern of host_bound needs
+    one: a device's `...type` key, `pcipassthruN.present`; a few of a template's hundred keys),
+    found by searching their newline-joined text: a substring test per key costs more than the
+    key's work."""
+    if joined.count("\n") != len(adv) - 1:  # a key holding a newline: the text has no line per key
+        return [low for low in adv if any(needle in low for needle in needles)]
+    starts: set[int] = set()
+    for needle in needles:
+        at = joined.find(needle)
+        while at != -1:
+            starts.add(joined.rfind("\n", 0, at) + 1)
+            end = joined.find("\n", at)
+            at = -1 if end == -1 else joined.find(needle, end)
+    keys = []
+    for start in sorted(starts):
+        end = joined.find("\n", start)
+        keys.append(joined[start:] if end == -1 else joined[start:end])
+    return keys
 
 
 def _on(adv: dict[str, tuple[str, str]], key: str, default: bool) -> bool:

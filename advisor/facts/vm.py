@@ -79,7 +79,8 @@ def vm_facts(vm: VM, unknown: frozenset[str] = frozenset()) -> dict[str, Any]:
             sriov = True
     adv = normalised_advanced(vm)  # lower-cased key -> (spelling, text)
     prefer = adv["numa.vcpu.preferht"][1] if "numa.vcpu.preferht" in adv else None
-    # Both kinds of key are rare: one substring search over all keys usually rules them out.
+    # Both kinds of key are rare: one substring search over all keys usually rules them out (and
+    # host_bound finds its few keys in the same text).
     joined = "\n".join(adv) if adv else ""
     kinds = [_key_kind(k) for k in adv] if ".intrmode" in joined or ".filters" in joined else []
     filters = [spelling for kind, (spelling, text) in zip(kinds, adv.values(), strict=False)
@@ -151,7 +152,7 @@ def vm_facts(vm: VM, unknown: frozenset[str] = frozenset()) -> dict[str, Any]:
         "vm.vmxnet3_possible": True if vmxnet3 is None else vmxnet3,
         "vm.pvscsi_possible": True if pvscsi is None else pvscsi,
     }
-    facts.update(device_facts(vm))
+    facts.update(device_facts(vm, joined))
     facts.update(sql_facts(vm))
     for field in unknown:
         for name in _FIELD_FACTS.get(field, ()):
