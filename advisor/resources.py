@@ -35,11 +35,14 @@ def _limits_tables() -> dict[str, Any]:
     through JSON on the first run too, so every run reads the same data (a test holds each
     table to being plain JSON)."""
     from advisor.engine.cache import cached
-    from advisor.load import yamlfile, yamltree
+    from advisor.load import yamlfile
 
     paths = sorted((data_path("rules") / "limits").glob("*.yaml"))
     sources = [(str(path), yamlfile.read_bytes(path)) for path in paths]
-    loader = [(module.__name__, Path(str(module.__file__)).read_bytes()) for module in (yamlfile, yamltree)]
+    # The loader's modules read as files beside yamlfile, not imported: a cache hit needs no PyYAML.
+    here = Path(str(yamlfile.__file__)).parent
+    loader = [(f"advisor.load.{name}", (here / f"{name}.py").read_bytes())
+              for name in ("yamlfile", "yamltree", "yamlnodes")]
 
     def parse() -> dict[str, Any]:
         import json

@@ -4,7 +4,7 @@ PyYAML's loaders first compose a graph of nodes (every scalar a node with two ma
 construct values from it; for a 100,000-VM spec that graph was about a gigabyte, held until the
 last value was built, beside a tree a fifth of its size. Here each event becomes its value at
 once and only the tree is kept. The events, the tag resolution and the scalar constructors are
-PyYAML's own (advisor.load.yamlfile._Loader), so values are typed exactly as before.
+PyYAML's own (advisor.load.yamlnodes._Loader), so values are typed exactly as before.
 
 Only what plain YAML documents use is built here: the core schema's tags, anchors and aliases,
 and merge keys. Anything else - another tag (`!!set`, `!!omap`, a custom one), and every
@@ -29,7 +29,8 @@ from yaml.events import (
 from yaml.nodes import ScalarNode
 
 from advisor.errors import InputError
-from advisor.load.yamlfile import MAX_DEPTH, LocDict, LocList, _Loader, _value_problem
+from advisor.load.yamlfile import MAX_DEPTH, LocDict, LocList, _value_problem
+from advisor.load.yamlnodes import _Loader
 
 _STR = "tag:yaml.org,2002:str"
 _MAP = yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG

@@ -12,7 +12,7 @@ import yaml
 
 from advisor import collector
 from advisor.errors import InputError
-from advisor.load import yamlfile, yamltree
+from advisor.load import yamlfile, yamlnodes, yamltree
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -51,7 +51,7 @@ EDGE_CASES = [
 
 def _node_load(text: str) -> Any:
     with collector.gc_paused():
-        return yaml.load(text, Loader=yamlfile._Loader)  # a SafeLoader subclass
+        return yaml.load(text, Loader=yamlnodes._Loader)  # a SafeLoader subclass
 
 
 def _outcome(load, text: str) -> tuple[Any, ...]:
