@@ -7,8 +7,6 @@ from collections.abc import Iterable
 from typing import Any
 
 from advisor.readers.base import TemplateVM
-from advisor.readers.hclview import MAX_DEPTH
-from advisor.readers.jsonlines import json_line
 
 _SUPPRESS = re.compile(r"advisor:\s*ignore\b(.*)", re.S)
 _RULE_IDS = re.compile(r"\s*([A-Za-z][\w.]*(?:-[\w.]+)*(?:\s*,\s*[A-Za-z][\w.]*(?:-[\w.]+)*)*)\s*(.*)", re.S)
@@ -42,27 +40,34 @@ def comment_suppressions(text: str) -> list[tuple[str, str, int | None]]:
     return found
 
 
-def json_suppressions(value: Any, keys: tuple[str, ...] = ("//",), line: int | None = None,
-                      depth: int = 0) -> list[tuple[str, str, int | None]]:
+def json_suppressions(value: Any, keys: tuple[str, ...] = ("//",)) -> list[tuple[str, str, int | None]]:
     """Suppressions written as JSON comment properties (`"//": "advisor: ignore X -- why"`).
 
     JSON has no comments, so HCL's JSON form reserves the "//" property for them (Packer's legacy
     templates use keys starting with "_comment").
     """
-    found: list[tuple[str, str, int | None]] = []
-    if depth > MAX_DEPTH:
+    # Imported here: only the JSON forms' readers (which load both anyway) need them, and a
+    # .vmx's suppressions (parse_suppression) are read without the HCL and JSON helpers.
+    from advisor.readers.hclview import MAX_DEPTH
+    from advisor.readers.jsonlines import json_line
+
+    def walk(value: Any, line: int | None, depth: int) -> list[tuple[str, str, int | None]]:
+        found: list[tuple[str, str, int | None]] = []
+        if depth > MAX_DEPTH:
+            return found
+        if isinstance(value, dict):
+            for key, item in value.items():
+                item_line = json_line(value, key, line)
+                if isinstance(item, str) and any(key == k or key.startswith(k) for k in keys):
+                    found.extend((rule, reason, item_line) for rule, reason in parse_suppression(item))
+                else:
+                    found.extend(walk(item, item_line, depth + 1))
+        elif isinstance(value, list):
+            for index, item in enumerate(value):
+                found.extend(walk(item, json_line(value, index, line), depth + 1))
         return found
-    if isinstance(value, dict):
-        for key, item in value.items():
-            item_line = json_line(value, key, line)
-            if isinstance(item, str) and any(key == k or key.startswith(k) for k in keys):
-                found.extend((rule, reason, item_line) for rule, reason in parse_suppression(item))
-            else:
-                found.extend(json_suppressions(item, keys, item_line, depth + 1))
-    elif isinstance(value, list):
-        for index, item in enumerate(value):
-            found.extend(json_suppressions(item, keys, json_line(value, index, line), depth + 1))
-    return found
+
+    return walk(value, None, 0)
 
 
 # Suppressions outside every block apply to each VM of the file; distinct rule ids among them

@@ -22,7 +22,6 @@ keys case-sensitively, and silently losing duplicates. This module avoids each o
 from __future__ import annotations
 
 import codecs
-import difflib
 import re
 import warnings
 from bisect import bisect_left
@@ -1129,6 +1128,8 @@ def unified_diff(path: str | Path, before: bytes, after: bytes, encoding: str = 
     Lines are split on LF only (as the parser does) and a missing final newline is shown the
     way git shows it, so a diff never hides the one-byte change that adds it.
     """
+    import difflib  # only `fix --diff` shows one; a run that only reads .vmx files never needs it
+
     codec = _charset_codec(encoding) or "utf-8"
     name = str(path)
     diff = difflib.unified_diff(
