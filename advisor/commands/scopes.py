@@ -84,19 +84,21 @@ class Scopes:
             # resolving each file's path would cost system calls per file.
             by_folder: dict[str, Scope] = {}
             chosen = []
-            for file in files:
-                folder = os.path.dirname(file)
-                if folder not in by_folder:
-                    by_folder[folder] = self.of(discover(Path(file), self.found))
-                chosen.append(by_folder[folder])
-        groups: dict[int, Scope] = {}
+            for file, folder in zip(files, map(_folder_key, files), strict=True):
+                scope = by_folder.get(folder)
+                if scope is None:
+                    scope = by_folder[folder] = self.of(discover(Path(file), self.found))
+                chosen.append(scope)
+        self._of_file.update(zip(files, chosen, strict=True))
+        groups = list({id(scope): scope for scope in chosen}.values())
+        if len(groups) == 1:  # one configuration for every file (the usual case): no sorting out
+            groups[0].files = list(files)
+            return groups
+        for scope in groups:
+            scope.files = []
         for file, scope in zip(files, chosen, strict=True):
-            if id(scope) not in groups:
-                groups[id(scope)] = scope
-                scope.files = []
             scope.files.append(file)
-            self._of_file[file] = scope
-        return list(groups.values())
+        return groups
 
     def of_file(self, file: str) -> Scope | None:
         return self._of_file.get(file)
@@ -127,6 +129,14 @@ class Scopes:
         catalog = self._catalogs[folders]
         _check_known(catalog, policy.select + policy.ignore + tuple(policy.severity), loaded.file)
         return Scope(loaded, catalog, policy, profiles, o.fail_on or cfg.fail_on or "error")
+
+
+def _folder_key(file: str) -> str:
+    """A key naming the folder of `file`: files with the same key are in the same folder (one
+    folder may have several keys, "a//b" and "a/c": one discovery more, from its cache). Where a
+    path has one separator, the text up to and including its last one ("/" for "/a", "" for "a"),
+    without os.path.dirname's per-call Python steps (a third of grouping ten thousand files)."""
+    return os.path.dirname(file) if os.altsep else file[:file.rfind(os.sep) + 1]
 
 
 def _check_known(catalog: Catalog, prefixes: tuple[str, ...], config: str | None) -> None:
