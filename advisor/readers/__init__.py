@@ -11,6 +11,7 @@ import importlib
 import os
 import sys
 from collections.abc import Iterable, Iterator
+from operator import attrgetter
 from pathlib import Path
 from types import ModuleType
 
@@ -215,8 +216,9 @@ def template_files(paths: Iterable[str | os.PathLike[str]], excludes: list[str],
         root = Path(given)
         git = (ignore.above(root, notes) if gitignore and ignore.inside(root) else None)
         candidates = _walk(root, spec, git, notes) if root.is_dir() else [str(root)]
+        normcase = os.path.normcase  # as Paths compare: case-blind on Windows
         for candidate in candidates:
-            key = os.path.normcase(candidate)  # as Paths compare: case-blind on Windows
+            key = normcase(candidate)
             if key not in seen:
                 seen.add(key)
                 found.append(candidate)
@@ -244,7 +246,7 @@ def _walk(root: Path, spec, git: tuple | None = None, notes: list[str] | None = 
         folder, prefix, rules = stack.pop()
         try:
             with os.scandir(folder) as listing:
-                entries = sorted(listing, key=lambda e: e.name)
+                entries = sorted(listing, key=_NAME)
         except OSError:
             continue
         dirs, files = [], []
@@ -276,6 +278,9 @@ def _walk(root: Path, spec, git: tuple | None = None, notes: list[str] | None = 
         kept = [d for d in dirs if d not in SKIPPED_DIRS and not (match and match(f"{prefix}{d}/"))
                 and not (rules and ignored(f"{prefix}{d}/", rules))]
         stack.extend((lead + d, f"{prefix}{d}/", rules) for d in reversed(kept))
+
+
+_NAME = attrgetter("name")
 
 
 def _is_dir(entry: os.DirEntry) -> bool:
