@@ -770,7 +770,9 @@ class VmxEntries:
 # a comment by the line's end), so giving characters back never finds another match, and the
 # engine stops keeping the states to try it (this regex reads every line `advisor lint` sees).
 _WS_CLASS = r"[ \t\r\f\v]*+"
-_REGULAR = (_WS_CLASS + r'(?:([^ \t\r\f\v\n="#][^ \t\r\f\v\n="]*+)' + _WS_CLASS + "=" + _WS_CLASS
+# A key: what a line's text up to its `=` may be (shared by the line regex and the quote split).
+_KEY_TEXT = r'[^ \t\r\f\v\n="#][^ \t\r\f\v\n="]*+'
+_REGULAR = (_WS_CLASS + r"(?:(" + _KEY_TEXT + ")" + _WS_CLASS + "=" + _WS_CLASS
             + r'(?:(")|(?![ \t\r\f\v"]))((?(2)[^"\n]*+|[^\n]*?))(?(2)")|#[^\n]*+)?' + _WS_CLASS + r"$")
 # Groups: the key, the opening quote (empty for a bare value) and the value, quoted or bare.
 _REGULAR_LINE = re.compile(r"^" + _REGULAR, re.M)
@@ -882,8 +884,8 @@ def _read_in(body: bytes, codec: str) -> VmxEntries | None:
     return VmxEntries.of(entries, warnings, codec)
 
 
-_KEY_SHAPE = re.compile(r'[^ \t\r\f\v\n="#][^ \t\r\f\v\n="]*')  # _REGULAR's key
-_KEY_PIECE = re.compile(r'\n([^ \t\r\f\v\n="#][^ \t\r\f\v\n="]*) = ')  # a newline, a key and ` = `
+_KEY_SHAPE = re.compile(_KEY_TEXT)  # _REGULAR's key
+_KEY_PIECE = re.compile(r"\n(" + _KEY_TEXT + ") = ")  # a newline, a key and ` = `
 
 
 def _low_key(key: str) -> str:
