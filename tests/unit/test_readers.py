@@ -16,6 +16,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from conftest import require_shared
 
 from advisor.errors import InputError
 from advisor.readers import READERS, UNKNOWN_FORMAT, detect, find_templates, read_template
@@ -642,9 +643,7 @@ def test_template_files_spell_each_file_as_its_path_does(tmp_path, monkeypatch, 
 
 @pytest.mark.parametrize("folder", ["ovf", "packer", "terraform", "vmx"])
 def test_corpus_reads_or_refuses_cleanly(shared_dir, folder):
-    root = shared_dir / "corpus" / folder
-    if not root.is_dir():
-        pytest.skip(f"corpus/{folder} is not present")
+    root = require_shared("corpus", folder)
     counts: Counter[str] = Counter()
     refusals: Counter[str] = Counter()
     for path in sorted(p for p in root.rglob("*") if p.is_file()):

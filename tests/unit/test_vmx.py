@@ -10,6 +10,7 @@ import difflib
 from pathlib import Path
 
 import pytest
+from conftest import require_shared
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -831,8 +832,7 @@ def test_corpus_round_trips_and_edits_touch_only_their_lines(path: Path) -> None
 
 
 def test_corpus_is_present_or_skipped() -> None:
-    if not _corpus_files():
-        pytest.skip("shared corpus not available")
+    require_shared("corpus", "vmx")
     assert len(_corpus_files()) >= 30
 
 
