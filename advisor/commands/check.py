@@ -7,7 +7,7 @@ import sys
 import click
 
 from advisor.cli import EXIT_CODES_HELP
-from advisor.commands.common import emit, report_options, settings, stdin_inputs, stdin_option
+from advisor.commands.common import display, emit, report_options, settings, stdin_inputs, stdin_option
 from advisor.commands.vcenter_options import vcenter_options
 
 
@@ -31,6 +31,9 @@ def command(
     config_file,
     rule_dirs,
     quiet,
+    show_sources,
+    show_skipped,
+    verbose,
     color,
     vcenter,
     stdin_filename,
@@ -38,8 +41,9 @@ def command(
 ) -> None:
     """Check proposed VMs (spec YAML files) against VMware's performance guidance.
 
-    For every host: a capacity line. For every VM: the virtual NUMA topology ESXi will build,
-    then findings with the evidence, the fix and the paper or document it comes from.
+    For every VM: the virtual NUMA topology ESXi will build. Then each finding in one line
+    (file:line, rule, severity, message), its fix and its rule's page; --show-sources lists the
+    papers and documents behind it, -v adds each host's capacity and the rest.
     A file that cannot be read is reported (file, line, field) and the other files still run.
     With --vcenter, the specs `advisor collect vcenter` would write are checked in one step.
     `-` reads a spec from standard input (reported as --stdin-filename, else `-`).
@@ -48,6 +52,7 @@ def command(
         raise click.UsageError("give spec files or --vcenter HOST (one of the two)")
     names, given = stdin_inputs(list(files), stdin_filename)
     s = settings(names, formats, outputs, fail_on, select, ignore_, config_file, rule_dirs, quiet, color)
+    s.display = display(show_sources, show_skipped, verbose, topology=True)
     if vcenter:
         from advisor.commands.collect import VcenterArgs, check_vcenter
 

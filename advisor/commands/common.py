@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from advisor.errors import printable
+from advisor.output import Display
 from advisor.vocab import FAIL_ON, FAIL_ON_RANK, FORMAT_BY_SUFFIX, FORMATS
 
 if TYPE_CHECKING:  # imported when a command runs, not when the CLI starts
@@ -37,7 +38,16 @@ def report_options(func: Callable[..., Any]) -> Callable[..., Any]:
                      help="Configuration file (default: nearest .advisor.yaml or pyproject.toml [tool.advisor])."),
         click.option("--rules", "rule_dirs", multiple=True, type=click.Path(file_okay=False),
                      help="Extra folder of rule files (organisation policies); repeatable."),
-        click.option("--quiet", "-q", is_flag=True, help="Print findings only."),
+        click.option("--quiet", "-q", is_flag=True, help="Print findings only, one line each."),
+        click.option("--show-sources", is_flag=True,
+                     help="Text: every source of each finding instead of its rule's page (`advisor explain RULE` "
+                          "has them too)."),
+        click.option("--show-skipped", is_flag=True,
+                     help="Text: each VM's rules that could not be evaluated and every unknown template value "
+                          "(by default a summary line; JSON lists them per VM)."),
+        click.option("--verbose", "-v", is_flag=True,
+                     help="Text: --show-sources and --show-skipped, each host's capacity, each VM's topology, "
+                          "each fix's instruction and the suggestions advisor does not write."),
         click.option("--color/--no-color", default=None,
                      help="Colour text output (default: on a terminal; FORCE_COLOR or NO_COLOR, when not empty, "
                           "decide otherwise)."),
@@ -93,7 +103,7 @@ def split_csv(values: tuple[str, ...]) -> tuple[str, ...]:
 class Settings:
     """Command-line options merged with the configuration file."""
 
-    __slots__ = ("catalog", "color", "fail_on", "loaded", "pairs", "policy", "profiles", "quiet", "scopes")
+    __slots__ = ("catalog", "color", "display", "fail_on", "loaded", "pairs", "policy", "profiles", "quiet", "scopes")
 
     def __init__(self, loaded: LoadedConfig, catalog: Catalog, policy: Policy, profiles: HostProfiles, fail_on: str,
                  pairs: list[tuple[str, str | None]], quiet: bool, color: bool, scopes: Scopes) -> None:
@@ -106,6 +116,14 @@ class Settings:
         self.quiet = quiet
         self.color = color
         self.scopes = scopes  # a configuration per input file (the fields above are the first input's)
+        self.display = Display()  # what the text report shows beyond a finding's three lines
+
+
+def display(show_sources: bool, show_skipped: bool, verbose: bool, topology: bool = False) -> Display:
+    """The text report's --show-sources, --show-skipped and -v (which turns every part on);
+    `topology`: the command's own default for VM topologies (check shows them)."""
+    return Display(sources=show_sources or verbose, skipped=show_skipped or verbose, topology=topology or verbose,
+                   verbose=verbose)
 
 
 def output_pairs(formats: tuple[str, ...], outputs: tuple[str, ...]) -> list[tuple[str, str | None]]:
@@ -187,7 +205,8 @@ def emit(run: Run, s: Settings) -> int:
         # A report of a large run is hundreds of thousands of small strings and no cycles.
         with gc_paused():
             width = terminal_width(sys.stdout) if target is None else None
-            blocks = _blocks(render_pieces(fmt, run, color=s.color and target is None, quiet=s.quiet, width=width))
+            blocks = _blocks(render_pieces(fmt, run, color=s.color and target is None, quiet=s.quiet, width=width,
+                                           display=s.display))
             if target is None:
                 last = ""
                 for last in blocks:

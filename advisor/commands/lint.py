@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from advisor.cli import EXIT_CODES_HELP
-from advisor.commands.common import STDIN, emit, report_options, settings, stdin_inputs, stdin_option
+from advisor.commands.common import STDIN, display, emit, report_options, settings, stdin_inputs, stdin_option
 from advisor.model.base import WORKLOADS
 
 
@@ -42,12 +42,14 @@ from advisor.model.base import WORKLOADS
 @report_options
 @stdin_option
 def command(paths, host_ref, vsphere, workload, exclude, respect_gitignore, baseline, write_baseline, var_files, jobs,
-            formats, outputs, fail_on, select, ignore_, config_file, rule_dirs, quiet, color, stdin_filename) -> None:
+            formats, outputs, fail_on, select, ignore_, config_file, rule_dirs, quiet, show_sources, show_skipped,
+            verbose, color, stdin_filename) -> None:
     """Lint VM templates: .vmx, OVF/OVA, Packer (JSON/HCL2) and Terraform vsphere_virtual_machine.
 
     Folders are walked (skipping .git, .terraform, what git ignores and the config's `exclude:`
-    patterns); each file follows its nearest configuration. Without --host only the rules that
-    need no host run; the others are listed as skipped in JSON.
+    patterns); each file follows its nearest configuration. Each finding is one line, its fix
+    and its rule's page. Without --host only the rules that need no host run: one summary line
+    counts the others (--show-skipped lists them per VM, as JSON does).
     Suppress a finding inline with `# advisor: ignore RULE -- reason`. `-` reads one template
     from standard input; --stdin-filename gives its path (its extension picks the reader).
     """
@@ -66,6 +68,7 @@ def command(paths, host_ref, vsphere, workload, exclude, respect_gitignore, base
     if given is not None and stdin_filename is None:
         _note_stdin_format(given[1])
     s = settings(list(paths), formats, outputs, fail_on, select, ignore_, config_file, rule_dirs, quiet, color)
+    s.display = display(show_sources, show_skipped, verbose)
     stdin_name = given[0] if given else None
     missing = [p for p in paths if p != stdin_name and not Path(p).exists()]  # reported with the other input errors
     named = frozenset(str(Path(p)) for p in paths if p == stdin_name or Path(p).is_file())

@@ -33,7 +33,7 @@ T = TypeVar("T")
 
 # Bump when the shape of a cached value changes without the advisor version changing (a
 # checkout between releases), so old entries are no longer read.
-_FORMAT = 2
+_FORMAT = 3  # 3: reference texts without seed file names (issue 34)
 
 
 def cache_dir() -> Path | None:

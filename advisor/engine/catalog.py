@@ -72,13 +72,16 @@ class Reference(_Strict):
             return (title if title == self.section else f"{title}, \"{self.section}\""), self.url or url
         return self.doc or "", self.url
 
-    def text(self) -> str:
+    def text(self, copy: bool = False) -> str:
+        """`Title <address>`, as every report shows it. The seed's file name is the catalog's
+        key, not something a reader can open, so no output shows it (issue 34). `copy`: add the
+        public copy of a paper VMware no longer serves (`advisor explain` and docs/rules.md,
+        which carry a rule's every source; a report carries the document's own address)."""
         title, url = self.document()
-        seed = f" [seed {self.seed}]" if self.seed else ""
         # The original may be gone (the note in seeds.yaml says so); the copy is what opens today.
-        copy = seed_copy(self.seed) if self.seed and not self.url else None
-        where = f" <{url}>" + (f" (public copy: <{copy}>)" if copy else "") if url else ""
-        return f"{title}{where}{seed}"
+        public = seed_copy(self.seed) if copy and self.seed and not self.url else None
+        where = f" <{url}>" + (f" (public copy: <{public}>)" if public else "") if url else ""
+        return f"{title}{where}"
 
 
 class Fix(_Strict):

@@ -189,8 +189,8 @@ def _lint_file(file: str | Path, job: LintJob, evaluator: Evaluator, host: Any, 
     evaluator.evaluate(subjects, host, version, path)
     _fixes_in_template_language(evaluator.run.findings[start:], templates)
     for s in subjects:
-        evaluator.run.notes.extend(f"{s.file}: {s.vm.name}: {n}" for n in s.notes
-                                   if "unknown" in n or "not an option" in n)
+        evaluator.run.unknowns.extend((s.file, f"{s.vm.name}: {n}") for n in s.notes
+                                      if "unknown" in n or "not an option" in n)
 
 
 def _fixes_in_template_language(findings: list[Any], templates: list[Any]) -> None:

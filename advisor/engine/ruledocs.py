@@ -95,7 +95,7 @@ def rule_markdown(rule: Rule) -> str:
             lines.append("")
             lines.extend(f"- {part}: `{k} = {v}`" for k, v in values.items())
     lines += ["", "References:", ""]
-    lines += [f"- {r.text()}" for r in d.references]
+    lines += [f"- {r.text(copy=True)}" for r in d.references]
     lines += ["", "Fails:", "", "```yaml", _example(d.examples.fail[0]), "```", "", "Passes:", "", "```yaml",
               _example(d.examples.pass_[0]), "```", ""]
     return "\n".join(lines)
@@ -136,7 +136,7 @@ def explain_text(rule: Rule) -> str:
     for part in ("vmx", "guest", "host", "resize"):
         for key, value in getattr(d.fix, part).items():
             lines.append(f"  {part}: {key} = {value}")
-    lines += ["", "References:", *[f"  - {r.text()}" for r in d.references]]
+    lines += ["", "References:", *[f"  - {r.text(copy=True)}" for r in d.references]]
     for title, examples in (("Fails on", d.examples.fail), ("Passes on", d.examples.pass_)):
         for example in examples:
             lines += ["", f"{title}:", *("  " + ln for ln in _example(example).splitlines())]

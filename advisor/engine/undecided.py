@@ -64,3 +64,19 @@ def needs_text(rule: str, names: Iterable[str], hosted: bool = False) -> str:
     if not hosted and len(names) > 3 and all(n.split(".")[0] in _HOST_FAMILIES for n in names):
         return f"{rule} needs a host: no host given ({', '.join(names[:3])}, …)"
     return f"{rule} needs " + ", ".join(_noun(n) for n in names)
+
+
+# A "not evaluated" line names the facts it needs in brackets (`(host.cores)`), or says it
+# needs a host outright: either way, facts of the families only a host gives.
+_NEEDS_HOST = re.compile(r"needs a host: |\((?:%s)\." % "|".join(_HOST_FAMILIES))
+
+
+def skipped_rule(line: str) -> str:
+    """The rule id a "not evaluated" line (needs_text) is about: its first word."""
+    return line.split(" ", 1)[0]
+
+
+def needs_host(line: str) -> bool:
+    """Whether a "not evaluated" line (needs_text) names a fact only a host (or its vSphere
+    version) can give: for a VM with no host, giving one is what settles the rule."""
+    return _NEEDS_HOST.search(line) is not None

@@ -14,7 +14,20 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from advisor.report.findings import Run
 
+from typing import NamedTuple
+
 from advisor.vocab import Format
+
+
+class Display(NamedTuple):
+    """What the text report shows beyond one line, a fix and a link per finding (the other
+    formats carry everything). `-v` turns every part on; `check` shows topologies by default.
+    (A NamedTuple: see CONTRIBUTING.md, "Add a class on `check`'s path".)"""
+
+    sources: bool = False  # every reference of each finding (--show-sources)
+    skipped: bool = False  # each VM's rules not evaluated and every unknown template value (--show-skipped)
+    topology: bool = False  # each VM's predicted topology
+    verbose: bool = False  # also each host's capacity, a fix's instruction and the suggestions not written
 
 # Format X renders in the module advisor.output.<X's value>: adding a format is one Format member
 # plus one module (tests/unit/test_vocab.py fails for a member without its module).
@@ -25,13 +38,15 @@ def formatter_module(fmt: Format) -> str:
     return f"advisor.output.{fmt.value}"
 
 
-def render(fmt: str, run: Run, *, color: bool = False, quiet: bool = False, width: int | None = None) -> str:
-    """The report of ``run`` in format ``fmt``; only the text format uses color, quiet and width."""
-    return "".join(render_pieces(fmt, run, color=color, quiet=quiet, width=width))
+def render(fmt: str, run: Run, *, color: bool = False, quiet: bool = False, width: int | None = None,
+           display: Display = Display()) -> str:
+    """The report of ``run`` in format ``fmt``; only the text format uses color, quiet, width
+    and display."""
+    return "".join(render_pieces(fmt, run, color=color, quiet=quiet, width=width, display=display))
 
 
 def render_pieces(fmt: str, run: Run, *, color: bool = False, quiet: bool = False,
-                  width: int | None = None) -> Iterator[str]:
+                  width: int | None = None, display: Display = Display()) -> Iterator[str]:
     """The report in pieces whose concatenation is render()'s text. A format that can be
     written as it is produced (JSON: one line per item) gives many pieces, so writing a large
     report never holds it whole; the others give one."""
@@ -41,7 +56,7 @@ def render_pieces(fmt: str, run: Run, *, color: bool = False, quiet: bool = Fals
         raise ValueError(f"unknown output format {fmt!r}; choose one of {', '.join(FORMATS)}") from None
     module = importlib.import_module(module_name)
     if fmt == "text":
-        return iter((module.render(run, color=color, quiet=quiet, width=width),))
+        return iter((module.render(run, color=color, quiet=quiet, width=width, display=display),))
     if hasattr(module, "render_pieces"):
         return module.render_pieces(run)
     return iter((module.render(run),))

@@ -6,6 +6,7 @@ fix, a topology and the totals in the same words.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from typing import Any
 
@@ -59,6 +60,83 @@ def fix_lines(fix: dict[str, Any]) -> list[str]:
     if fix.get("text"):
         lines.append(one_line(fix["text"]))
     return lines
+
+
+def fix_summary(fix: dict[str, Any]) -> str | None:
+    """A finding's fix in one line: its settings (with the condition of a suggestion), or, for a
+    fix that changes no setting, its instruction. The instruction beside settings is shown by
+    `-v`, `advisor explain` and the other formats."""
+    lines = fix_lines(fix)
+    if fix.get("text") and len(lines) > 1:
+        lines = lines[:-1]  # the instruction is always last
+    return "; ".join(lines) if lines else None
+
+
+def rule_link(run: Run, finding: Finding) -> str | None:
+    """One address for a finding: its rule's page in the rules reference (built-in rules),
+    else the first address among its references, else its first reference as written."""
+    page = (run.rules.get(finding.rule) or {}).get("help_uri")
+    if page:
+        return one_line(page)
+    for reference in finding.references:
+        found = _URL.search(reference)
+        if found:
+            return one_line(found.group(0))
+    return first_reference(finding)
+
+
+_URL = re.compile(r"https?://[^\s<>\"]+")
+
+
+def not_evaluated(run: Run) -> tuple[tuple[set[str], int], tuple[set[str], int]]:
+    """(rules, VMs) a host would settle, then (rules, VMs) left for other unknown values, from
+    the VMs' "not evaluated" lines (advisor.engine.undecided). A VM with a host counts only in
+    the second: giving a host is no longer the answer there."""
+    from advisor.engine.undecided import needs_host, skipped_rule
+
+    host_rules: set[str] = set()
+    other_rules: set[str] = set()
+    host_vms = other_vms = 0
+    for vm in run.vms:
+        if not vm.skipped:
+            continue
+        wants_host = [needs_host(line) and vm.host is None for line in vm.skipped]
+        host_rules.update(skipped_rule(line) for line, host in zip(vm.skipped, wants_host, strict=True) if host)
+        other_rules.update(skipped_rule(line) for line, host in zip(vm.skipped, wants_host, strict=True) if not host)
+        host_vms += any(wants_host)
+        other_vms += not all(wants_host)
+    return (host_rules, host_vms), (other_rules, other_vms)
+
+
+def not_evaluated_lines(run: Run, listed: bool = False) -> list[str]:
+    """What was not evaluated, in at most two lines: '31 rules need a host for 122 VMs: give
+    --host or `host:` in .advisor.yaml'. `listed`: the report lists them per VM already."""
+    (host_rules, host_vms), (other_rules, other_vms) = not_evaluated(run)
+    out = []
+    if host_rules:
+        how = "give --host or `host:` in .advisor.yaml" if run.command == "lint" else "give the VMs a host"
+        out.append(f"not evaluated: {_plural(len(host_rules), 'rule')} need{'s' if len(host_rules) == 1 else ''} a host for {_plural(host_vms, 'VM')}: "
+                   f"{how}")
+    if other_rules:
+        out.append(f"not evaluated: {_plural(len(other_rules), 'rule')} for {_plural(other_vms, 'VM')}: "
+                   "values they need are unknown")
+    if out and not listed:
+        out[-1] += " (--show-skipped lists them per VM)"
+    return out
+
+
+def unknowns_by_file(run: Run) -> dict[str, list[str]]:
+    """Each file's unknown template values ("VM: what"), files in the run's order."""
+    groups: dict[str, list[str]] = {}
+    for file, what in run.unknowns:
+        groups.setdefault(file, []).append(what)
+    return groups
+
+
+def unknown_file_line(file: str, values: list[str]) -> str:
+    """'main.tf: 9 values unknown: web: num_cpus = var.num_cpus: unknown; and 8 more'."""
+    more = f"; and {len(values) - 1} more" if len(values) > 1 else ""
+    return f"{one_line(file)}: {_plural(len(values), 'value')} unknown: {one_line(values[0])}{more}"
 
 
 def suggestion_line(suggestion: dict[str, Any]) -> str:

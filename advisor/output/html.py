@@ -55,9 +55,10 @@ def render(run: Run) -> str:
     rest = [f for f in shown if id(f) not in placed]
     if rest:
         body.append("<section><h2>Other findings</h2>" + _findings(rest) + "</section>")
-    if run.notes:
+    notes = run.all_notes()
+    if notes:
         body.append("<section class=\"notes\"><h2>Notes</h2><ul>"
-                    + "".join(f"<li>{_text(n)}</li>" for n in run.notes) + "</ul></section>")
+                    + "".join(f"<li>{_text(n)}</li>" for n in notes) + "</ul></section>")
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
             f"<meta name=\"generator\" content=\"advisor {escape(advisor.__version__)}\">"

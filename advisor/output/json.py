@@ -34,7 +34,7 @@ def _sections(run: Run) -> list[tuple[str, Any, Callable[[Any], Any] | None]]:
         ("vms", run.vms, _vm),
         ("findings", run.findings, Finding.as_dict),
         ("errors", run.errors, _error),
-        ("notes", run.notes, str),
+        ("notes", run.all_notes(), str),
         ("summary", {
             "error": counts["error"],
             "warning": counts["warning"],

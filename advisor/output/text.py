@@ -20,14 +20,18 @@ import re
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
+from advisor.output import Display
 from advisor.output.describe import (
-    first_reference,
-    fix_lines,
+    fix_summary,
+    not_evaluated_lines,
     one_line,
     report_files,
+    rule_link,
     suggestion_line,
     topology_summary,
     totals,
+    unknown_file_line,
+    unknowns_by_file,
     visible,
 )
 from advisor.report.findings import Finding, HostResult, Run, VmResult
@@ -98,19 +102,6 @@ def _rich_text(line: _Line) -> Text:
     for part, style in line.parts:
         text.append(part, style=style or None)
     return text
-
-
-def _finding(f: Finding, indent: int) -> list[_Line]:
-    """'RULE severity  message', then the fix lines and the first reference, indented."""
-    out = [_Line([(f.rule, "bold"), (" ", ""), (f.severity, STYLES[f.severity]), ("  ", ""),
-                  (one_line(f.message), "")], indent=indent)]
-    lines = fix_lines(f.fix)
-    if lines:
-        out.extend(_hanging("fix:", lines, "", indent + 2))
-    reference = first_reference(f)
-    if reference:
-        out.extend(_hanging("see:", [reference], "dim", indent + 2))
-    return out
 
 
 def _hanging(label: str, lines: list[str], style: str, indent: int) -> list[_Line]:
@@ -254,74 +245,86 @@ def _quiet_line(f: Finding, rule_width: int = 0) -> _Line:
                   (f.severity.ljust(7), STYLES[f.severity]), (f" {one_line(f.subject)}: {one_line(f.message)}", "")])
 
 
-def _vm_header(vm: VmResult) -> _Line:
-    parts = [("vm ", "bold"), (one_line(vm.name), "bold")]
-    if vm.count > 1:
-        parts.append((f" ×{vm.count}", "bold"))
-    if vm.host:
-        parts.append((f" on {one_line(vm.host)}", ""))
-    parts.append((": ", ""))
-    parts.append((topology_summary(vm.topology, vm.host), "cyan"))
-    return _Line(parts, indent=2)
+def _where(f: Finding) -> str:
+    return one_line(f.file or "-") + (f":{f.line}" if f.line else "") + (f":{f.column}" if f.line and f.column else "")
 
 
-def _host_header(host: HostResult) -> _Line:
-    return _Line([("host ", "bold"), (one_line(host.summary), "")], indent=2)
+def _finding(f: Finding, run: Run, widths: tuple[int, int], display: Display) -> list[_Line]:
+    """`path:line:col  RULE  severity  subject: message`, then the fix and one link, indented:
+    at most three lines unless --show-sources or -v asks for more. Never wrapped: a finding is
+    one line for grep and for editors that jump to `path:line:col`, as ruff's and hadolint's."""
+    out = [_Line([(_where(f), ""), ("  ", ""), (f.rule.ljust(widths[0]), "bold"), ("  ", ""),
+                  (f.severity.ljust(widths[1]), STYLES[f.severity]),
+                  (f"  {one_line(f.subject)}: {one_line(f.message)}", "")])]
+    fix = fix_summary(f.fix)
+    if fix:
+        out.append(_Line([("    fix: ", ""), (fix, "")], "dim"))
+    if display.verbose and f.fix.get("text") and fix != one_line(f.fix["text"]):
+        out.append(_Line([("         " + one_line(f.fix["text"]), "")], "dim"))
+    if display.sources:
+        out.extend(_Line([("    source: ", ""), (one_line(reference), "")], "dim") for reference in f.references)
+    else:
+        link = rule_link(run, f)
+        if link:
+            out.append(_Line([("    see: ", ""), (link, "")], "dim"))
+    return out
 
 
-class _FileFindings:
-    """One file's shown findings, grouped once: by VM name and by host subject. Each section
-    takes its own group, so the report is linear in the findings (picking a VM's findings out
-    of the file's whole list, for every VM, was quadratic: minutes for a 10,000-VM spec)."""
-
-    def __init__(self, findings: list[Finding]) -> None:
-        self.findings = findings
-        self.by_vm: dict[str, list[Finding]] = {}
-        self.by_host: dict[str, list[Finding]] = {}
-        for f in findings:
-            if f.vm is None:
-                self.by_host.setdefault(f.subject, []).append(f)
-            else:
-                self.by_vm.setdefault(f.vm, []).append(f)
-
-    def take_vm(self, name: str) -> list[Finding]:
-        return self.by_vm.pop(name, [])
-
-    def take_host(self, name: str) -> list[Finding]:
-        return self.by_host.pop(f"host {name}", [])
-
-    def rest(self) -> list[Finding]:
-        """The findings no section took, in the run's order."""
-        if not self.by_vm and not self.by_host:
-            return []
-        return [f for f in self.findings if (f.subject in self.by_host if f.vm is None else f.vm in self.by_vm)]
-
-
-def _file_section(run: Run, file: str, hosts: list[HostResult], vms: list[VmResult],
-                  findings: list[Finding]) -> list[_Line]:
-    """One input file: its hosts and VMs, each with its own findings, then any finding of the
-    file that none of them took (so no finding prints twice or is dropped)."""
-    out = [_Line([(one_line(file), "")], "bold underline")]
-    groups = _FileFindings(findings)
-    for host in hosts:
-        out.append(_host_header(host))
-        for f in groups.take_host(host.name):
-            out.extend(_finding(f, 4))
+def _context(file: str, hosts: list[HostResult], vms: list[VmResult], display: Display) -> list[_Line]:
+    """The file's hosts (-v) and VMs with their predicted topology (check, -v), a line each."""
+    out = []
+    if display.verbose:
+        out += [_Line([(one_line(file), ""), (": ", ""), ("host ", "bold"), (one_line(h.summary), "")]) for h in hosts]
+    if not (display.topology or display.verbose):
+        return out
     for vm in vms:
-        out.append(_vm_header(vm))
-        for f in groups.take_vm(vm.name):
-            out.extend(_finding(f, 4))
-        if vm.suggested_vmx:
-            out.extend(_hanging("suggested, not written:", [suggestion_line(s) for s in vm.suggested_vmx], "", 4))
+        parts = [(one_line(file) + (f":{vm.line}" if vm.line else ""), ""), (": ", ""), ("vm ", "bold"),
+                 (one_line(vm.name), "bold")]
+        if vm.count > 1:
+            parts.append((f" ×{vm.count}", "bold"))
+        if vm.host:
+            parts.append((f" on {one_line(vm.host)}", ""))
+        parts += [(": ", ""), (topology_summary(vm.topology, vm.host), "cyan")]
+        out.append(_Line(parts))
+        if display.verbose and vm.suggested_vmx:
+            out += [_Line([("    suggested, not written: ", ""), (suggestion_line(s), "")], "dim")
+                    for s in vm.suggested_vmx]
+    return out
+
+
+def _skipped(run: Run) -> list[_Line]:
+    """--show-skipped: each VM's rules not evaluated, with what each needs (wrapped under its
+    VM), then every unknown template value, a line each."""
+    out = []
+    for vm in run.vms:
         if vm.skipped:
-            out.extend(_hanging("not evaluated:", list(vm.skipped), "dim", 4))
-    if len(out) == 1 and any(e.file == file for e in run.errors):
-        out.append(_Line([("not evaluated: see the input error above", "")], "dim", 2))
-    rest = groups.rest()
-    if rest:
-        out.append(_Line([("other findings", "")], "bold", 2))
-        for f in rest:
-            out.extend(_finding(f, 4))
+            where = one_line(vm.file) + (f":{vm.line}" if vm.line else "")
+            out.append(_Line([(f"{where}: vm {one_line(vm.name)}: not evaluated", "")]))
+            out.extend(_hanging("-", list(vm.skipped), "dim", 4))
+    for file, values in unknowns_by_file(run).items():
+        out.extend(_Line([(f"{one_line(file)}: {one_line(value)}", "")], "dim") for value in values)
+    return out
+
+
+# The text report names at most this many files' unknown values; --show-skipped lists them all.
+UNKNOWN_FILES_SHOWN = 3
+
+
+def _summary(run: Run, display: Display) -> list[_Line]:
+    """What was not evaluated and what was unknown, in a few lines; the notes; the totals."""
+    out = [_Line([(line, "")], "dim") for line in not_evaluated_lines(run, listed=display.skipped)]
+    if not display.skipped:
+        files = unknowns_by_file(run)
+        for file, values in list(files.items())[:UNKNOWN_FILES_SHOWN]:
+            out.append(_Line([(unknown_file_line(file, values), "")], "dim"))
+        if len(files) > UNKNOWN_FILES_SHOWN:
+            more = len(files) - UNKNOWN_FILES_SHOWN
+            out.append(_Line([(f"unknown values in {more} more file{'s' if more > 1 else ''} "
+                               "(--show-skipped lists them)", "")], "dim"))
+    out += [_Line([("note: " + one_line(note), "")], "dim") for note in run.notes]
+    counts = run.counts()
+    style = "bold red" if counts["error"] or run.errors else ("yellow" if counts["warning"] else "green")
+    out.append(_Line([(totals(run), "")], style))
     return out
 
 
@@ -334,14 +337,11 @@ def _by_file(items: Iterable[Any]) -> dict[str | None, list[Any]]:
     return groups
 
 
-def render(run: Run, *, color: bool = False, quiet: bool = False, width: int | None = None) -> str:
+def render(run: Run, *, color: bool = False, quiet: bool = False, width: int | None = None,
+           display: Display = Display()) -> str:
     out = _Out(color, width or WIDTH)
     for problem in run.errors:
-        line = _Line([(one_line(str(problem)), "")], "red")
-        if quiet:
-            out.print(line)
-        else:
-            out.emit(line)
+        out.print(_Line([(one_line(str(problem)), "")], "red"))
     shown = [f for f in run.findings if f.suppressed is None]
     if quiet:
         rule_width = max((len(f.rule) for f in shown), default=0)
@@ -350,25 +350,24 @@ def render(run: Run, *, color: bool = False, quiet: bool = False, width: int | N
             # to `file:line:`.
             out.print(_quiet_line(f, rule_width))
         return _finish(out.file.getvalue())
-    if run.errors:
-        out.blank()
+    widths = (max((len(f.rule) for f in shown), default=0), max((len(f.severity) for f in shown), default=0))
     hosts, vms, pools = _by_file(run.hosts), _by_file(run.vms), _by_file(shown)
+    lines: list[_Line] = []
     for file in report_files(run):
-        for line in _file_section(run, file, hosts.get(file, []), vms.get(file, []), pools.pop(file, [])):
+        lines += _context(file, hosts.get(file, []), vms.get(file, []), display)
+        for f in sorted(pools.pop(file, []), key=lambda f: (f.line or 0, f.column or 0)):
+            lines += _finding(f, run, widths, display)
+    for f in (f for group in pools.values() for f in group):  # without a file: none today, never dropped
+        lines += _finding(f, run, widths, display)
+    for line in lines:
+        out.print(line)
+    if display.skipped:
+        for line in _skipped(run):
             out.emit(line)
+    if lines or run.errors or display.skipped:
         out.blank()
-    pool = [f for group in pools.values() for f in group]
-    if pool:  # findings without a file: none from the engine today, but never drop one silently
-        out.emit(_Line([("other findings", "")], "bold underline"))
-        for f in pool:
-            for line in _finding(f, 2):
-                out.emit(line)
-        out.blank()
-    for note in run.notes:
-        out.emit(_Line([("note: " + one_line(note), "")], "dim", hang=6))
-    counts = run.counts()
-    style = "bold red" if counts["error"] or run.errors else ("yellow" if counts["warning"] else "green")
-    out.emit(_Line([(totals(run), "")], style))
+    for line in _summary(run, display):
+        out.print(line)
     return _finish(out.file.getvalue())
 
 

@@ -148,6 +148,9 @@ class Run:
     findings: list[Finding] = field(default_factory=list)
     errors: list[InputProblem] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # e.g. unused or expired suppressions
+    # Values a template leaves unknown (a variable, a data source), as (file, "VM: what"): the
+    # text report condenses them to a line per file, JSON and the CI formats list them as notes.
+    unknowns: list[tuple[str, str]] = field(default_factory=list)
     files: list[str] = field(default_factory=list)
     # Metadata of every rule that was evaluated, for formats that describe rules (SARIF, JUnit):
     # id -> {"name", "severity", "summary", "rationale", "references": [str], "fix_text"}.
@@ -164,6 +167,11 @@ class Run:
             for rule in ids:
                 yield rule, subject, file
 
+    def all_notes(self) -> list[str]:
+        """The notes, then each unknown template value as `file: VM: what`, for the formats that
+        list every note (JSON, SARIF, JUnit, HTML)."""
+        return [*self.notes, *(f"{file}: {what}" for file, what in self.unknowns)]
+
     def counts(self) -> dict[str, int]:
         out: dict[str, int] = {s: 0 for s in SEVERITIES}
         for f in self.findings:
@@ -178,6 +186,7 @@ class Run:
         self.findings.extend(other.findings)
         self.errors.extend(other.errors)
         self.notes.extend(other.notes)
+        self.unknowns.extend(other.unknowns)
         self.files.extend(other.files)
         self.evaluated.extend(other.evaluated)
         self.rules.update(other.rules)

@@ -1,5 +1,5 @@
-"""Terminal conventions: the text report fits the terminal's width without breaking a word or a
-URL, colour follows --color, FORCE_COLOR and NO_COLOR (empty values ignored), and -q prints one
+"""Terminal conventions: a finding is one line; what the text report lists in detail fits the
+terminal's width without breaking a word or a URL, colour follows --color, FORCE_COLOR and NO_COLOR (empty values ignored), and -q prints one
 line per finding sorted by file and line with the rule and severity in columns."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from conftest import REPO
 from advisor.engine.catalog import load_catalog
 from advisor.engine.engine import Policy
 from advisor.engine.specs import check_files
-from advisor.output import render
+from advisor.output import Display, render
 from advisor.report.findings import Finding, Run
 
 EXAMPLES = sorted(str(p) for p in (REPO / "examples").glob("*.yaml"))
@@ -28,54 +28,75 @@ ANSI = re.compile(r"\x1b\[[0-9;]*m")
 @pytest.fixture(scope="module")
 def run() -> Run:
     run = check_files(EXAMPLES, load_catalog(), Policy())
-    run.findings.append(Finding("NET004", "passthrough-for-lowest-latency", "info", "vm x", "a finding whose "
+    # A rule of the user's own (no page in the rules reference): its link is its reference's address.
+    run.findings.append(Finding("ORG004", "passthrough-for-lowest-latency", "info", "vm x", "a finding whose "
                                 "reference is one long URL", vm=None, file="x.yaml", line=3,
-                                fix={"text": "see the guide"}, references=[f"VMware guide, {LONG_URL}"]))
+                                fix={"text": "see the guide"}, references=[f"VMware guide <{LONG_URL}>"]))
     return run
 
 
 def _words(run: Run) -> set[str]:
-    """Every word the report must show whole: messages, fix lines, references and the
-    suggestions it does not write."""
-    from advisor.output.describe import fix_lines, suggestion_line
+    """Every word the report must show whole: messages, fixes and links."""
+    from advisor.output.describe import fix_summary, rule_link
 
     words: set[str] = set()
     for f in run.findings:
         if f.suppressed is None:
-            for text in (f.message, *fix_lines(f.fix), f.references[0] if f.references else ""):
+            for text in (f.message, fix_summary(f.fix) or "", rule_link(run, f) or ""):
                 words.update(text.split())
-    for vm in run.vms:
-        for suggestion in vm.suggested_vmx:
-            words.update(suggestion_line(suggestion).split())
     return words
 
 
-@pytest.mark.parametrize("width", [60, 100, 200])
-def test_text_fits_the_width_and_breaks_no_word_or_url(run, width):
-    text = render("text", run, width=width)
+def test_a_finding_is_one_line_and_no_word_or_url_is_broken(run):
+    """A finding, a VM's topology and each summary line are one line whatever the width (as
+    ruff's and hadolint's diagnostics: a terminal wraps them, `grep` and editors read them
+    whole); the fix and the link follow on a line each."""
+    text = render("text", run, width=60)
     lines = text.splitlines()
-    # A line may pass the width only when it is one word that is longer than the line.
-    too_long = [line for line in lines if len(line) > width and " " in line.strip()]
-    assert not too_long, too_long[:3]
+    shown = [f for f in run.findings if f.suppressed is None]
+    starts = [line for line in lines if re.match(r"\S+\.yaml(:\d+)*  [A-Z]+\d+ ", line)]
+    assert len(starts) == len(shown)
     tokens = set(text.split())
     missing = sorted(w for w in _words(run) if w not in tokens)
     assert not missing, missing[:10]
     assert LONG_URL in tokens
-    if width == 200:  # a wide terminal is used: some line is longer than the old fixed 100
-        assert max(len(line) for line in lines) > 100
-    # What passes the width is a whole word (a URL, a registry path) on a line of its own.
-    assert all(line.strip() in _words(run) for line in lines if len(line) > width)
+    assert all(line.startswith("    ") for line in lines if line not in starts and line and ".yaml:" not in line
+               and not re.match(r"\d+ errors?,|note: |not evaluated: ", line))
+
+
+@pytest.mark.parametrize("width", [60, 100, 200])
+def test_listed_details_fit_the_width_and_break_no_word(width):
+    """What --show-skipped lists under a VM is laid out for the width, broken between words
+    only: a word longer than the line (a fact name, a URL) is printed whole on its own line."""
+    from advisor.engine.lint import LintJob, lint
+
+    vmx = REPO / "tests" / "fixtures" / "templates" / "vmx"
+    files = sorted(str(p) for p in vmx.glob("*.vmx"))
+    run = lint(files, LintJob(rule_dirs=[], policy=Policy(), host_ref=None, vsphere=None), 1)
+    assert any(vm.skipped for vm in run.vms)
+    text = render("text", run, width=width, display=Display(skipped=True))
+    detail = [line for line in text.splitlines() if line.startswith("    ")
+              and not line.startswith(("    fix: ", "    see: "))]
+    assert detail
+    too_long = [line for line in detail if len(line) > width and " " in line.strip()]
+    assert not too_long, too_long[:3]
+    words = {w for vm in run.vms for line in vm.skipped for w in line.split()}
+    assert words <= set(text.split())
+    if width == 200:
+        assert max(len(line) for line in detail) > 100
 
 
 def test_default_width_follows_columns_and_non_terminals_get_100():
     env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "NO_COLOR", "FORCE_COLOR")}
-    sample = str(REPO / "examples" / "sql-server-64vcpu.yaml")
+    sample = sorted(str(p) for p in (REPO / "tests" / "fixtures" / "templates" / "vmx").glob("*.vmx"))
     out = {}
     for columns in (None, "60", "200"):
         extra = {"COLUMNS": columns} if columns else {}
-        result = subprocess.run([sys.executable, "-m", "advisor", "check", sample], capture_output=True, text=True,
-                                env={**env, **extra})
-        out[columns] = max(len(line) for line in result.stdout.splitlines() if " " in line.strip())
+        result = subprocess.run([sys.executable, "-m", "advisor", "lint", "--show-skipped", *sample],
+                                capture_output=True, text=True, env={**env, **extra})
+        out[columns] = max(len(line) for line in result.stdout.splitlines()
+                           if line.startswith("    ") and not line.startswith(("    fix: ", "    see: "))
+                           and " " in line.strip())
     assert out["60"] <= 60 < out[None] <= 100 < out["200"] <= 200
 
 

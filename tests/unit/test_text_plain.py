@@ -16,7 +16,7 @@ from rich.cells import cell_len
 from rich.console import Console
 from rich.text import Text
 
-from advisor.output import text
+from advisor.output import Display, text
 from advisor.report.findings import Finding, HostResult, InputProblem, Run, VmResult
 
 _CODE = re.compile(r"\x1b\[[0-9;]*m")
@@ -44,12 +44,16 @@ def _run(t: str = "\t") -> Run:
     return run
 
 
+EVERYTHING = Display(sources=True, skipped=True, topology=True, verbose=True)  # -v
+
+
+@pytest.mark.parametrize("display", [Display(), EVERYTHING], ids=["default", "verbose"])
 @pytest.mark.parametrize("quiet", [False, True])
 @pytest.mark.parametrize("width", [100, 40])
-def test_plain_report_is_the_coloured_one_without_its_codes(quiet: bool, width: int) -> None:
+def test_plain_report_is_the_coloured_one_without_its_codes(quiet: bool, width: int, display: Display) -> None:
     run = _run()
-    plain = text.render(run, color=False, quiet=quiet, width=width)
-    coloured = text.render(run, color=True, quiet=quiet, width=width)
+    plain = text.render(run, color=False, quiet=quiet, width=width, display=display)
+    coloured = text.render(run, color=True, quiet=quiet, width=width, display=display)
     assert "\x1b[" in coloured and "\x1b[" not in plain  # both ways were taken
     assert "\t" not in plain  # Rich expanded the tabs on the lines it was given
     assert _CODE.sub("", coloured) == plain
@@ -66,9 +70,9 @@ def test_plain_lines_skip_the_console(monkeypatch: pytest.MonkeyPatch) -> None:
         console_print(self, *objects, **kwargs)
 
     monkeypatch.setattr(Console, "print", counting)
-    report = text.render(_run(" "), color=False)
+    report = text.render(_run(" "), color=False, display=EVERYTHING)
     assert len(report.splitlines()) > 60 and printed == []
-    text.render(_run(), color=False)
+    text.render(_run(), color=False, display=EVERYTHING)
     assert any("\t" in line for line in printed)
 
 

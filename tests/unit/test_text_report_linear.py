@@ -12,7 +12,7 @@ import io
 
 import pytest
 
-from advisor.output import text
+from advisor.output import Display, text
 from advisor.report.findings import Finding, Run, VmResult
 
 _COUNTED = frozenset({"vm", "subject", "file", "suppressed", "name"})
@@ -63,7 +63,8 @@ def _work(vms: int, monkeypatch: pytest.MonkeyPatch) -> tuple[int, int]:
     monkeypatch.setattr(text, "report_console", lambda color, width=None: consoles.append(_Console()) or consoles[-1])
     run = _run(vms)
     _Reads.n = 0
-    text.render(run, color=True)  # in colour every line goes through print(), where it is counted
+    # In colour every line goes through print(), where it is counted: a VM line and a finding each.
+    text.render(run, color=True, display=Display(topology=True))
     return _Reads.n, consoles[0].printed
 
 
