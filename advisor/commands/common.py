@@ -218,7 +218,27 @@ def emit(run: Run, s: Settings) -> int:
                     click.echo("", color=s.color)
             else:
                 write_atomic(Path(target), (block.encode("utf-8") for block in blocks))
+        if fmt == "github":
+            _step_summary(run)
     return exit_code(run, s.fail_on, s.scopes)
+
+
+def _step_summary(run: Run) -> None:
+    """Append the run's summary to the job's summary page when GitHub Actions names one
+    (GITHUB_STEP_SUMMARY: a file a step appends Markdown to)."""
+    import os
+
+    target = os.environ.get("GITHUB_STEP_SUMMARY")
+    if not target:
+        return
+    from advisor.output.github import step_summary
+
+    try:
+        with open(target, "a", encoding="utf-8") as file:
+            file.write(step_summary(run))
+    except OSError as exc:
+        click.echo(f"advisor: GITHUB_STEP_SUMMARY: cannot append the summary ({printable(exc.strerror or str(exc))})",
+                   err=True)
 
 
 def _blocks(pieces: Iterator[str], size: int = 1 << 20) -> Iterator[str]:

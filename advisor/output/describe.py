@@ -108,9 +108,13 @@ def not_evaluated(run: Run) -> tuple[tuple[set[str], int], tuple[set[str], int]]
     return (host_rules, host_vms), (other_rules, other_vms)
 
 
-def not_evaluated_lines(run: Run, listed: bool = False) -> list[str]:
+SHOW_SKIPPED = " (--show-skipped lists them per VM)"
+IN_JSON = " (the JSON report lists them per VM)"
+
+
+def not_evaluated_lines(run: Run, hint: str = SHOW_SKIPPED) -> list[str]:
     """What was not evaluated, in at most two lines: '31 rules need a host for 122 VMs: give
-    --host or `host:` in .advisor.yaml'. `listed`: the report lists them per VM already."""
+    --host or `host:` in .advisor.yaml', the last ending in `hint` (where to find each VM's)."""
     (host_rules, host_vms), (other_rules, other_vms) = not_evaluated(run)
     out = []
     if host_rules:
@@ -120,8 +124,8 @@ def not_evaluated_lines(run: Run, listed: bool = False) -> list[str]:
     if other_rules:
         out.append(f"not evaluated: {_plural(len(other_rules), 'rule')} for {_plural(other_vms, 'VM')}: "
                    "values they need are unknown")
-    if out and not listed:
-        out[-1] += " (--show-skipped lists them per VM)"
+    if out:
+        out[-1] += hint
     return out
 
 

@@ -10,6 +10,8 @@ Outcome of a test case, from the findings of that (rule, subject, file):
   suggestions that never fail a build by default (--fail-on error), so counting them as
   failures would turn CI dashboards red over advice;
 - only suppressed findings -> <skipped message="suppressed: REASON">;
+- a rule the known facts could not settle for the subject (a VM's "not evaluated" line) ->
+  <skipped message="not evaluated: RULE needs …">: it neither passed nor failed;
 - an input error (a file that could not be read) -> a case with <error>.
 
 XML 1.0 cannot carry most control characters at all, so they are written as visible \\xNN
@@ -76,6 +78,13 @@ def _outcome(suite: _Suite, case: ET.Element, findings: list[Finding]) -> None:
         suite.counts["skipped"] += 1
 
 
+def _not_evaluated(run: Run) -> dict[tuple[str, str, str], str]:
+    """(rule, subject, file) -> the "not evaluated" line of each rule a VM could not settle."""
+    from advisor.engine.undecided import skipped_rule
+
+    return {(skipped_rule(line), f"vm {vm.name}", vm.file): line for vm in run.vms for line in vm.skipped}
+
+
 def _input_error(suite: _Suite, problem: InputProblem) -> None:
     case = suite.case("input", problem.field or "file", problem.file, problem.line)
     error = ET.SubElement(case, "error", {"message": _text(problem.message), "type": "InputError"})
@@ -104,11 +113,20 @@ def document(run: Run) -> ET.Element:
     cases = list(dict.fromkeys(run.evaluated_cases()))
     listed = set(cases)
     cases += [key for key in by_case if key not in listed]
+    not_evaluated = _not_evaluated(run)
+    cases += [key for key in not_evaluated if key not in listed and key not in by_case]
     for rule, subject, file in cases:
-        findings = by_case.get((rule, subject, file), [])
+        key = (rule, subject, file)
+        findings = by_case.get(key, [])
         line = next((f.line for f in findings if f.line), None)
         target = suite(file)
-        _outcome(target, target.case(rule, subject, file, line), findings)
+        case = target.case(rule, subject, file, line)
+        reason = not_evaluated.get(key)
+        if reason is not None and not findings:
+            ET.SubElement(case, "skipped", {"message": _text(f"not evaluated: {one_line(reason)}")})
+            target.counts["skipped"] += 1
+        else:
+            _outcome(target, case, findings)
 
     root = ET.Element("testsuites", {"name": "advisor"})
     totals = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
@@ -119,10 +137,11 @@ def document(run: Run) -> ET.Element:
         root.append(s.element)
     for key, value in totals.items():
         root.set(key, str(value))
-    if run.notes and suites:
+    notes = run.all_notes()
+    if notes and suites:
         # Notes (unused or expired suppressions) belong to no single test; the first suite
         # carries them, as <testsuites> itself has no output element in common JUnit schemas.
-        ET.SubElement(next(iter(suites.values())).element, "system-out").text = "\n".join(map(one_line, run.notes))
+        ET.SubElement(next(iter(suites.values())).element, "system-out").text = "\n".join(map(one_line, notes))
     return root
 
 

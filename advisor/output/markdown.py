@@ -1,7 +1,11 @@
 """A Markdown report for pull-request comments (GitHub-flavoured Markdown).
 
-Sections: a heading and the totals, a table of hosts, a table of VMs with their predicted
-topology, a table of findings, and a collapsed block with the .vmx lines the fixes ask for.
+Sections: a heading, the totals and what was not evaluated; input errors; the findings by
+severity (errors, then warnings, then info); the .vmx lines the fixes ask for, the hosts and the
+VMs' predicted topologies, and the notes, each collapsed. The whole stays under LIMIT
+characters: GitHub refuses a comment over 65,536. What does not fit is counted ("12 more
+findings: see the SARIF/JSON artifact") rather than cut mid-row; findings come before anything
+else, the more severe first.
 Text from user input is escaped for the place it lands: in a table cell `|` would start a new
 column and a line break would end the row, and `<`, `*`, `_`, backticks or brackets would
 turn a VM name into HTML, emphasis, code or a link. Suppressed findings are counted in the
@@ -13,7 +17,16 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from advisor.output.describe import fix_lines, topology_summary, totals, visible, vmx_line
+from advisor.output.describe import (
+    IN_JSON,
+    fix_lines,
+    not_evaluated_lines,
+    topology_summary,
+    totals,
+    unknowns_by_file,
+    visible,
+    vmx_line,
+)
 from advisor.report.findings import Finding, Run
 
 _SPECIAL = re.compile(r"([\\`*_\[\]{}<>|#!~])")
@@ -45,7 +58,7 @@ def _location(f: Finding) -> str:
 
 
 def _vmx_block(run: Run, shown: list[Finding]) -> list[str]:
-    """The .vmx lines of every unsuppressed fix, grouped by VM, in a collapsed <details>."""
+    """The .vmx lines of every unsuppressed fix, grouped by VM, as a fenced block."""
     groups: dict[tuple[str, str], list[str]] = {}
     for f in shown:
         vmx = f.fix.get("vmx") or {}
@@ -66,38 +79,101 @@ def _vmx_block(run: Run, shown: list[Finding]) -> list[str]:
         body_lines.extend(lines)
     body = "\n".join(body_lines)
     fence = _fence(body)
-    return ["<details>", "<summary>.vmx settings the fixes ask for</summary>", "", f"{fence}ini", body, fence, "",
-            "</details>", ""]
+    return [f"{fence}ini", body, fence]
 
 
-def render(run: Run) -> str:
-    shown = [f for f in run.findings if f.suppressed is None]
-    out = ["## advisor report", "", f"**{totals(run)}**", ""]
-    if run.errors:
-        out += ["### Input errors", ""]
-        out += _table(["file", "field", "problem"],
-                      [(e.file + (f":{e.line}" if e.line else ""), e.field or "", e.message) for e in run.errors])
-        out.append("")
-    if run.hosts:
-        out += ["### Hosts", ""]
-        out += _table(["host", "file", "capacity"], [(h.name, h.file, h.summary) for h in run.hosts])
-        out.append("")
-    if run.vms:
-        out += ["### VMs", ""]
-        out += _table(["VM", "count", "host", "file", "topology"],
-                      [(v.name, v.count, v.host or "", v.file, topology_summary(v.topology, v.host)) for v in run.vms])
-        out.append("")
-    if shown:
-        out += ["### Findings", ""]
-        out += _table(["severity", "rule", "subject", "where", "message", "fix"],
-                      [(f.severity, f.rule, f.subject, _location(f), f.message, "\n".join(fix_lines(f.fix)))
-                       for f in shown])
-        out.append("")
-        out += _vmx_block(run, shown)
+# GitHub's limit for an issue or pull-request comment is 65,536 characters; the margin leaves
+# room for a workflow to add a line of its own around the report.
+LIMIT = 60_000
+MORE = "see the SARIF/JSON artifact"
+_SEVERITY_TITLES = {"error": "Errors", "warning": "Warnings", "info": "Info"}
+
+
+class _Budget:
+    """The report's lines, and what is left of LIMIT (each line counts with its newline)."""
+
+    __slots__ = ("left", "lines")
+
+    def __init__(self, limit: int) -> None:
+        self.lines: list[str] = []
+        self.left = limit
+
+    def fits(self, lines: list[str], keep: int = 0) -> bool:
+        return sum(len(line) + 1 for line in lines) + keep <= self.left
+
+    def add(self, lines: list[str]) -> None:
+        self.lines += lines
+        self.left -= sum(len(line) + 1 for line in lines)
+
+
+def _rows(budget: _Budget, header: list[str], rows: list[list[object]], what: str, keep: int) -> None:
+    """A table of as many rows as fit while `keep` characters stay free, then a count of the rest."""
+    head = _table(header, [])
+    if not budget.fits(head, keep):
+        budget.add([f"{len(rows)} {what}: {MORE}.", ""])
+        return
+    budget.add(head)
+    for index, row in enumerate(rows):
+        line = _table(header, [row])[2]
+        if not budget.fits([line], keep):
+            budget.add(["", f"{len(rows) - index} more {what}: {MORE}."])
+            break
+        budget.add([line])
+    budget.add([""])
+
+
+def _collapsed(budget: _Budget, title: str, body: list[str], keep: int) -> None:
+    """A <details> block when it fits whole, else one line saying where its content is."""
+    block = ["<details>", f"<summary>{title}</summary>", "", *body, "", "</details>", ""]
+    if budget.fits(block, keep):
+        budget.add(block)
     else:
-        out += ["No findings.", ""]
+        budget.add([f"{title}: {MORE}.", ""])
+
+
+# Room kept free for the lines after the findings: the one-line stand-ins of the collapsed
+# sections when they do not fit.
+_TAIL = 400
+
+
+def render(run: Run, limit: int = LIMIT) -> str:
+    shown = [f for f in run.findings if f.suppressed is None]
+    budget = _Budget(limit)
+    budget.add(["## advisor report", "", f"**{totals(run)}**", ""])
+    summary = not_evaluated_lines(run, IN_JSON)
+    files = unknowns_by_file(run)
+    if files:
+        summary.append(f"unknown template values: {len(run.unknowns)} in {len(files)} "
+                       f"file{'s' if len(files) != 1 else ''} (the JSON report lists them)")
+    if summary:
+        budget.add([f"- {cell(line)}" for line in summary] + [""])
+    if run.errors:
+        budget.add(["### Input errors", ""])
+        _rows(budget, ["file", "field", "problem"],
+              [[e.file + (f":{e.line}" if e.line else ""), e.field or "", e.message] for e in run.errors],
+              "input errors", _TAIL)
+    if shown:
+        budget.add(["### Findings", ""])
+        for severity, title in _SEVERITY_TITLES.items():
+            rows = [[f.rule, _location(f), f.subject, f.message, "\n".join(fix_lines(f.fix))]
+                    for f in shown if f.severity == severity]
+            if rows:
+                budget.add([f"#### {title} ({len(rows)})", ""])
+                _rows(budget, ["rule", "where", "subject", "message", "fix"], rows, "findings", _TAIL)
+        vmx = _vmx_block(run, shown)
+        if vmx:
+            _collapsed(budget, ".vmx settings the fixes ask for", vmx, _TAIL)
+    else:
+        budget.add(["No findings.", ""])
+    if run.hosts:
+        _collapsed(budget, "Hosts", _table(["host", "file", "capacity"], [(h.name, h.file, h.summary) for h in run.hosts]),
+                   _TAIL)
+    placed = [v for v in run.vms if v.topology]
+    if placed:
+        _collapsed(budget, "Predicted topologies",
+                   _table(["VM", "count", "host", "file", "topology"],
+                          [(v.name, v.count, v.host or "", v.file, topology_summary(v.topology, v.host))
+                           for v in placed]), _TAIL // 2)
     if run.notes:
-        out += ["### Notes", ""]
-        out += [f"- {cell(note)}" for note in run.notes]
-        out.append("")
-    return "\n".join(out).rstrip("\n") + "\n"
+        _collapsed(budget, "Notes", [f"- {cell(note)}" for note in run.notes], 0)
+    return "\n".join(budget.lines).rstrip("\n") + "\n"

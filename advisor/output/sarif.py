@@ -3,8 +3,9 @@
 One SARIF run: the driver lists every rule that was evaluated (so a dashboard can show a rule's
 rationale and fix even for a run without findings), each finding is a result pointing at its
 file and line, suppressed findings stay in the log with a `suppressions` entry (so dashboards
-show them as dismissed rather than fixed), and input errors become tool execution
-notifications of the single invocation.
+show them as dismissed rather than fixed), and input errors, notes and the rules that could not
+be evaluated (one per rule and reason, with a count) become tool execution notifications of the
+single invocation.
 """
 
 from __future__ import annotations
@@ -157,12 +158,7 @@ def document(run: Run) -> dict[str, Any]:
             "locations": [_location(uri, e.file, e.line)],
         }
         for e in run.errors
-    ] + [{"level": "note", "message": {"text": note}} for note in run.notes] + [
-        # Rules the known facts could not settle, per VM (advisor.engine.undecided).
-        {"level": "note", "message": {"text": f"vm {vm.name}: not evaluated: {line}"},
-         "locations": [_location(uri, vm.file, vm.line)]}
-        for vm in run.vms for line in vm.skipped
-    ]
+    ] + [{"level": "note", "message": {"text": note}} for note in run.all_notes()] + _not_evaluated(run, index)
     invocation: dict[str, Any] = {"executionSuccessful": not run.errors}
     if notifications:
         invocation["toolExecutionNotifications"] = notifications
@@ -183,6 +179,30 @@ def document(run: Run) -> dict[str, Any]:
             **_automation(run),
         }],
     }
+
+
+def _not_evaluated(run: Run, index: dict[str, int]) -> list[dict[str, Any]]:
+    """Rules the known facts could not settle (advisor.engine.undecided): one notification per
+    rule and reason, with the number of VMs in its properties (the JSON report lists them per
+    VM). One per VM and rule was 2,300 notifications, 45% of the log, for 109 templates."""
+    from advisor.engine.undecided import skipped_rule
+
+    counts: dict[str, int] = {}
+    for vm in run.vms:
+        for line in vm.skipped:
+            counts[line] = counts.get(line, 0) + 1
+    out = []
+    for line, count in counts.items():
+        rule = skipped_rule(line)
+        notification: dict[str, Any] = {
+            "level": "note",
+            "message": {"text": f"not evaluated for {count} VM{'s' if count != 1 else ''}: {line}"},
+            "properties": {"count": count},
+        }
+        if rule in index:
+            notification["associatedRule"] = {"id": rule, "index": index[rule]}
+        out.append(notification)
+    return out
 
 
 def _automation(run: Run) -> dict[str, Any]:

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from advisor.output import Display
 from advisor.output.describe import (
+    SHOW_SKIPPED,
     fix_summary,
     not_evaluated_lines,
     one_line,
@@ -312,7 +313,7 @@ UNKNOWN_FILES_SHOWN = 3
 
 def _summary(run: Run, display: Display) -> list[_Line]:
     """What was not evaluated and what was unknown, in a few lines; the notes; the totals."""
-    out = [_Line([(line, "")], "dim") for line in not_evaluated_lines(run, listed=display.skipped)]
+    out = [_Line([(line, "")], "dim") for line in not_evaluated_lines(run, "" if display.skipped else SHOW_SKIPPED)]
     if not display.skipped:
         files = unknowns_by_file(run)
         for file, values in list(files.items())[:UNKNOWN_FILES_SHOWN]:

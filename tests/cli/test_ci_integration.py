@@ -7,6 +7,7 @@ import re
 import shlex
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import yaml
@@ -72,12 +73,17 @@ def test_documented_workflow_installs_what_exists_with_current_actions():
     _, workflow = _workflow()
     steps = workflow["jobs"]["advisor"]["steps"]
     install = _step(steps, "Install advisor")["run"]
-    # Not from PyPI (advisor is not published there): the Git repository at this release's tag.
-    assert f"git+https://github.com/vsphere-advisor/advisor@v{advisor.__version__}" in install
+    # Not from PyPI (advisor is not published there) and not at a tag the repository does not
+    # have: its Git repository's main branch, which the page says to pin to a commit SHA.
+    source = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["urls"]["Source"]
+    assert f"vsphere-advisor @ git+{source}@main" in install
+    tags = subprocess.run(["git", "-C", str(REPO), "tag", "--list", f"v{advisor.__version__}"], capture_output=True,
+                          text=True).stdout.strip()
+    assert f"@v{advisor.__version__}" not in install or tags
     uses = {s["uses"].split("@")[0]: s["uses"].split("@")[1] for s in steps if "uses" in s}
     assert uses == {"actions/checkout": "v6", "actions/setup-python": "v6", "github/codeql-action/upload-sarif": "v4"}
     hooks_doc = (REPO / ".pre-commit-hooks.yaml").read_text()
-    assert f"rev: v{advisor.__version__}" in hooks_doc
+    assert "rev: main " in hooks_doc and "autoupdate --freeze" in hooks_doc
 
 
 def test_documented_workflow_uploads_two_distinct_schema_valid_sarif_files(tmp_path):

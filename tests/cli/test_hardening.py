@@ -102,7 +102,9 @@ def test_a_fifo_in_a_folder_walk_is_skipped(tmp_path: Path) -> None:
     (tmp_path / "tpl" / "good.vmx").write_text(VMX)
     result = run(tmp_path, "lint", "tpl")
     assert result.returncode == 0, result.stderr
-    assert "good.vmx" in result.stdout and "pipe" not in result.stdout + result.stderr
+    assert "in 1 file" in result.stdout and "pipe" not in result.stdout + result.stderr
+    listed = run(tmp_path, "lint", "-v", "tpl")  # -v names each VM's file
+    assert "good.vmx" in listed.stdout and "pipe" not in listed.stdout + listed.stderr
 
 
 @needs_fifo
@@ -576,8 +578,8 @@ def test_config_size_and_list_bounds(tmp_path: Path, cli) -> None:
 def test_no_host_given_is_not_said_when_a_host_was_given(tmp_path: Path, cli) -> None:
     (tmp_path / "a.pkr.hcl").write_text('source "vsphere-iso" "a" {\n  CPUs = var.cpus\n  RAM = 2048\n}\n'
                                         'variable "cpus" {\n  type = number\n}\n')
-    result = cli("lint", "--host", NPS4, tmp_path / "a.pkr.hcl")
-    assert "no host given" not in result.out, result.out
+    result = cli("lint", "-v", "--host", NPS4, tmp_path / "a.pkr.hcl")
+    assert "no host given" not in result.out and "need a host" not in result.out, result.out
     assert "topology not predicted" in result.out
 
 

@@ -232,7 +232,7 @@ def test_junit_counts_and_outcomes():
     root = ET.fromstring(render("junit", sample_run()))
     assert root.tag == "testsuites"
     assert {k: root.get(k) for k in ("tests", "failures", "errors", "skipped")} == {
-        "tests": "9", "failures": "2", "errors": "1", "skipped": "2"}
+        "tests": "10", "failures": "2", "errors": "1", "skipped": "3"}
     suites = {s.get("name"): s for s in root.findall("testsuite")}
     assert list(suites) == [DB, WEB, BROKEN]
     assert {k: suites[DB].get(k) for k in ("tests", "failures", "errors", "skipped")} == {
@@ -249,6 +249,9 @@ def test_junit_counts_and_outcomes():
     error = cases[("input", "vms[0].vcpus", BROKEN)].find("error")
     assert error.get("message") == "must be a whole number, not 'many'"
     assert "unused suppression" in suites[DB].find("system-out").text
+    # A rule the known facts could not settle is skipped, with what it needs, not passed.
+    assert cases[("DISK001", "vm web", WEB)].find("skipped").get("message") == \
+        "not evaluated: DISK001 needs the VM's virtual disks (vm.disks)"
 
 
 def test_junit_survives_control_characters_and_markup():
@@ -273,9 +276,24 @@ def test_github_lines_are_exact():
         'size%0AFix: Set numa.vcpu.preferHT = "TRUE".',
         "::notice file=specs/web.yaml,line=7,title=NET001 legacy-nic::ethernet0 uses e1000; vmxnet3 is lighter on "
         "the CPU%0AFix: Switch the adapter to vmxnet3.",
-        "::notice title=advisor::.advisor.yaml:7: ignore NET002 for web: "
-        "unused suppression (no NET002 finding for vm web)",
+        # The summary: plain lines of advisor's own words (notes are in the step summary).
+        "advisor: 1 error, 1 warning, 1 info (2 suppressed) in 3 files; 1 input error",
+        "advisor: not evaluated: 1 rule for 1 VM: values they need are unknown (the JSON report lists them per VM)",
     ]
+
+
+def test_github_appends_the_markdown_report_to_the_step_summary(tmp_path):
+    summary = tmp_path / "summary.md"
+    summary.write_text("earlier step\n")
+    env = {k: v for k, v in os.environ.items() if k != "CI"}
+    result = subprocess.run([sys.executable, "-m", "advisor", "check", str(REPO / "examples" / "sql-server-64vcpu.yaml"),
+                             "--format", "github"], capture_output=True, text=True,
+                            env={**env, "GITHUB_STEP_SUMMARY": str(summary)})
+    assert result.returncode == 0, result.stderr
+    text = summary.read_text()
+    assert text.startswith("earlier step\n## advisor report\n") and "#### Warnings (7)" in text
+    assert [line for line in result.stdout.splitlines() if not line.startswith("::")] == [
+        "advisor: 0 errors, 7 warnings, 2 info (0 suppressed) in 1 file"]
 
 
 def test_github_escaping_rules():
@@ -293,17 +311,41 @@ def test_markdown_tables():
     text = render("markdown", sample_run())
     assert text.startswith("## advisor report\n")
     assert "**1 error, 1 warning, 1 info (2 suppressed) in 3 files; 1 input error**" in text
+    assert "- not evaluated: 1 rule for 1 VM: values they need are unknown (the JSON report lists them per VM)" in text
     assert (
         "| sql01 | 1 | hp-dl580-g7 | specs/db.yaml | 64 vCPU → 7 vNUMA nodes \\[10×6, 4\\] over 4 physical nodes;"
         in text
     )
-    assert ("| error | HOST001 | host hp-dl580-g7 | specs/db.yaml | the host power policy is Balanced; "
+    # The findings by severity, the most severe first.
+    assert text.index("#### Errors (1)") < text.index("#### Warnings (1)") < text.index("#### Info (1)")
+    assert ("| HOST001 | specs/db.yaml | host hp-dl580-g7 | the host power policy is Balanced; "
             "latency-sensitive VMs need High Performance | host: Power.CpuPolicy = High Performance<br>"
             "Set the power policy to High Performance. |") in text
     assert "| specs/broken.yaml:3 | vms\\[0\\].vcpus | must be a whole number, not 'many' |" in text
     assert "MEM001" not in text and "CPU002" not in text  # suppressed: counted, not listed
     details = text[text.index("<details>"):text.index("</details>")]
     assert 'numa.vcpu.preferHT = "TRUE"' in details and "remove ethernet0.oldKey" in details
+
+
+def test_markdown_stays_within_the_comment_limit_and_counts_the_rest():
+    """GitHub refuses a comment over 65,536 characters: a run of 5,000 findings keeps the most
+    severe ones that fit, counts the others, and leaves the VM table out with a line saying so."""
+    from advisor.output.markdown import LIMIT
+
+    run = Run(files=["big.yaml"])
+    for i in range(5_000):
+        run.vms.append(VmResult(f"vm-{i:05d}", "big.yaml", "esx", 1, i + 1, {"summary": "8 vCPU → one node " * 3}))
+        run.findings.append(Finding("NET001", "nic", ("error", "warning", "info")[i % 3], f"vm vm-{i:05d}",
+                                    "1 NIC(s) of type e1000 " * 4, vm=f"vm-{i:05d}", file="big.yaml", line=i + 1,
+                                    fix={"vmx": {"ethernet0.virtualDev": "vmxnet3"}, "text": "Use VMXNET3."}))
+    text = render("markdown", run)
+    assert len(text) <= LIMIT
+    shown = len(re.findall(r"^\| NET001 ", text, flags=re.M))
+    errors = text[text.index("#### Errors"):]
+    more = re.search(r"^(\d+) more findings: see the SARIF/JSON artifact\.$", errors, flags=re.M)
+    assert more and shown + int(more.group(1)) == 1667  # every error is either a row or counted
+    assert "#### Warnings" not in text or text.index("#### Warnings") > text.index(more.group(0))
+    assert "Predicted topologies: see the SARIF/JSON artifact." in text
 
 
 # -- text -------------------------------------------------------------------------------
@@ -371,9 +413,9 @@ def test_hostile_strings_do_not_inject_markup_or_escapes():
         rows = table.splitlines()
         columns = {re.sub(r"\\.", "", row).count("|") for row in rows}  # unescaped pipes per row
         assert len(rows) == 3 and columns == {rows[0].count("|")}, table
-    assert r"| \[bold\]evil\[/bold\]\\x1b\[31m\|x%y<br>z:w,v | 1 | h | a\|b%.yaml |" in markdown
+    assert r"| ORG001 | a\|b%.yaml:2 | vm \[bold\]evil\[/bold\]\\x1b\[31m\|x%y<br>z:w,v | VM " in markdown
 
     github = render("github", run)
-    assert github.count("\n") == 1 and "\x1b" not in github
+    assert github.count("\n") == 2 and "\x1b" not in github  # the finding, then the totals
     assert github.startswith("::error file=a|b%25.yaml,line=2,title=ORG001 org-rule::")
     assert "really%0D%0Ayes" in github and "x%25y%0Az:w,v" in github

@@ -278,16 +278,19 @@ def test_an_undecidable_rule_is_listed_in_text_json_and_sarif():
     assert "SCHED004" not in rules_of(run)
     lines = run.vms[0].skipped
     assert any(line.startswith("SCHED004 needs") and "host.core_mhz" in line for line in lines)
-    text = render("text", run)
-    # One "not evaluated:" block per VM, its lines hanging under it (other rules may come first).
+    from advisor.output import Display
+
+    # By default one summary line; with --show-skipped a block per VM, its lines under it.
+    assert "values they need are unknown (--show-skipped lists them per VM)" in render("text", run)
+    text = render("text", run, display=Display(skipped=True))
     needs = "SCHED004 needs the host's nominal core clock (host.core_mhz)"
-    assert "not evaluated: " in text and needs in text
-    assert text.index("not evaluated: ") < text.index(needs)
+    assert "vm trade: not evaluated" in text and needs in text
+    assert text.index("vm trade: not evaluated") < text.index(needs)
     doc = json.loads(render("json", run))
     assert any("SCHED004" in s for s in doc["vms"][0]["skipped"])
     sarif = json.loads(render("sarif", run))
     notes = sarif["runs"][0]["invocations"][0]["toolExecutionNotifications"]
-    assert any("not evaluated: SCHED004" in n["message"]["text"] for n in notes)
+    assert any(n["message"]["text"].startswith("not evaluated for 1 VM: SCHED004") for n in notes)
 
 
 def test_a_suggestion_is_written_when_its_rule_is_selected_by_id():
