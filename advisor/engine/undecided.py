@@ -68,7 +68,7 @@ def needs_text(rule: str, names: Iterable[str], hosted: bool = False) -> str:
 
 # A "not evaluated" line names the facts it needs in brackets (`(host.cores)`), or says it
 # needs a host outright: either way, facts of the families only a host gives.
-_NEEDS_HOST = re.compile(r"needs a host: |\((?:%s)\." % "|".join(_HOST_FAMILIES))
+_NEEDS_HOST = re.compile(r"needs a host: |\((?:" + "|".join(_HOST_FAMILIES) + r")\.")
 
 
 def skipped_rule(line: str) -> str:

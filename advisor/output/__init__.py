@@ -39,14 +39,14 @@ def formatter_module(fmt: Format) -> str:
 
 
 def render(fmt: str, run: Run, *, color: bool = False, quiet: bool = False, width: int | None = None,
-           display: Display = Display()) -> str:
+           display: Display | None = None) -> str:
     """The report of ``run`` in format ``fmt``; only the text format uses color, quiet, width
     and display."""
     return "".join(render_pieces(fmt, run, color=color, quiet=quiet, width=width, display=display))
 
 
 def render_pieces(fmt: str, run: Run, *, color: bool = False, quiet: bool = False,
-                  width: int | None = None, display: Display = Display()) -> Iterator[str]:
+                  width: int | None = None, display: Display | None = None) -> Iterator[str]:
     """The report in pieces whose concatenation is render()'s text. A format that can be
     written as it is produced (JSON: one line per item) gives many pieces, so writing a large
     report never holds it whole; the others give one."""
@@ -56,7 +56,7 @@ def render_pieces(fmt: str, run: Run, *, color: bool = False, quiet: bool = Fals
         raise ValueError(f"unknown output format {fmt!r}; choose one of {', '.join(FORMATS)}") from None
     module = importlib.import_module(module_name)
     if fmt == "text":
-        return iter((module.render(run, color=color, quiet=quiet, width=width, display=display),))
+        return iter((module.render(run, color=color, quiet=quiet, width=width, display=display or Display()),))
     if hasattr(module, "render_pieces"):
         return module.render_pieces(run)
     return iter((module.render(run),))

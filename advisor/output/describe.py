@@ -119,7 +119,8 @@ def not_evaluated_lines(run: Run, hint: str = SHOW_SKIPPED) -> list[str]:
     out = []
     if host_rules:
         how = "give --host or `host:` in .advisor.yaml" if run.command == "lint" else "give the VMs a host"
-        out.append(f"not evaluated: {_plural(len(host_rules), 'rule')} need{'s' if len(host_rules) == 1 else ''} a host for {_plural(host_vms, 'VM')}: "
+        verb = "needs" if len(host_rules) == 1 else "need"
+        out.append(f"not evaluated: {_plural(len(host_rules), 'rule')} {verb} a host for {_plural(host_vms, 'VM')}: "
                    f"{how}")
     if other_rules:
         out.append(f"not evaluated: {_plural(len(other_rules), 'rule')} for {_plural(other_vms, 'VM')}: "

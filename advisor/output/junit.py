@@ -116,12 +116,12 @@ def document(run: Run) -> ET.Element:
     not_evaluated = _not_evaluated(run)
     cases += [key for key in not_evaluated if key not in listed and key not in by_case]
     for rule, subject, file in cases:
-        key = (rule, subject, file)
-        findings = by_case.get(key, [])
+        pair = (rule, subject, file)
+        findings = by_case.get(pair, [])
         line = next((f.line for f in findings if f.line), None)
         target = suite(file)
         case = target.case(rule, subject, file, line)
-        reason = not_evaluated.get(key)
+        reason = not_evaluated.get(pair)
         if reason is not None and not findings:
             ET.SubElement(case, "skipped", {"message": _text(f"not evaluated: {one_line(reason)}")})
             target.counts["skipped"] += 1

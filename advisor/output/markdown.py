@@ -15,7 +15,7 @@ totals but not listed.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from advisor.output.describe import (
     IN_JSON,
@@ -106,7 +106,7 @@ class _Budget:
         self.left -= sum(len(line) + 1 for line in lines)
 
 
-def _rows(budget: _Budget, header: list[str], rows: list[list[object]], what: str, keep: int) -> None:
+def _rows(budget: _Budget, header: list[str], rows: Sequence[Sequence[object]], what: str, keep: int) -> None:
     """A table of as many rows as fit while `keep` characters stay free, then a count of the rest."""
     head = _table(header, [])
     if not budget.fits(head, keep):
@@ -166,8 +166,8 @@ def render(run: Run, limit: int = LIMIT) -> str:
     else:
         budget.add(["No findings.", ""])
     if run.hosts:
-        _collapsed(budget, "Hosts", _table(["host", "file", "capacity"], [(h.name, h.file, h.summary) for h in run.hosts]),
-                   _TAIL)
+        hosts = _table(["host", "file", "capacity"], [(h.name, h.file, h.summary) for h in run.hosts])
+        _collapsed(budget, "Hosts", hosts, _TAIL)
     placed = [v for v in run.vms if v.topology]
     if placed:
         _collapsed(budget, "Predicted topologies",

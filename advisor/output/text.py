@@ -339,7 +339,8 @@ def _by_file(items: Iterable[Any]) -> dict[str | None, list[Any]]:
 
 
 def render(run: Run, *, color: bool = False, quiet: bool = False, width: int | None = None,
-           display: Display = Display()) -> str:
+           display: Display | None = None) -> str:
+    display = display or Display()
     out = _Out(color, width or WIDTH)
     for problem in run.errors:
         out.print(_Line([(one_line(str(problem)), "")], "red"))

@@ -11,7 +11,6 @@ import re
 import shlex
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 from conftest import REPO
@@ -29,6 +28,7 @@ def _blocks() -> list[tuple[str, int, str, list[str]]]:
             line = text.count("\n", 0, match.start()) + 2
             command: str | None = None
             expected: list[str] = []
+            start = line
             for offset, row in enumerate(match.group(3).splitlines()):
                 if row.startswith("$ "):
                     if command is not None:

@@ -286,8 +286,9 @@ def test_github_appends_the_markdown_report_to_the_step_summary(tmp_path):
     summary = tmp_path / "summary.md"
     summary.write_text("earlier step\n")
     env = {k: v for k, v in os.environ.items() if k != "CI"}
-    result = subprocess.run([sys.executable, "-m", "advisor", "check", str(REPO / "examples" / "sql-server-64vcpu.yaml"),
-                             "--format", "github"], capture_output=True, text=True,
+    sample = str(REPO / "examples" / "sql-server-64vcpu.yaml")
+    result = subprocess.run([sys.executable, "-m", "advisor", "check", sample, "--format", "github"],
+                            capture_output=True, text=True,
                             env={**env, "GITHUB_STEP_SUMMARY": str(summary)})
     assert result.returncode == 0, result.stderr
     text = summary.read_text()

@@ -1,6 +1,7 @@
 """Terminal conventions: a finding is one line; what the text report lists in detail fits the
-terminal's width without breaking a word or a URL, colour follows --color, FORCE_COLOR and NO_COLOR (empty values ignored), and -q prints one
-line per finding sorted by file and line with the rule and severity in columns."""
+terminal's width without breaking a word or a URL; colour follows --color, FORCE_COLOR and
+NO_COLOR (empty values ignored); -q prints one line per finding sorted by file and line with the
+rule and severity in columns."""
 
 from __future__ import annotations
 

@@ -53,6 +53,21 @@ def test_sdist_carries_licence_and_data(dists):
     assert any("/rules/" in n and n.endswith(".yaml") for n in names)
 
 
+def test_sdist_carries_the_examples_and_docs_the_readme_uses(dists):
+    """The README's first steps check examples/sql-server-64vcpu.yaml and point at docs/: an
+    unpacked sdist has every file of both folders."""
+    import re
+
+    with tarfile.open(dists["sdist"]) as archive:
+        names = {n.split("/", 1)[1] for n in archive.getnames() if "/" in n}
+    for folder in ("examples", "docs"):
+        files = {p.relative_to(REPO).as_posix() for p in (REPO / folder).rglob("*") if p.is_file()}
+        assert files and files <= names, sorted(files - names)[:5]
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    for used in set(re.findall(r"\b((?:examples|docs)/[\w.-]+\.(?:yaml|md))", readme)):
+        assert used in names, used
+
+
 @pytest.mark.parametrize("kind", ["wheel", "sdist"])
 def test_installs_into_a_clean_venv_outside_the_repository(dists, kind, tmp_path):
     venv = tmp_path / "venv"
