@@ -16,16 +16,16 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-from conftest import REPO
+from conftest import REPO, require_shared
 
 SEED_FILE = re.compile(r"\d{3}_[0-9a-f]{16}\.txt")
 OUTPUTS = {"json": "r.json", "markdown": "r.md", "github": "r.github", "junit": "r.xml", "sarif": "r.sarif"}
 
 
 @pytest.fixture(scope="module", params=[None, "hp-dl580-g7"], ids=["no-host", "host"])
-def reports(request, shared_dir: Path, tmp_path_factory) -> dict[str, str]:
+def reports(request, corpus: Path, tmp_path_factory) -> dict[str, str]:
     out = tmp_path_factory.mktemp("reports")
-    argv = [sys.executable, "-m", "advisor", "lint", str(shared_dir / "corpus"), "--fail-on", "never"]
+    argv = [sys.executable, "-m", "advisor", "lint", str(corpus), "--fail-on", "never"]
     if request.param:
         argv += ["--host", request.param]
     for fmt, name in OUTPUTS.items():
@@ -38,12 +38,8 @@ def reports(request, shared_dir: Path, tmp_path_factory) -> dict[str, str]:
 
 
 @pytest.fixture(scope="module")
-def shared_dir() -> Path:
-    from conftest import SHARED
-
-    if not (SHARED / "corpus").is_dir():
-        pytest.skip("../shared/corpus is not present")
-    return SHARED
+def corpus() -> Path:
+    return require_shared("corpus")  # skipped without it, failed under CI=true
 
 
 def _shown(reports: dict[str, str]) -> list[dict]:
