@@ -1,16 +1,22 @@
-"""The terminal report: per file, each host's capacity, each VM's topology, then its findings.
+"""The terminal report, ruff-like: each finding one line (`path:line:col  RULE  severity
+subject: message`), its fix and its rule's page under it; then what was not evaluated and the
+values templates leave unknown, summed up in a few lines; the notes; the totals. `check` puts
+each VM's predicted topology on a line before its findings. --show-sources, --show-skipped and
+-v add the rest (advisor.output.Display); the other formats carry all of it.
 
 Everything from user input goes into the report as text (Rich ``Text`` parts, never markup
-strings) after its control characters are made visible, so a VM called ``[bold]x`` or containing an ESC prints
-literally. Line breaks inside user text become spaces, and a line that would still begin with
-`::` (a long name wrapped just before "::error::") has that colon shown as \\x3a: GitHub Actions
-runs any log line starting with `::` as a workflow command. Lines are laid out for the width
-the caller gives (the terminal's: advisor.output.terminal) and broken between words only
-(`_line_starts`): a word longer than the line, such as a URL or a long path, is printed whole
-so it can still be clicked and copied. Quiet mode prints exactly one
-`file:line: RULE severity subject: message` line per finding, sorted by file and line, with the
-rule and severity padded into columns. Colour and width are the caller's decision
-(advisor.output.terminal), so the environment is not consulted here.
+strings) after its control characters are made visible, so a VM called ``[bold]x`` or containing
+an ESC prints literally. Line breaks inside user text become spaces, and a line that would still
+begin with `::` (a file named "::error::...") has that colon shown as \\x3a: GitHub Actions runs
+any log line starting with `::` as a workflow command. A finding, a topology and a summary line
+are never broken (a terminal wraps them; grep and editors read them whole, as ruff's and
+hadolint's); what --show-skipped lists is laid out for the width the caller gives (the
+terminal's: advisor.output.terminal) and broken between words only (`_line_starts`): a word
+longer than the line, such as a URL or a long path, is printed whole so it can still be clicked
+and copied. Quiet mode prints exactly one `file:line: RULE severity subject: message` line per
+finding, sorted by file and line, with the rule and severity padded into columns. Colour and
+width are the caller's decision (advisor.output.terminal), so the environment is not consulted
+here.
 """
 
 from __future__ import annotations
