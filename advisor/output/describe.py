@@ -88,10 +88,10 @@ def rule_link(run: Run, finding: Finding) -> str | None:
 _URL = re.compile(r"https?://[^\s<>\"]+")
 
 
-def not_evaluated(run: Run) -> tuple[tuple[set[str], int], tuple[set[str], int]]:
-    """(rules, VMs) a host would settle, then (rules, VMs) left for other unknown values, from
-    the VMs' "not evaluated" lines (advisor.engine.undecided). A VM with a host counts only in
-    the second: giving a host is no longer the answer there."""
+def not_evaluated(run: Run) -> tuple[tuple[set[str], int], tuple[set[str], int, int]]:
+    """(rules, VMs) a host would settle, then (rules, VMs, hosts) left for other unknown values,
+    from the VMs' and hosts' "not evaluated" lines (advisor.engine.undecided). A VM with a host
+    counts only in the second: giving a host is no longer the answer there."""
     from advisor.engine.undecided import needs_host, skipped_rule
 
     host_rules: set[str] = set()
@@ -105,17 +105,19 @@ def not_evaluated(run: Run) -> tuple[tuple[set[str], int], tuple[set[str], int]]
         other_rules.update(skipped_rule(line) for line, host in zip(vm.skipped, wants_host, strict=True) if not host)
         host_vms += any(wants_host)
         other_vms += not all(wants_host)
-    return (host_rules, host_vms), (other_rules, other_vms)
+    hosts = [h for h in run.hosts if h.skipped]
+    other_rules.update(skipped_rule(line) for h in hosts for line in h.skipped)
+    return (host_rules, host_vms), (other_rules, other_vms, len(hosts))
 
 
 SHOW_SKIPPED = " (--show-skipped lists them per VM)"
-IN_JSON = " (the JSON report lists them per VM)"
+IN_JSON = " (the JSON report lists them per VM)"  # and per host
 
 
 def not_evaluated_lines(run: Run, hint: str = SHOW_SKIPPED) -> list[str]:
     """What was not evaluated, in at most two lines: '31 rules need a host for 122 VMs: give
     --host or `host:` in .advisor.yaml', the last ending in `hint` (where to find each VM's)."""
-    (host_rules, host_vms), (other_rules, other_vms) = not_evaluated(run)
+    (host_rules, host_vms), (other_rules, other_vms, other_hosts) = not_evaluated(run)
     out = []
     if host_rules:
         how = "give --host or `host:` in .advisor.yaml" if run.command == "lint" else "give the VMs a host"
@@ -123,8 +125,8 @@ def not_evaluated_lines(run: Run, hint: str = SHOW_SKIPPED) -> list[str]:
         out.append(f"not evaluated: {_plural(len(host_rules), 'rule')} {verb} a host for {_plural(host_vms, 'VM')}: "
                    f"{how}")
     if other_rules:
-        out.append(f"not evaluated: {_plural(len(other_rules), 'rule')} for {_plural(other_vms, 'VM')}: "
-                   "values they need are unknown")
+        subjects = " and ".join(_plural(n, word) for n, word in ((other_vms, "VM"), (other_hosts, "host")) if n)
+        out.append(f"not evaluated: {_plural(len(other_rules), 'rule')} for {subjects}: values they need are unknown")
     if out:
         out[-1] += hint
     return out

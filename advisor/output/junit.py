@@ -79,10 +79,12 @@ def _outcome(suite: _Suite, case: ET.Element, findings: list[Finding]) -> None:
 
 
 def _not_evaluated(run: Run) -> dict[tuple[str, str, str], str]:
-    """(rule, subject, file) -> the "not evaluated" line of each rule a VM could not settle."""
+    """(rule, subject, file) -> the "not evaluated" line of each rule a VM or host could not settle."""
     from advisor.engine.undecided import skipped_rule
 
-    return {(skipped_rule(line), f"vm {vm.name}", vm.file): line for vm in run.vms for line in vm.skipped}
+    pairs = {(skipped_rule(line), f"vm {vm.name}", vm.file): line for vm in run.vms for line in vm.skipped}
+    pairs.update({(skipped_rule(line), f"host {h.name}", h.file): line for h in run.hosts for line in h.skipped})
+    return pairs
 
 
 def _input_error(suite: _Suite, problem: InputProblem) -> None:

@@ -187,16 +187,17 @@ def _not_evaluated(run: Run, index: dict[str, int]) -> list[dict[str, Any]]:
     VM). One per VM and rule was 2,300 notifications, 45% of the log, for 109 templates."""
     from advisor.engine.undecided import skipped_rule
 
-    counts: dict[str, int] = {}
-    for vm in run.vms:
-        for line in vm.skipped:
-            counts[line] = counts.get(line, 0) + 1
+    counts: dict[tuple[str, str], int] = {}
+    for kind, subjects in (("VM", run.vms), ("host", run.hosts)):
+        for subject in subjects:
+            for line in subject.skipped:
+                counts[(kind, line)] = counts.get((kind, line), 0) + 1
     out = []
-    for line, count in counts.items():
+    for (kind, line), count in counts.items():
         rule = skipped_rule(line)
         notification: dict[str, Any] = {
             "level": "note",
-            "message": {"text": f"not evaluated for {count} VM{'s' if count != 1 else ''}: {line}"},
+            "message": {"text": f"not evaluated for {count} {kind}{'s' if count != 1 else ''}: {line}"},
             "properties": {"count": count},
         }
         if rule in index:

@@ -300,9 +300,13 @@ def _context(file: str, hosts: list[HostResult], vms: list[VmResult], display: D
 
 
 def _skipped(run: Run) -> list[_Line]:
-    """--show-skipped: each VM's rules not evaluated, with what each needs (wrapped under its
-    VM), then every unknown template value, a line each."""
+    """--show-skipped: each host's and VM's rules not evaluated, with what each needs (wrapped
+    under it), then every unknown template value, a line each."""
     out = []
+    for host in run.hosts:
+        if host.skipped:
+            out.append(_Line([(f"{one_line(host.file)}: host {one_line(host.name)}: not evaluated", "")]))
+            out.extend(_hanging("-", list(host.skipped), "dim", 4))
     for vm in run.vms:
         if vm.skipped:
             where = one_line(vm.file) + (f":{vm.line}" if vm.line else "")

@@ -123,6 +123,8 @@ class HostResult:
     # Per physical node, the NUMA clients homed there as (VM label, vCPUs); `name#2` is the second
     # of a VM with a count. Not part of the JSON report: the pictures use it.
     residents: list[list[tuple[str, int, int]]] = field(default_factory=list)  # (VM, client vCPUs, instances)
+    # Host rules the known facts cannot settle, each "RULE needs <facts>" (as VmResult.skipped).
+    skipped: tuple[str, ...] = ()
 
 
 @dataclass(slots=True)

@@ -420,3 +420,20 @@ def test_hostile_strings_do_not_inject_markup_or_escapes():
     assert github.count("\n") == 2 and "\x1b" not in github  # the finding, then the totals
     assert github.startswith("::error file=a|b%25.yaml,line=2,title=ORG001 org-rule::")
     assert "really%0D%0Ayes" in github and "x%25y%0Az:w,v" in github
+
+
+def test_host_rules_not_evaluated_are_counted_skipped_and_condensed():
+    """A host rule the known facts cannot settle counts in the summary line, is a <skipped>
+    JUnit case and one SARIF notification, as a VM's."""
+    run = sample_run()
+    run.hosts[0].skipped = ("PWR003 needs the host's power policy (host.power_policy)",)
+    text = render("text", run)
+    assert "not evaluated: 2 rules for 1 VM and 1 host: values they need are unknown" in text
+    root = ET.fromstring(render("junit", run))
+    assert root.get("skipped") == "4"
+    cases = {(c.get("classname"), c.get("name")): c for c in root.iter("testcase")}
+    assert cases[("PWR003", "host hp-dl580-g7")].find("skipped").get("message").startswith("not evaluated: PWR003")
+    notes = json.loads(render("sarif", run))["runs"][0]["invocations"][0]["toolExecutionNotifications"]
+    assert any(n["message"]["text"].startswith("not evaluated for 1 host: PWR003") for n in notes)
+    listed = render("text", run, display=Display(skipped=True))
+    assert "specs/db.yaml: host hp-dl580-g7: not evaluated" in listed

@@ -70,7 +70,7 @@ def test_github_annotates_findings_and_sums_up_in_three_lines(reports):
 
 def test_junit_skips_exactly_the_pairs_not_evaluated(reports):
     doc = json.loads(reports["json"])
-    pairs = sum(len(vm["skipped"]) for vm in doc["vms"])
+    pairs = sum(len(s.get("skipped", [])) for s in (*doc["vms"], *doc["hosts"]))
     suppressed = sum(1 for f in doc["findings"] if f["suppressed"] is not None)
     root = ET.fromstring(reports["junit"])
     assert pairs > 0 and suppressed == 0
@@ -88,9 +88,10 @@ def test_sarif_condenses_what_was_not_evaluated_and_validates(reports):
     jsonschema.validators.validator_for(schema)(schema).validate(sarif)
     notes = [n for n in sarif["runs"][0]["invocations"][0]["toolExecutionNotifications"]
              if n["message"]["text"].startswith("not evaluated for ")]
-    distinct = {line for vm in doc["vms"] for line in vm["skipped"]}
+    subjects = [("VM", vm) for vm in doc["vms"]] + [("host", h) for h in doc["hosts"]]
+    distinct = {(kind, line) for kind, s in subjects for line in s.get("skipped", [])}
     assert len(notes) == len(distinct)
-    assert sum(n["properties"]["count"] for n in notes) == sum(len(vm["skipped"]) for vm in doc["vms"])
+    assert sum(n["properties"]["count"] for n in notes) == sum(len(s.get("skipped", [])) for _, s in subjects)
     assert all(n["associatedRule"]["id"] == n["message"]["text"].split(": ", 1)[1].split()[0] for n in notes)
 
 
