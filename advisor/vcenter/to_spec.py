@@ -197,7 +197,12 @@ def esxi_version(product: Any) -> tuple[str, str | None]:
     (Broadcom KB 395110, "Unified VCF Versioning in ESXi Release": 8.0.2 is 8.0 Update 2);
     before 7.0 it is always 0 and the update shows only in the build number, so such a host
     is stated as the release itself and its description says so."""
-    text = getattr(product, "version", None) or ""
+    return release(getattr(product, "version", None) or "")
+
+
+def release(text: str) -> tuple[str, str | None]:
+    """An ESXi version string (`8.0.3`, as AboutInfo, vmware.log and RVTools' "ESX Version" write
+    it) as a spec version (`8.0 U3`), by the rule esxi_version states."""
     match = re.fullmatch(r"(\d+)\.(\d+)(?:\.(\d+))?", text.strip())
     if not match:
         return "", f"ESXi version '{text}' not understood"

@@ -83,21 +83,16 @@ class Verdict:
         return not any(d.level == "disagree" for d in self.differences)
 
 
-def _log_version(text: str) -> Version:
-    """ESXi's x.y.z product version is x.y Update z (Broadcom KB 316595)."""
-    parts = [int(p) for p in text.split(".")]
-    return Version(parts[0], parts[1] if len(parts) > 1 else 0, parts[2] if len(parts) > 2 else 0)
-
-
 def choose_version(logged_esxi: str | None, host: Host, override: Version | None) -> tuple[Version, str]:
     if override is not None:
         return override, "--vsphere"
     if logged_esxi:
+        from advisor.vcenter.to_spec import release  # x.y.z -> x.y Uz from 7.0 on (KB 395110)
+
+        text, problem = release(logged_esxi)
         try:
-            version = _log_version(logged_esxi)
-            if 3 <= version.major <= 9:
-                return version, "log"
-        except (ValueError, IndexError):
+            return (Version.parse(text), "log") if not problem else (host.esxi, "host profile")
+        except ValueError:
             pass
     return host.esxi, "host profile"
 

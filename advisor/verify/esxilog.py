@@ -27,7 +27,8 @@ transcriptions; every format element below names the post or document that shows
   vmware.log lines as `TIMESTAMP vcpu-0 - MSG`; earlier releases write `TIMESTAMP| vmx| I125: MSG`
   (seen in public vmware.log excerpts; no VMware document specifies it). The first line of a log
   names the build: `Log for VMware ESX pid=... version=8.0.3 build=build-...` (same excerpts);
-  ESXi's x.y.z version is x.y Update z (Broadcom KB 316595, "Build numbers and versions of VMware ESXi").
+  ESXi's x.y.z version is x.y Update z from 7.0 on (Broadcom KB 395110, "Unified VCF Versioning in
+  ESXi Release"); before 7.0 the third number is 0 and the release is what is stated.
 
 Lines the reader does not know are ignored, never guessed at. Everything is bounded: a file's size,
 a line's length, the blocks a file may hold, the vCPU numbers a line may name.

@@ -134,7 +134,7 @@ def test_raw_vmware_log_lines_carry_a_prefix_that_is_removed(prefix: str) -> Non
     assert len(vms) == 1
     vm = vms[0]
     assert (vm.vnodes, vm.clients, vm.esxi, vm.build) == ((6, 6), (6, 6), "8.0.3", "build-24022510")
-    # x.y.z is x.y Update z (Broadcom KB 316595)
+    # x.y.z is x.y Update z from 7.0 on (Broadcom KB 395110, the rule collect vcenter uses)
     assert compare(vm, LAB_2X20).version == "8.0 U3"
 
 
