@@ -37,6 +37,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "size": ("size", "Propose VM shapes that fit a host's NUMA nodes for a workload."),
     "collect": ("collect", "Read a running vCenter into spec files (pyVmomi: the 'vcenter' extra)."),
     "topology": ("topology", "Draw the virtual and physical NUMA layout of each VM."),
+    "diff": ("diff", "What changed between two estate snapshots (RVTools exports, collected spec folders)."),
     "verify": ("verify", "Compare the NUMA layout ESXi logged (vmware.log, sched-stats) with the prediction."),
     "hosts": ("hosts", "List the bundled host profiles."),
     "rules": ("rules", "List the rule catalog."),

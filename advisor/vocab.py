@@ -83,13 +83,15 @@ class Format(StrEnum):
     MARKDOWN = "markdown"
     HTML = "html"
     SVG = "svg"
+    TABLE = "table"  # one row per VM (a running estate's overview)
+    CSV = "csv"  # the same rows for a spreadsheet
 
 
 FORMATS: Final[tuple[str, ...]] = tuple(f.value for f in Format)
 # -o FILE without --format: the suffix picks the format.
 FORMAT_BY_SUFFIX: Final[dict[str, Format]] = {
     ".json": Format.JSON, ".sarif": Format.SARIF, ".xml": Format.JUNIT, ".md": Format.MARKDOWN, ".txt": Format.TEXT,
-    ".html": Format.HTML, ".htm": Format.HTML, ".svg": Format.SVG,
+    ".html": Format.HTML, ".htm": Format.HTML, ".svg": Format.SVG, ".csv": Format.CSV,
 }
 
 

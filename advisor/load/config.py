@@ -49,6 +49,7 @@ class Unset:
     exclude: tuple[str, ...] = ()
     respect_gitignore: bool | None = None
     exemptions: tuple[()] = ()
+    workloads: tuple[()] = ()
 
 
 UNSET = Unset()

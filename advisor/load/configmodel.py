@@ -9,6 +9,7 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from advisor.load.config import MAX_ITEMS
+from advisor.model.base import Workload
 from advisor.vocab import FailOnName, SeverityName
 
 FailOn = FailOnName
@@ -34,6 +35,18 @@ class ExemptionConfig(_Strict):
     until: _dt.date | None = Field(None, description="Expiry date.")
 
 
+class WorkloadRule(_Strict):
+    """Which VMs of a running estate (an RVTools export) run a workload: a VM takes the workload of
+    the first rule it matches; a VM no rule matches stays generic (nothing is guessed)."""
+
+    workload: Workload = Field(description="The spec's workload value, e.g. sql-server.")
+    vms: list[_Short] = _items("VM name globs.")
+    folders: list[_Short] = _items("VM folder globs (RVTools vInfo 'Folder').")
+    guest_os: list[_Short] = _items("Guest OS globs (RVTools 'OS according to the configuration file').")
+    attributes: dict[_Short, _Short] = Field(default_factory=dict, max_length=MAX_ITEMS,
+                                             description="Custom attribute name -> value glob.")
+
+
 class Config(_Strict):
     """Every key is optional; command-line flags override what is set here."""
 
@@ -51,3 +64,6 @@ class Config(_Strict):
         None, description="Folder walks skip what git ignores (.gitignore, .git/info/exclude); default true."
     )
     exemptions: list[ExemptionConfig] = Field(default_factory=list, max_length=MAX_ITEMS)
+    workloads: list[WorkloadRule] = Field(default_factory=list, max_length=MAX_ITEMS,
+                                          description="Workloads of a running estate's VMs, by name, folder, "
+                                          "guest OS or custom attribute.")

@@ -1,0 +1,94 @@
+"""Two snapshots of an estate side by side: VMs added, removed and reshaped, findings new, fixed and
+unchanged.
+
+A snapshot is an RVTools export (VMs keyed by VI SDK UUID and VM UUID, so a renamed VM is the same
+VM and two vCenters' equal names stay apart) or a folder of spec files such as `advisor collect
+vcenter` writes (VMs keyed by host and name: a spec carries no UUID). Two exports are matched by UUID;
+anything else by host and name, which the report says.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+SCHEMA = "advisor/diff/v1"
+SHAPE = ("host", "vcpus", "cores_per_socket", "memory")
+
+
+@dataclass
+class Snapshot:
+    label: str
+    by_uuid: bool
+    vms: dict[str, dict[str, Any]] = field(default_factory=dict)  # key -> shape (name, host, vcpus, ...)
+    findings: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)  # (vm key or host, rule) -> finding
+
+
+@dataclass
+class Diff:
+    old: str
+    new: str
+    matched_by: str
+    added: list[dict[str, Any]]
+    removed: list[dict[str, Any]]
+    reshaped: list[dict[str, Any]]
+    new_findings: list[dict[str, Any]]
+    fixed: list[dict[str, Any]]
+    unchanged: int
+    gone: int  # findings of removed VMs: not fixed, gone with their VM
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"schema": SCHEMA, "old": self.old, "new": self.new, "matched_by": self.matched_by,
+                "vms": {"added": self.added, "removed": self.removed, "reshaped": self.reshaped},
+                "findings": {"new": self.new_findings, "fixed": self.fixed, "unchanged": self.unchanged,
+                             "with_removed_vms": self.gone}}
+
+
+def _rekey(snapshot: Snapshot, by_uuid: bool) -> tuple[dict[str, dict[str, Any]], dict[tuple[str, str], Any]]:
+    if by_uuid:
+        return snapshot.vms, snapshot.findings
+    names = {key: f"{vm['host']}/{vm['name']}" for key, vm in snapshot.vms.items()}
+    return ({names[k]: vm for k, vm in snapshot.vms.items()},
+            {(names.get(k, k), rule): f for (k, rule), f in snapshot.findings.items()})
+
+
+def compare(old: Snapshot, new: Snapshot) -> Diff:
+    by_uuid = old.by_uuid and new.by_uuid
+    old_vms, old_findings = _rekey(old, by_uuid)
+    new_vms, new_findings = _rekey(new, by_uuid)
+    added = [new_vms[k] for k in sorted(new_vms.keys() - old_vms.keys())]
+    removed = [old_vms[k] for k in sorted(old_vms.keys() - new_vms.keys())]
+    reshaped = []
+    for key in sorted(old_vms.keys() & new_vms.keys()):
+        before, after = old_vms[key], new_vms[key]
+        changes = {f: [before.get(f), after.get(f)] for f in SHAPE if before.get(f) != after.get(f)}
+        if before["name"] != after["name"]:
+            changes["name"] = [before["name"], after["name"]]
+        if changes:
+            reshaped.append({"name": after["name"], "changes": changes})
+    gone_vms = old_vms.keys() - new_vms.keys()
+    vanished = sorted(old_findings.keys() - new_findings.keys())
+    return Diff(old.label, new.label, "VM UUID" if by_uuid else "host and VM name", added, removed, reshaped,
+                [new_findings[k] for k in sorted(new_findings.keys() - old_findings.keys())],
+                [old_findings[k] for k in vanished if k[0] not in gone_vms],
+                len(old_findings.keys() & new_findings.keys()),
+                sum(1 for k in vanished if k[0] in gone_vms))
+
+
+def text(diff: Diff) -> str:
+    from advisor.errors import printable
+
+    p = printable
+    lines = [f"{p(diff.old)} -> {p(diff.new)} (VMs matched by {diff.matched_by})"]
+    lines += [f"  + vm {p(vm['name'])} on {p(str(vm['host']))}: {vm['vcpus']} vCPUs, {vm['memory']}"
+              for vm in diff.added]
+    lines += [f"  - vm {p(vm['name'])} on {p(str(vm['host']))}" for vm in diff.removed]
+    for vm in diff.reshaped:
+        changes = ", ".join(f"{f} {p(str(a))} -> {p(str(b))}" for f, (a, b) in vm["changes"].items())
+        lines.append(f"  ~ vm {p(vm['name'])}: {changes}")
+    lines += [f"  new    {f['rule']}  {f['severity']}  {p(f['subject'])}: {p(f['message'])}" for f in diff.new_findings]
+    lines += [f"  fixed  {f['rule']}  {f['severity']}  {p(f['subject'])}: {p(f['message'])}" for f in diff.fixed]
+    lines.append(f"{len(diff.added)} added, {len(diff.removed)} removed, {len(diff.reshaped)} reshaped; "
+                 f"findings: {len(diff.new_findings)} new, {len(diff.fixed)} fixed, {diff.unchanged} unchanged"
+                 + (f", {diff.gone} with removed VMs" if diff.gone else ""))
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,180 @@
+"""Read the sheets advisor needs from an RVTools export: an .xlsx workbook or the CSV folder
+("Export all to csv" writes one `RVTools_tab<sheet>.csv` per sheet).
+
+One reader per format. The workbook is read with python-calamine (the `rvtools` extra): a Rust
+parser that evaluates no formula (a formula cell gives its cached value) and resolves no XML
+entity. The CSV files with the standard library's csv module. Both are bounded before anything is
+parsed: the file's size, the zip's member count and total uncompressed size and each member's
+compression ratio (a zip bomb is refused from its central directory, never inflated), rows per
+sheet and characters per cell. Nothing is extracted to disk.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import zipfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from advisor.errors import InputError
+from advisor.rvtools.detect import CSV_PREFIX
+
+SHEETS = ("vInfo", "vCPU", "vMemory", "vDisk", "vNetwork", "vHost", "vCluster", "vSource", "vMetaData")
+MAX_FILE = 128 * 1024 * 1024  # an export's .xlsx, or one CSV file
+MAX_MEMBERS = 1_000  # zip entries of an .xlsx (a 27-sheet export has about 60)
+MAX_UNCOMPRESSED = 1024 * 1024 * 1024  # all members together, as the zip's directory states them
+MAX_RATIO = 200  # uncompressed / compressed for one member; spreadsheet XML compresses ~10-20x
+MAX_ROWS = 300_000  # rows of one sheet (vDisk holds several per VM)
+MAX_CELL = 4_096  # characters kept of one cell
+
+
+@dataclass
+class Table:
+    """One sheet: its header names and data rows, and how to name a row in a message."""
+
+    sheet: str
+    source: str  # the file the sheet was read from
+    header: list[str]
+    rows: list[list[Any]]
+    first_row: int = 2  # the spreadsheet/CSV row number of rows[0] (the header is row 1)
+    index: dict[str, int] = field(default_factory=dict)
+    found: dict[tuple[str, ...], Any] = field(default_factory=dict)  # column() answers, asked per row
+
+    def __post_init__(self) -> None:
+        for i, name in enumerate(self.header):
+            self.index.setdefault(" ".join(str(name).split()).lower(), i)
+
+    def column(self, *names: str) -> int | None:
+        """The position of the first of `names` the sheet has (header variants across versions)."""
+        found = self.found.get(names, -2)
+        if found == -2:
+            found = self.found[names] = next((self.index[n.lower()] for n in names if n.lower() in self.index), None)
+        return found
+
+    def where(self, i: int) -> str:
+        return f"{self.sheet}:{self.first_row + i}"
+
+
+@dataclass
+class Export:
+    path: str
+    tables: dict[str, Table]
+    missing: list[str]  # sheets advisor reads that the export does not hold
+
+
+def read_export(path: str) -> Export:
+    p = Path(path)
+    if p.is_file() and p.suffix.lower() == ".csv":
+        p = p.parent
+    if p.is_dir():
+        return _read_csv_folder(p, path)
+    return _read_xlsx(p, path)
+
+
+def cell(value: Any) -> Any:
+    """A cell's value as read: text cut at MAX_CELL characters (cells are cut when read, not all
+    cells of a sheet when it loads: advisor reads a few columns of each)."""
+    if isinstance(value, str):
+        return value[:MAX_CELL].strip()
+    return value
+
+
+def _check_zip(path: Path, label: str) -> None:
+    try:
+        size = path.stat().st_size
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror}", file=label) from None
+    if size > MAX_FILE:
+        raise InputError(f"larger than {MAX_FILE >> 20} MiB", file=label)
+    try:
+        with zipfile.ZipFile(path) as archive:
+            members = archive.infolist()
+    except (zipfile.BadZipFile, OSError, ValueError):
+        raise InputError("not an .xlsx workbook (not a zip archive)", file=label) from None
+    if len(members) > MAX_MEMBERS:
+        raise InputError(f"holds {len(members):,} zip members, more than {MAX_MEMBERS:,}", file=label)
+    total = sum(m.file_size for m in members)
+    if total > MAX_UNCOMPRESSED:
+        raise InputError(f"would inflate to {total >> 20:,} MiB, more than {MAX_UNCOMPRESSED >> 20:,} MiB",
+                         file=label)
+    for m in members:
+        if m.file_size > 1 << 20 and m.file_size > MAX_RATIO * max(m.compress_size, 1):
+            raise InputError(f"member {m.filename[:80]!r} inflates {m.file_size // max(m.compress_size, 1):,}-fold "
+                             "(a zip bomb?)", file=label)
+
+
+def _read_xlsx(path: Path, label: str) -> Export:
+    _check_zip(path, label)
+    try:
+        from python_calamine import CalamineWorkbook
+    except ImportError:
+        raise InputError("reading an .xlsx export needs python-calamine: pip install python-calamine "
+                         "(the 'rvtools' extra), or give the folder of RVTools' 'Export all to csv'",
+                         file=label) from None
+    try:
+        workbook = CalamineWorkbook.from_path(str(path))
+    except Exception as exc:  # calamine raises its own error types for every broken part of a workbook
+        raise InputError(f"not a readable .xlsx workbook ({type(exc).__name__})", file=label) from None
+    tables: dict[str, Table] = {}
+    names = {str(n).lower(): str(n) for n in workbook.sheet_names}
+    missing = []
+    for sheet in SHEETS:
+        name = names.get(sheet.lower())
+        if name is None:
+            missing.append(sheet)
+            continue
+        try:
+            data = workbook.get_sheet_by_name(name)
+            if data.height > MAX_ROWS + 1:
+                raise InputError(f"sheet {sheet} has {data.height - 1:,} rows, more than {MAX_ROWS:,}", file=label)
+            rows = data.to_python(skip_empty_area=False)
+        except InputError:
+            raise
+        except Exception as exc:
+            raise InputError(f"sheet {sheet} cannot be read ({type(exc).__name__})", file=label) from None
+        if not rows:
+            missing.append(sheet)
+            continue
+        header = [str(cell(h) or "") for h in rows[0]]
+        tables[sheet] = Table(sheet, label, header, rows[1:])  # empty rows kept: row numbers stay the sheet's
+    workbook.close()
+    return Export(label, tables, missing)
+
+
+def _read_csv_folder(folder: Path, label: str) -> Export:
+    tables: dict[str, Table] = {}
+    missing = []
+    for sheet in SHEETS:
+        path = folder / f"{CSV_PREFIX}{sheet}.csv"
+        if not path.is_file():
+            missing.append(sheet)
+            continue
+        name = str(path)
+        try:
+            if path.stat().st_size > MAX_FILE:
+                raise InputError(f"larger than {MAX_FILE >> 20} MiB", file=name)
+            text = path.read_bytes().decode("utf-8-sig", errors="replace")
+        except OSError as exc:
+            raise InputError(f"cannot read: {exc.strerror}", file=name) from None
+        if "\x00" in text:
+            raise InputError("binary data, not an RVTools CSV file", file=name)
+        tables[sheet] = _csv_table(sheet, name, text)
+    return Export(label, tables, missing)
+
+
+def _csv_table(sheet: str, name: str, text: str) -> Table:
+    first = text.split("\n", 1)[0]
+    delimiter = max((",", ";", "\t"), key=first.count)  # RVTools writes the list separator of its locale
+    rows: list[list[Any]] = []
+    try:
+        for i, row in enumerate(csv.reader(io.StringIO(text), delimiter=delimiter)):
+            if i > MAX_ROWS:
+                raise InputError(f"more than {MAX_ROWS:,} rows", file=name, line=i + 1)
+            rows.append(row)
+    except csv.Error as exc:
+        raise InputError(f"not a CSV file the way RVTools writes one ({exc})", file=name) from None
+    if not rows:
+        raise InputError("empty (no header row)", file=name)
+    return Table(sheet, name, rows[0], rows[1:])
