@@ -18,6 +18,7 @@ def rows(run: Run) -> list[dict[str, Any]]:
     for f in run.findings:
         if f.suppressed is None and f.vm is not None:
             by_vm.setdefault((f.vm, f.file), []).append(f)
+    hosts = {(h.name, h.file): h for h in run.hosts}
     out = []
     for vm in run.vms:
         topo = vm.topology or {}
@@ -32,7 +33,7 @@ def rows(run: Run) -> list[dict[str, Any]]:
             shape.append(f"{rec.cores_per_socket} cores per socket")
         if rec.memory and memory and rec.memory != memory:
             shape.append(f"{rec.memory} MiB")
-        host_notes = [n for n in run.notes if vm.host and n.startswith(f"host {vm.host}:")]
+        host_result = hosts.get((vm.host or "", vm.file))
         out.append({
             "vm": vm.name, "host": vm.host or "", "vcpus": topo.get("vcpus", ""),
             "cores_per_socket": topo.get("cores_per_socket", ""), "memory_mib": memory or "",
@@ -40,6 +41,6 @@ def rows(run: Run) -> list[dict[str, Any]]:
             "verdict": worst.severity if worst else "ok",
             "top_finding": f"{worst.rule} {worst.message}" if worst else "",
             "recommended": ", ".join(shape),
-            "assumptions": "; ".join(n.split(": ", 1)[1] for n in host_notes),
+            "assumptions": "; ".join(host_result.capacity.get("assumptions", ())) if host_result else "",
         })
     return out

@@ -52,6 +52,10 @@ def evaluate(paths: list[str], catalog: Any, policy: Any, workloads: Sequence[An
                 continue
             evaluate_spec(loaded, evaluator)
     run = evaluator.finish()
+    assumed = {spec.label: spec.assumptions for estate in estates for spec in estate.specs}
+    for host in run.hosts:
+        if assumed.get(host.file):
+            host.capacity["assumptions"] = assumed[host.file]
     run.errors[:0] = problems
     for finding in run.findings:
         origin = origins.get(finding.file or "")

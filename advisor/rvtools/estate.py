@@ -35,6 +35,9 @@ _NICS = {"vmxnet3": "vmxnet3", "vmxnet2": "vmxnet", "vmxnet": "vmxnet", "e1000":
 # CPU families whose firmware can present more than one NUMA node per socket.
 _SPLITTABLE = re.compile(r"EPYC|Xeon\(R\)? (?:Platinum|Gold|Silver|Bronze)|Xeon .*(?:Platinum|Gold|Silver|Bronze)"
                          r"|Xeon.*E5-2\d{3} v[34]|Xeon.*E7-\d{4} v[34]|Xeon.* [4-9]\d{3}[A-Z+]*\b", re.IGNORECASE)
+ONE_NODE = "one NUMA node per socket assumed (nodes per socket are not in an RVTools export)"
+UNCERTAIN_NODES = ("node count uncertain: the CPU can present several NUMA nodes per socket (NPS, SNC or "
+                   "Cluster-on-Die); map the host to a profile where it does")
 NOT_IN_EXPORT = ("disk roles and controller buses, VM advanced keys (numa.*, preferHT, affinity), host NUMA "
                  "settings, vGPU profiles and guest settings are not in an RVTools export: the rules that need "
                  "them are not evaluated")
@@ -53,8 +56,9 @@ class Origin:
 class EstateSpec:
     label: str
     doc: dict[str, Any]
-    notes: list[str]
+    assumptions: list[str]  # what the host's spec rests on that the export does not state
     origin: Origin
+    notes: list[str] = field(default_factory=list)  # VMs left out or partly stated
 
 
 @dataclass
@@ -160,6 +164,7 @@ def build(export: Export, workloads: Sequence[Any] = ()) -> Estate:
             skipped["on hosts not in vHost"] += 1
             continue
         per_host.setdefault(host, []).append((i, row))
+    chosen_by: dict[tuple[str, int], int] = {}
     for what, count in skipped.items():
         if count:
             out.notes.append(f"{count} VM(s) {what} not checked (a spec holds the VMs that run on a host)")
@@ -180,8 +185,7 @@ def build(export: Export, workloads: Sequence[Any] = ()) -> Estate:
             chosen = _workload(workloads, info, row)
             if chosen:
                 vm["workload"] = chosen[0]
-                spec.notes.append(f"VM {vm['name']}: workload {chosen[0]} from the configuration's workloads "
-                                  f"rule {chosen[1] + 1}")
+                chosen_by[chosen] = chosen_by.get(chosen, 0) + 1
             if vm["name"] in seen:
                 vm["name"] = f"{vm['name']} [{info.where(i)}]"
             seen.add(vm["name"])
@@ -190,6 +194,14 @@ def build(export: Export, workloads: Sequence[Any] = ()) -> Estate:
             spec.doc["vms"].append(vm)
         if spec.doc["vms"]:
             out.specs.append(spec)
+    if chosen_by:
+        out.notes.append("workloads from the configuration: " + ", ".join(
+            f"{kind} {count} VM(s) (rule {index + 1})" for (kind, index), count in sorted(chosen_by.items())))
+    for assumption in (ONE_NODE, UNCERTAIN_NODES):
+        names = [s.doc["host"]["name"] for s in out.specs if assumption in s.assumptions]
+        if names:
+            shown = ", ".join(names[:8]) + (f" and {len(names) - 8} more" if len(names) > 8 else "")
+            out.notes.append(f"{assumption}: {len(names)} host(s): {shown}")
     if export.missing:
         out.notes.append(f"sheets not in the export: {', '.join(export.missing)}")
     out.notes.append(NOT_IN_EXPORT)
@@ -256,12 +268,11 @@ def _host(table: _Rows, row: list[Any], name: str) -> tuple[dict[str, Any], str 
         doc["cpu"] = model
     doc.update(sockets=int(sockets), cores_per_socket=int(cores), threads_per_core=2 if ht else 1,
                numa_nodes_per_socket=1, memory=format_mib(int(memory)))
-    notes = [f"host {name}: NUMA nodes per socket are not in an RVTools export; assumed 1 (one node per socket)"]
+    notes = [ONE_NODE]
     if model and _SPLITTABLE.search(model):
-        notes.append(f"host {name}: the node count is uncertain: a {model} can present several NUMA nodes per "
-                     "socket (NPS, SNC or Cluster-on-Die); map it to a host profile where it does")
+        notes.append(UNCERTAIN_NODES)
     if ht is None:
-        notes.append(f"host {name}: 'HT Active' not given; hyper-threading assumed off")
+        notes.append("'HT Active' not given: hyper-threading assumed off")
     speed = _number(table.get(row, "Speed"))
     if speed and 100 <= speed <= 10000:
         doc["core_mhz"] = int(speed)
@@ -277,7 +288,7 @@ def _host(table: _Rows, row: list[Any], name: str) -> tuple[dict[str, Any], str 
     if policy in _POWER:
         doc["power_policy"] = _POWER[policy]
     elif policy:
-        notes.append(f"host {name}: power policy '{policy}' is not one advisor knows; not stated")
+        notes.append(f"power policy '{policy[:40]}' is not one advisor knows: not stated")
     return doc, None, notes
 
 

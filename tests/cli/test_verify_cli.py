@@ -7,8 +7,6 @@ import re
 from html.parser import HTMLParser
 from pathlib import Path
 
-import pytest
-
 from tests.conftest import REPO
 
 EX = REPO / "examples" / "verify"
@@ -111,19 +109,3 @@ def test_names_from_a_log_reach_no_output_raw(cli, tmp_path: Path) -> None:
     assert any("<script>" in c for c in parser.cells)  # shown as text, not markup
     doc = json.loads(cli("verify", log, "--host", EX / "lab-2x20.yaml", "--format", "json").out)
     assert doc["verdicts"][0]["name"].startswith("vm\x1b")  # JSON keeps the value, escaped by the encoder
-
-
-@pytest.mark.parametrize("args", [WIDE, ONELINER])
-def test_the_readme_and_docs_show_what_the_tool_prints(cli, args, monkeypatch) -> None:
-    monkeypatch.chdir(REPO)
-    shown = [str(Path(a).relative_to(REPO)) if isinstance(a, Path) else a for a in args]
-    out = cli(*shown).out
-    command = "$ advisor " + " ".join(shown)
-    for doc in (REPO / "README.md", REPO / "docs" / "verify.md"):
-        text = doc.read_text(encoding="utf-8")
-        if command in text:
-            block = text.split(command + "\n", 1)[1].split("```", 1)[0]
-            assert block == out, doc
-            break
-    else:
-        pytest.fail(f"neither README.md nor docs/verify.md shows `{command}`")

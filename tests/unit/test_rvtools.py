@@ -81,10 +81,10 @@ def test_hosts_vms_and_what_the_export_cannot_say(xlsx: Path) -> None:
     db03 = by_host["esx03"].doc["vms"][0]
     assert (db03["cores_per_socket"], db03["cpu_hot_add"], db03["memory_reservation"]) == (4, True, "full")
     assert by_host["esx02"].doc["vms"][0]["latency_sensitivity"] == "high"
-    notes = " ".join(estate.notes + [n for s in estate.specs for n in s.notes])
-    assert "assumed 1 (one node per socket)" in notes
-    assert "node count is uncertain" in " ".join(by_host["esx02"].notes)  # EPYC: NPS can split a socket
-    assert "node count is uncertain" not in " ".join(by_host["esx01"].notes)
+    notes = " ".join(estate.notes)
+    assert "one NUMA node per socket assumed" in notes and "3 host(s)" in notes
+    assert "node count uncertain" in " ".join(by_host["esx02"].assumptions)  # EPYC: NPS can split a socket
+    assert "node count uncertain" not in " ".join(by_host["esx01"].assumptions)
     assert "1 VM(s) powered off" in notes and "1 VM(s) templates" in notes
     assert "not in an RVTools export" in notes
 
@@ -272,7 +272,7 @@ def test_one_row_per_vm_as_table_and_csv(cli, xlsx: Path) -> None:
     assert [r["vm"] for r in rows] == ["sql01", "web01", "app02", "db03"]
     sql = rows[0]
     assert (sql["host"], sql["vcpus"], sql["verdict"]) == ("esx01", "24", "warning")
-    assert "assumed 1" in sql["assumptions"]
+    assert "one NUMA node per socket assumed" in sql["assumptions"]
 
 
 def test_csv_cells_never_become_spreadsheet_formulas(cli, tmp_path: Path) -> None:
@@ -298,8 +298,7 @@ def test_workloads_come_from_the_configuration_never_guessed(cli, tmp_path: Path
         "  - {workload: java, attributes: {Owner: 'Owner-*'}, guest_os: ['*']}\n")
     after = json.loads(cli("check", "export.xlsx", "--format", "json").out)
     notes = [n for n in after["notes"] if "workload" in n]
-    assert "VM sql01: workload sql-server from the configuration's workloads rule 1" in notes
-    assert any(n.startswith("VM web01: workload java") for n in notes)
+    assert notes == ["workloads from the configuration: java 3 VM(s) (rule 2), sql-server 1 VM(s) (rule 1)"]
     assert {f["rule"] for f in after["findings"]} - {f["rule"] for f in before["findings"]}, "workload rules ran"
     (tmp_path / ".advisor.yaml").write_text("workloads:\n  - {workload: not-a-workload, vms: ['*']}\n")
     bad = cli("check", "export.xlsx")
