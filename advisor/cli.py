@@ -81,7 +81,7 @@ def group(ctx: click.Context, debug: bool) -> None:
 def main() -> None:
     """Entry point: input errors exit 2 with one line; an internal error never dumps a
     traceback unless --debug (or ADVISOR_DEBUG=1) asks for it."""
-    from advisor.errors import InputError, printable
+    from advisor.errors import InputError, printable, problems
 
     # The interpreter's exit collects garbage several times over every object still alive (the
     # modules, the rules, the run): about a sixth of a small check's CPU. Frozen when the exit
@@ -105,7 +105,8 @@ def main() -> None:
         click.echo("Aborted!", err=True)
         sys.exit(1)
     except InputError as exc:
-        click.echo(f"advisor: {printable(str(exc))}", err=True)
+        for problem in problems(exc):
+            click.echo(f"advisor: {printable(str(problem))}", err=True)
         sys.exit(2)
     except KeyboardInterrupt:
         click.echo("advisor: interrupted", err=True)

@@ -45,6 +45,32 @@ class InputError(Exception):
         return f"{where}:{field} {self.message}"
 
 
+class InputErrors(InputError):
+    """Every problem one pass over an input found (all of a spec's validation errors), so a user
+    fixes them in one go instead of one per run. It is an InputError standing for the first of
+    them, so code that reports one problem still can; code that reports all reads `problems`."""
+
+    def __init__(self, errors: list[InputError]) -> None:
+        first = errors[0]
+        super().__init__(first.message, file=first.file, line=first.line, field=first.field, context=first.context)
+        self.errors = list(errors)
+
+    def located(self, file: str | None = None, line: int | None = None) -> InputError:
+        for error in self.errors:
+            error.located(file, line)
+        return super().located(file, line)
+
+
+def one_or_all(errors: list[InputError]) -> InputError:
+    """The exception to raise for `errors` (at least one): the error itself, or all of them."""
+    return errors[0] if len(errors) == 1 else InputErrors(errors)
+
+
+def problems(exc: InputError) -> list[InputError]:
+    """Each problem an InputError stands for, in the order they are reported."""
+    return exc.errors if isinstance(exc, InputErrors) else [exc]
+
+
 class UsageError(Exception):
     """The command line itself is wrong (exit 2, like click's own usage errors)."""
 

@@ -22,7 +22,7 @@ def command(files: tuple[str, ...], only: tuple[str, ...], fmt: str, compare: bo
     the NUMA clients ESXi schedules, and which physical node each lands on, beside the other
     VMs of the same spec.
     """
-    from advisor.errors import InputError
+    from advisor.errors import InputError, printable, problems
     from advisor.facts.facts import placement_facts
     from advisor.load.specfile import load_spec
     from advisor.numa.topology import predict
@@ -35,7 +35,8 @@ def command(files: tuple[str, ...], only: tuple[str, ...], fmt: str, compare: bo
         try:
             loaded = load_spec(file)
         except InputError as exc:
-            click.echo(f"advisor: {exc}", err=True)
+            for problem in problems(exc):
+                click.echo(f"advisor: {printable(str(problem))}", err=True)
             failed = True
             continue
         host, version = loaded.host, loaded.version

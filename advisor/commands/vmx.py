@@ -31,10 +31,9 @@ def command(file: str, only: tuple[str, ...], form: str, full: bool, config_file
     s = settings([file], (), (), None, (), (), config_file, rule_dirs, True, False)
     run = check_files([file], s.catalog, s.policy, s.profiles)
     if run.errors:
-        from advisor.errors import InputError
+        from advisor.errors import InputError, one_or_all
 
-        e = run.errors[0]
-        raise InputError(e.message, file=e.file, line=e.line, field=e.field)
+        raise one_or_all([InputError(e.message, file=e.file, line=e.line, field=e.field) for e in run.errors])
     chosen = [v for v in run.vms if not only or v.name in only]
     if only and not chosen:
         raise click.UsageError(f"no VM named {', '.join(only)} in {file}")

@@ -22,7 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from advisor.engine.conditions import check_user_condition, compile_condition, referenced_facts
 from advisor.engine.references import FOLLOWABLE, help_uri, seed_copy, seed_document
-from advisor.errors import InputError
+from advisor.errors import InputError, one_or_all
 from advisor.facts.facts import FACTS
 from advisor.load.validation import to_input_errors
 from advisor.load.yamlfile import line_of, load
@@ -314,7 +314,7 @@ def rules_from_root(root: Any, file: str, builtin: bool, validate: bool = True,
         try:
             parsed = RuleFile.model_validate(root) if validate else _trusted(root)
         except ValidationError as exc:
-            raise to_input_errors(exc, RuleFile, root, file)[0] from None
+            raise one_or_all(to_input_errors(exc, RuleFile, root, file)) from None
     rules = []
     for index, d in enumerate(parsed.rules):
         line = line_of(root, ("rules", index))

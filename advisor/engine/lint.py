@@ -87,6 +87,10 @@ def template_subject(t: Any, workload: str | None = None) -> Subject:
                          field=t.spelling.get(key.lower(), first.field)) from None
     vm._unknown = frozenset(unknown)
     vm._nic_slots = slots
+    for rule, reason, line in t.suppressions:
+        if not reason:  # the README's promise: every suppression says why; one that does not is refused
+            raise InputError(f"a suppression needs a reason: write 'advisor: ignore {rule} -- why it does not "
+                             "apply'", file=t.file, line=line or t.line)
     exemptions = [
         Exemption(rule.upper(), reason, "inline", None, t.file, line) for rule, reason, line in t.suppressions
     ]

@@ -73,7 +73,7 @@ def check_files(files: Iterable[str], catalog: Catalog, policy: Policy, profiles
                 given: dict[str, bytes] | None = None) -> Run:
     """Load and evaluate spec files; a bad file is an input error and the others still run.
     `given`: the bytes of inputs already read (standard input), by the name they are reported under."""
-    from advisor.errors import InputError
+    from advisor.errors import InputError, problems
     from advisor.load.specfile import load_spec, parse_spec
     from advisor.report.findings import InputProblem
 
@@ -82,7 +82,7 @@ def check_files(files: Iterable[str], catalog: Catalog, policy: Policy, profiles
         try:
             loaded = parse_spec(given[file], file, profiles) if given and file in given else load_spec(file, profiles)
         except InputError as exc:
-            evaluator.run.errors.append(InputProblem(exc.file or file, exc.line, exc.field, exc.message))
+            evaluator.run.errors.extend(InputProblem(e.file or file, e.line, e.field, e.message) for e in problems(exc))
             evaluator.run.files.append(file)
             continue
         evaluate_spec(loaded, evaluator, release=True)

@@ -18,7 +18,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from advisor.errors import InputError
+from advisor.errors import InputError, one_or_all
 
 if TYPE_CHECKING:
     from advisor.load.configmodel import Config
@@ -90,7 +90,7 @@ def _from_yaml(path: Path) -> LoadedConfig:
     try:
         config = Config.model_validate(root)
     except ValidationError as exc:
-        raise to_input_errors(exc, Config, root, str(path))[0] from None
+        raise one_or_all(to_input_errors(exc, Config, root, str(path))) from None
     lines = getattr(root.get("exemptions"), "lines", ())
     return LoadedConfig(config, str(path), tuple(lines[i] if i < len(lines) else None
                                                  for i in range(len(config.exemptions))))
@@ -151,8 +151,7 @@ def _from_pyproject(path: Path) -> LoadedConfig | None:
     try:
         return LoadedConfig(config=Config.model_validate(section), file=str(path))
     except ValidationError as exc:
-        error = to_input_errors(exc, Config, section, str(path), ("tool", "advisor"))[0]
-        raise error from None
+        raise one_or_all(to_input_errors(exc, Config, section, str(path), ("tool", "advisor"))) from None
 
 
 def discover(start: Path, cache: dict[Path, LoadedConfig] | None = None) -> LoadedConfig:

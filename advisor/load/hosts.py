@@ -9,7 +9,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from advisor.errors import InputError
+from advisor.errors import InputError, one_or_all
 from advisor.load.validation import close_matches, path_text, to_input_errors
 from advisor.load.yamlfile import LocDict, line_of, load
 from advisor.model.spec import Host
@@ -87,7 +87,7 @@ def host_from_data(data: Any, file: str, prefix: tuple[Any, ...] = (), root: Any
         return Host.model_validate(data)
     except ValidationError as exc:
         errors = to_input_errors(exc, Host, root if root is not None else data, file, prefix)
-        raise errors[0] from None
+        raise one_or_all(errors) from None
 
 
 def load_host_file(path: Path) -> Host:

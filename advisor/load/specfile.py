@@ -8,7 +8,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from advisor.collector import gc_paused
-from advisor.errors import InputError
+from advisor.errors import InputError, one_or_all
 from advisor.load.hosts import BUNDLED, HostProfiles, inline_or_named
 from advisor.load.validation import to_input_errors
 from advisor.load.yamlfile import LocDict, LocList, line_of, loads, read_bytes
@@ -98,7 +98,7 @@ def spec_from_root(root: Any, file: str, lenient_shape: bool = False, profiles: 
             VM.model_rebuild()  # once: then it returns at once
             spec = Spec.model_validate(root, context={"lenient_shape": lenient_shape})
     except ValidationError as exc:
-        raise to_input_errors(exc, Spec, root, file)[0] from None
+        raise one_or_all(to_input_errors(exc, Spec, root, file)) from None
     host = inline_or_named(spec.host, file, root, profiles)
     version = spec.vsphere or host.esxi
     cluster = distinct_hosts(_cluster_member(entry, index, file, root, profiles)

@@ -72,6 +72,8 @@ def to_input_errors(
         return [InputError(f"not {_KIND.get(model.__name__, 'an advisor document')}: none of its keys is one advisor "
                            f"reads (expected {', '.join(list(model.model_fields)[:6])}, ...); its content is not shown",
                            file=file, line=getattr(node, "line", None))]
+    meant_for: dict[tuple[Any, ...], int] = {}  # a field an unknown key was taken for -> that error
+    missing: list[tuple[tuple[Any, ...], int]] = []
     for err in exc.errors(include_url=False):
         loc = tuple(p for p in err["loc"] if not (isinstance(p, str) and p.startswith(("function-", "lax-", "json-"))))
         # Union members show up as extra path parts ('str', 'Host', 'int', 'literal[...]').
@@ -95,8 +97,10 @@ def to_input_errors(
         if err["type"] == "extra_forbidden":
             owner = _model_at(model, loc)
             known = list(owner.model_fields) if owner else []
-            close = close_matches(str(loc[-1]), known, n=1)
+            close = meant(str(loc[-1]), owner) if owner else []
             message = f"unknown key '{clip(str(loc[-1]))}'" + (f"; did you mean '{close[0]}'?" if close else "")
+            if close:
+                meant_for[prefix + loc[:-1] + (close[0],)] = len(errors)
             if not close and known:
                 message += f" (allowed: {', '.join(known)})"
         elif err["type"] == "string_unicode":  # a byte the file's encoding could not decode
@@ -107,6 +111,7 @@ def to_input_errors(
                        "another, e.g. .encoding = \"windows-1252\")")
         elif err["type"] == "missing":
             message = "required field is missing"
+            missing.append((prefix + loc, len(errors)))
         elif err["type"] == "literal_error":
             message = f"'{clip(str(err.get('input')))}' is not allowed; " + message.replace("Input should be", "use")
         full = prefix + loc
@@ -114,10 +119,30 @@ def to_input_errors(
             InputError(clip(message, MAX_MESSAGE), file=file, line=line_of(root, full),
                        field=clip(path_text(full)) or None)
         )
+    # A required field that an unknown key was taken for ('cores' for cores_per_socket) is one
+    # mistake: said once, on the unknown key's line.
+    merged = set()
+    for full, index in missing:
+        if full in meant_for:
+            merged.add(index)
+            errors[meant_for[full]].message += " (it is required)"
+    errors = [e for i, e in enumerate(errors) if i not in merged]
     # One line per problem, in file order: a user fixes them top to bottom.
     # An unknown key usually explains a "missing" one (a typo), so it comes first.
     errors.sort(key=lambda e: (not e.message.startswith("unknown key"), e.line or 0, e.field or ""))
     return errors
+
+
+def meant(word: str, model: type[BaseModel]) -> list[str]:
+    """The field an unknown key most likely stands for: by meaning first (the model's
+    `also_called` words: host `cores` is `cores_per_socket`), then by spelling."""
+    words: dict[str, str] = getattr(model, "also_called", {})
+    key = word.strip().lower().replace("-", "_").replace(" ", "_")
+    if key in model.model_fields and key != word:
+        return [key]  # written in another case or with dashes
+    if key in words:
+        return [words[key]]
+    return close_matches(word, model.model_fields, n=1)
 
 
 def close_matches(word: str, possibilities: Iterable[str], n: int = 3, cutoff: float = 0.6) -> list[str]:

@@ -9,7 +9,7 @@ keys: neither needs to import the other's module at run time.
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PlainSerializer, WithJsonSchema
 
@@ -93,12 +93,20 @@ class Strict(BaseModel):
     # of for every class at import (start-up time is part of a CI linter's cost).
     model_config = ConfigDict(extra="forbid", frozen=False, populate_by_name=True, defer_build=True)
 
+    # Other words people use for a field (an unknown key among them is answered "did you mean
+    # <field>?", which spelling alone cannot find: host `cores` is `cores_per_socket`, not
+    # `core_mhz`). Lower-case word -> field name; only read when a key is unknown.
+    also_called: ClassVar[dict[str, str]] = {}
 
 
 # --- devices --------------------------------------------------------------------------------
 
 
 class Disk(Strict):
+    also_called: ClassVar[dict[str, str]] = {
+        "capacity": "size", "size_gb": "size", "type": "controller", "adapter": "controller", "bus_number": "bus",
+        "unit": "bus", "usage": "role", "purpose": "role", "queue": "queue_depth", "qd": "queue_depth",
+    }
     size: SizeMiB | None = None
     controller: Controller = Field(description="Virtual controller type the disk hangs on.")
     bus: int = Field(0, ge=0, le=3, description="Index of that controller (scsi0..scsi3, nvme0..nvme3).")
@@ -108,5 +116,7 @@ class Disk(Strict):
 
 
 class Nic(Strict):
+    also_called: ClassVar[dict[str, str]] = {"type": "adapter", "virtualdev": "adapter", "device": "adapter",
+                                             "interrupt_coalescing": "coalescing"}
     adapter: Adapter
     coalescing: Literal["rbc", "static", "disabled", "calibrate"] | None = None

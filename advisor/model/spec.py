@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import math
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import (
     Discriminator,
@@ -34,13 +34,24 @@ from advisor.model.base import (
     Workload,
 )
 from advisor.model.base import Nic as Nic
-from advisor.vmx.mapping import ADVANCED_CACHE, ADVANCED_INDEX, advanced_value, reconcile_advanced
+from advisor.vmx.mapping import ADVANCED_CACHE, ADVANCED_INDEX, SCALAR_KEYS, advanced_value, reconcile_advanced
 
 # --- host -----------------------------------------------------------------------------------
 
 
 class Host(Strict):
     """An ESXi host: its CPU packages, NUMA layout, memory and power settings."""
+
+    also_called: ClassVar[dict[str, str]] = {
+        "cores": "cores_per_socket", "cores_per_cpu": "cores_per_socket", "cpu_cores": "cores_per_socket",
+        "cpus": "sockets", "cpu_sockets": "sockets", "packages": "sockets", "socket": "sockets",
+        "threads": "threads_per_core", "hyperthreading": "threads_per_core", "ht": "threads_per_core",
+        "smt": "threads_per_core", "numa_nodes": "numa_nodes_per_socket", "nodes": "numa_nodes_per_socket",
+        "nps": "numa_nodes_per_socket", "snc": "numa_nodes_per_socket", "ram": "memory", "mem": "memory",
+        "memory_gb": "memory", "version": "esxi", "esx": "esxi", "esxi_version": "esxi", "vsphere": "esxi",
+        "mhz": "core_mhz", "clock": "core_mhz", "frequency": "core_mhz", "cpu_model": "cpu", "model": "cpu",
+        "power": "power_policy", "cpu_policy": "power_policy", "gpu": "gpus", "edition": "license",
+    }
 
     name: str = Field(min_length=1, max_length=120)
     description: str | None = None
@@ -158,6 +169,9 @@ class Containers(Strict):
 
 
 class Suppression(Strict):
+    also_called: ClassVar[dict[str, str]] = {"id": "rule", "rules": "rule", "why": "reason", "comment": "reason",
+                                             "expires": "until", "expiry": "until"}
+
     rule: str = Field(min_length=1, description="Rule id (e.g. NUMA001) or prefix (NUMA).")
     reason: str = Field(min_length=3, description="Why the finding does not apply; required.")
     until: _dt.date | None = Field(None, description="Expiry date; afterwards the finding returns.")
@@ -168,6 +182,22 @@ class Suppression(Strict):
 
 class VM(Strict):
     """A proposed VM (or `count` identical ones)."""
+
+    also_called: ClassVar[dict[str, str]] = {
+        "cpus": "vcpus", "cpu": "vcpus", "vcpu": "vcpus", "num_cpus": "vcpus", "ram": "memory", "mem": "memory",
+        "memory_gb": "memory", "memory_mb": "memory", "hw": "hardware_version", "hw_version": "hardware_version",
+        "hardware": "hardware_version", "vm_version": "hardware_version", "compatibility": "hardware_version",
+        "os": "guest_os", "guest_id": "guest_os", "guestid": "guest_os", "operating_system": "guest_os",
+        "disk": "disks", "storage": "disks", "volumes": "disks", "nic": "nics", "network": "nics",
+        "networks": "nics", "network_adapters": "nics", "adapters": "nics", "hot_add": "cpu_hot_add",
+        "cpu_hotadd": "cpu_hot_add", "vcpu_hotadd": "cpu_hot_add", "mem_hotadd": "memory_hot_add",
+        "memory_hotadd": "memory_hot_add", "ft": "fault_tolerance", "vmx": "advanced", "settings": "advanced",
+        "extra_config": "advanced", "extraconfig": "advanced", "suppress": "ignore", "suppressions": "ignore",
+        "exemptions": "ignore", "latency": "latency_sensitivity", "affinity": "cpu_affinity",
+        "instances": "count", "replicas": "count", "quantity": "count",
+        # The .vmx keys a spec states as fields (advisor.vmx.mapping.SCALAR_KEYS), written at the top.
+        **{key: field for key, (field, _) in SCALAR_KEYS.items()},
+    }
 
     name: str = Field(min_length=1, max_length=200)
     count: int = Field(1, ge=1, le=100_000, description="Number of identical VMs on the host.")
@@ -310,6 +340,11 @@ def _cluster_entry(value: Any) -> str:
 
 class Spec(Strict):
     """A spec file: one host and the VMs proposed for it."""
+
+    also_called: ClassVar[dict[str, str]] = {
+        "hosts": "host", "esxi_host": "host", "vm": "vms", "virtual_machines": "vms", "machines": "vms",
+        "version": "vsphere", "esxi": "vsphere", "vsphere_version": "vsphere", "cluster_hosts": "cluster",
+    }
 
     vsphere: VersionField | None = Field(None, description="vSphere version; default: the host's ESXi.")
     host: HostRef = Field(description="A profile name from hosts/, a path to a host file, or a host inline.")

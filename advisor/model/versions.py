@@ -23,23 +23,49 @@ class Version:
 
     @classmethod
     def parse(cls, text: object) -> Version:
+        """A version as written in a spec, host profile, rule or --vsphere; one that is not a
+        release advisor knows (rules/limits/vsphere.yaml `releases:`) is a ValueError."""
         if isinstance(text, (int, float)) and not isinstance(text, bool):
             text = str(text)
         if not isinstance(text, str):
             raise ValueError("a version is written like \"6.7\" or \"8.0 U2\"")
-        match = _VERSION.match(text)
-        if not match:
-            raise ValueError(f"'{text}' is not a vSphere version (e.g. \"6.7\", \"7.0 U3\", \"8.0\")")
-        major, minor, _patch, update = (int(g) if g else 0 for g in match.groups()[:4])
-        if not 3 <= major <= 9:
-            raise ValueError(f"vSphere {text} is outside the versions advisor knows (3.5 to 9.0)")
-        return cls(major, minor, update)
+        return _parsed(text)
 
     def __str__(self) -> str:
         return f"{self.major}.{self.minor}" + (f" U{self.update}" if self.update else "")
 
     def at_least(self, other: str) -> bool:
         return self >= Version.parse(other)
+
+
+@lru_cache(maxsize=256)
+def _parsed(text: str) -> Version:
+    match = _VERSION.match(text)
+    if not match:
+        raise ValueError(f"'{text}' is not a vSphere version (e.g. \"6.7\", \"7.0 U3\", \"8.0\")")
+    major, minor, patch, update = (int(g) if g else 0 for g in match.groups()[:4])
+    if major >= 7 and patch:
+        # From 7.0 the third number is the update: ESXi 8.0.2 is 8.0 Update 2 (Broadcom KB
+        # 395110, "Unified VCF Versioning in ESXi Release"); before 7.0 it is a patch release.
+        if update and update != patch:
+            raise ValueError(f"'{text}' names two updates ({major}.{minor}.{patch} is {major}.{minor} U{patch})")
+        update = patch
+    version = Version(major, minor, update)
+    releases = known_releases()
+    last = releases.get(f"{major}.{minor}", -1)
+    if last == -1 or (last is not None and update > last):
+        raise ValueError(f"vSphere {text} is not a release advisor knows; known: {releases_text()}")
+    return version
+
+
+def known_releases() -> dict[str, int | None]:
+    """Each release ("8.0") advisor knows and its last update (None: not settled, any)."""
+    return dict(_doc()["releases"])
+
+
+def releases_text() -> str:
+    """The known releases as one line: "..., 7.0 (U1-U3), 8.0 (U1-U3), 9.0"."""
+    return ", ".join(name + (f" (U1-U{last})" if last else "") for name, last in known_releases().items())
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,8 +12,9 @@ Inline suppressions are full-line comments, the only comments a .vmx has:
     # advisor: ignore NET001, STO001 -- vendor appliance
 
 The comment syntax is the one every reader shares (advisor.readers.suppress.parse_suppression).
-A suppression must say why: one without a reason is not applied and becomes a note instead, so
-a bare "ignore" cannot silently hide a finding.
+A suppression must say why: one without a reason is refused (an input error at its line, from
+advisor.engine.lint.template_subject, as in every template format), so a bare "ignore" cannot
+silently hide a finding.
 """
 
 from __future__ import annotations
@@ -231,7 +232,7 @@ def _capped(notes: list[str], rest: str) -> list[str]:
 
 
 def _suppressions(vm: TemplateVM, data: bytes, encoding: str) -> None:
-    """Collect `# advisor: ignore RULE -- reason` comment lines; reasonless ones become notes.
+    """Collect `# advisor: ignore RULE -- reason` comment lines.
 
     Lines are split exactly as advisor.vmx.document splits them (on LF only), so the line numbers agree
     with the settings' lines.
@@ -249,11 +250,6 @@ def _suppressions(vm: TemplateVM, data: bytes, encoding: str) -> None:
         found = parse_suppression(text[1:])
         if not found:
             vm.notes.append(f"line {number}: `advisor: ignore` names no rule id; nothing is suppressed")
-        for rule, reason in found:
-            if reason:
-                vm.suppressions.append((rule, reason, number))
-            else:
-                vm.notes.append(
-                    f"line {number}: the suppression of {rule} gives no reason and is not applied "
-                    f"(write `# advisor: ignore {rule} -- why it does not apply`)"
-                )
+        # A reasonless one too: the engine refuses it (advisor.engine.lint.template_subject), as
+        # for every template format.
+        vm.suppressions.extend((rule, reason, number) for rule, reason in found)

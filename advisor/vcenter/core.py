@@ -16,7 +16,7 @@ def check_texts(texts: list[tuple[str, str]], notes: list[str], catalog: Any, po
     """Evaluate spec texts (label, YAML) as `advisor check` evaluates files; returns the Run."""
     from advisor.engine.engine import Evaluator
     from advisor.engine.specs import evaluate_spec
-    from advisor.errors import InputError
+    from advisor.errors import InputError, problems
     from advisor.load.specfile import parse_spec
     from advisor.report.findings import InputProblem
 
@@ -25,7 +25,8 @@ def check_texts(texts: list[tuple[str, str]], notes: list[str], catalog: Any, po
         try:
             loaded = parse_spec(text, label)
         except InputError as exc:
-            evaluator.run.errors.append(InputProblem(exc.file or label, exc.line, exc.field, exc.message))
+            evaluator.run.errors.extend(InputProblem(e.file or label, e.line, e.field, e.message)
+                                        for e in problems(exc))
             continue
         evaluate_spec(loaded, evaluator)
     evaluator.run.notes.extend(notes)
