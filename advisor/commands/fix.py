@@ -7,6 +7,7 @@ import sys
 
 import click
 
+from advisor.commands.outputs import check_output, deliver
 from advisor.model.base import WORKLOADS
 
 
@@ -20,7 +21,9 @@ from advisor.model.base import WORKLOADS
 @click.option("--ignore", "ignore_", multiple=True, help="No fixes from these rule ids or prefixes.")
 @click.option("--config", "config_file", type=click.Path(dir_okay=False), help="Configuration file.")
 @click.option("--rules", "rule_dirs", multiple=True, type=click.Path(file_okay=False), help="Extra rule folder.")
-def command(file, host_ref, vsphere, workload, write, select, ignore_, config_file, rule_dirs) -> None:
+@click.option("--output", "-o", "output", metavar="FILE", type=click.Path(dir_okay=False),
+              help="Write the diff to FILE (atomically) instead of standard output.")
+def command(file, host_ref, vsphere, workload, write, select, ignore_, config_file, rule_dirs, output) -> None:
     """Apply advisor's .vmx fixes to FILE.vmx.
 
     Only the keys a finding's fix writes change (fixes of warnings and errors that hold for
@@ -46,6 +49,9 @@ def command(file, host_ref, vsphere, workload, write, select, ignore_, config_fi
     from advisor.vmx.recommendation import changes as recommended_changes
 
     path = Path(file)
+    if write and output:
+        raise click.UsageError("--write replaces FILE; --output writes the diff: give one of the two")
+    check_output(output, [file, *([config_file] if config_file else [])])
     if path.suffix.lower() not in (".vmx", ".vmtx"):
         raise InputError("advisor fix edits .vmx files only", file=file)
     with locked(path) if write else contextlib.nullcontext():
@@ -81,7 +87,7 @@ def command(file, host_ref, vsphere, workload, write, select, ignore_, config_fi
             click.echo(f"advisor: {file}: nothing to change", err=True)
             sys.exit(0)
         if not write:
-            click.echo(unified_diff(path, before, after, doc.charset or "utf-8"), nl=False)
+            deliver(unified_diff(path, before, after, doc.charset or "utf-8"), output)
             for change in changes:
                 click.echo(f"# {reasons.get(change.key.lower(), '?')}: {change.key} "
                            f"{change.old!r} -> {change.new!r}", err=True)

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import json
-import sys
 
 import click
 
+from advisor.commands.outputs import check_output, console_text, deliver, output_option, text_console
 from advisor.model.base import WORKLOADS
 from advisor.vocab import SEVERITIES
 
@@ -20,34 +20,37 @@ from advisor.vocab import SEVERITIES
 )
 @click.option("--facts", is_flag=True, help="List the facts rule conditions can use instead.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "markdown"]), default="text", show_default=True)
-def command(area, severity, workload, rule_dirs, facts, fmt) -> None:
+@output_option
+def command(area, severity, workload, rule_dirs, facts, fmt, output) -> None:
     """List the rule catalog: id, severity, scope and what each rule finds."""
     from advisor.engine.catalog import load_catalog
 
+    check_output(output)
     catalog = load_catalog(list(rule_dirs))
     if facts:
         from advisor.facts.facts import FACTS
 
         if fmt == "json":
-            click.echo(json.dumps([{"name": f.name, "type": f.type, "doc": f.doc} for f in FACTS.values()], indent=2))
+            deliver(json.dumps([{"name": f.name, "type": f.type, "doc": f.doc} for f in FACTS.values()], indent=2),
+                    output)
         else:
-            for f in sorted(FACTS.values(), key=lambda f: f.name):
-                click.echo(f"{f.name:<34} {f.type:<13} {f.doc}")
+            ordered = sorted(FACTS.values(), key=lambda f: f.name)
+            deliver("".join(f"{f.name:<34} {f.type:<13} {f.doc}\n" for f in ordered), output)
         return
     if fmt == "markdown":
         from advisor.engine.ruledocs import catalog_markdown
 
-        click.echo(catalog_markdown(catalog), nl=False)
+        deliver(catalog_markdown(catalog), output)
         return
     chosen = [r for r in catalog.rules
               if (not area or r.id.startswith(area.upper()))
               and (not severity or r.d.severity == severity)
               and (not workload or not r.d.workloads or workload in r.d.workloads)]
     if fmt == "json":
-        click.echo(json.dumps([{"id": r.id, **r.metadata(), "scope": r.d.scope, "workloads": r.d.workloads,
-                                "when": r.d.when, "builtin": r.builtin} for r in chosen], indent=2, ensure_ascii=False))
+        deliver(json.dumps([{"id": r.id, **r.metadata(), "scope": r.d.scope, "workloads": r.d.workloads,
+                             "when": r.d.when, "builtin": r.builtin} for r in chosen], indent=2, ensure_ascii=False),
+                output)
         return
-    from rich.console import Console
     from rich.table import Table
 
     table = Table(box=None, pad_edge=False, show_edge=False)
@@ -55,5 +58,6 @@ def command(area, severity, workload, rule_dirs, facts, fmt) -> None:
         table.add_column(column, overflow="fold")
     for r in chosen:
         table.add_row(r.id, r.d.severity, r.d.scope, r.d.summary)
-    Console(width=None if sys.stdout.isatty() else 100, highlight=False).print(table)
-    click.echo(f"{len(chosen)} rules. `advisor explain ID` shows one in full.")
+    console = text_console(output)  # the terminal's width (a file: the default width)
+    console.print(table)
+    deliver(console_text(console) + f"{len(chosen)} rules. `advisor explain ID` shows one in full.\n", output)

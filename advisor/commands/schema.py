@@ -6,6 +6,8 @@ import json
 
 import click
 
+from advisor.commands.outputs import check_output, deliver, output_option
+
 
 def spec_schema() -> dict:
     from advisor.model.spec import Spec
@@ -29,10 +31,12 @@ def host_schema() -> dict:
 @click.command("schema")
 @click.option("--kind", type=click.Choice(["spec", "host"]), default="spec", show_default=True,
               help="Which file format to describe.")
-def command(kind: str) -> None:
+@output_option
+def command(kind: str, output: str | None) -> None:
     """Print the JSON Schema of the spec format (or of a host profile).
 
     Point your editor at it with a first line such as
     `# yaml-language-server: $schema=./advisor-spec.schema.json`.
     """
-    click.echo(json.dumps(spec_schema() if kind == "spec" else host_schema(), indent=2))
+    check_output(output)
+    deliver(json.dumps(spec_schema() if kind == "spec" else host_schema(), indent=2), output)

@@ -9,6 +9,7 @@ from typing import Any
 
 import click
 
+from advisor.commands.outputs import check_output, deliver, layout_width, output_option
 from advisor.model.base import WORKLOADS
 
 
@@ -43,7 +44,7 @@ def _positive(ctx: click.Context, param: click.Parameter, value: int | None) -> 
 @click.option("--headroom", type=click.IntRange(0, 90), default=0, show_default=True,
               help="Percent of CPU and memory to leave free (HA failover, growth).")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
-@click.option("--output", "output", type=click.Path(dir_okay=False), help="Write the report here (atomically).")
+@output_option
 @click.option("--emit-spec", "emit_spec", type=click.Path(dir_okay=False),
               help="Write the chosen proposal as a spec that `advisor check` accepts.")
 @click.option("--pick", type=int, default=1, show_default=True, callback=_positive,
@@ -85,6 +86,7 @@ def command(
 
     if sum(x is not None for x in (vcpus, vms, total_vcpus)) > 1:
         raise click.UsageError("give at most one of --vcpus, --vms and --total-vcpus")
+    check_output(output, [r for r in host_refs if os.path.exists(r)])
     hosts: list[Any] = []
     refs: dict[Any, Any] = {}
     for ref in host_refs:
@@ -123,10 +125,8 @@ def command(
         write_atomic(Path(emit_spec), spec_text(sizing, sizing.proposals[pick - 1], pick).encode("utf-8"))
     if color is None:
         color = output is None and sys.stdout.isatty() and "NO_COLOR" not in os.environ
-    text = render_json(sizing) if fmt == "json" else render_text(sizing, color=bool(color))
-    if output:
-        write_atomic(Path(output), text.encode("utf-8"))
-    else:
-        click.echo(text, nl=False, color=color)
+    text = render_json(sizing) if fmt == "json" else render_text(sizing, color=bool(color),
+                                                                   width=layout_width(output))
+    deliver(text, output, color=bool(color))
     if not sizing.proposals:
         sys.exit(1)

@@ -7,6 +7,8 @@ import sys
 
 import click
 
+from advisor.commands.outputs import check_output, console_text, deliver, output_option, text_console
+
 
 @click.command("topology")
 @click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False))
@@ -15,7 +17,8 @@ import click
               help="html: a self-contained page with the NUMA maps; svg: the maps alone.")
 @click.option("--compare/--no-compare", default=True, show_default=True,
               help="Show the numa.vcpu.preferHT layout beside an unbalanced one.")
-def command(files: tuple[str, ...], only: tuple[str, ...], fmt: str, compare: bool) -> None:
+@output_option
+def command(files: tuple[str, ...], only: tuple[str, ...], fmt: str, compare: bool, output: str | None) -> None:
     """Draw each VM's virtual NUMA topology and the host's NUMA nodes.
 
     For every VM: sockets × cores the guest sees, its vNUMA nodes (a Coreinfo-style map),
@@ -28,6 +31,7 @@ def command(files: tuple[str, ...], only: tuple[str, ...], fmt: str, compare: bo
     from advisor.numa.topology import predict
     from advisor.numa.variants import prefer_ht_variant
 
+    check_output(output, files)
     results = []
     place_facts: list[dict] = []
     failed = False
@@ -65,15 +69,24 @@ def command(files: tuple[str, ...], only: tuple[str, ...], fmt: str, compare: bo
                 for loaded, placement, vms in results
             ],
         }
-        click.echo(json.dumps(doc, indent=2, ensure_ascii=False))
+        text = json.dumps(doc, indent=2, ensure_ascii=False)
     elif fmt in ("html", "svg"):
         from advisor.output import render as render_report
 
-        click.echo(render_report(fmt, _as_run(results, place_facts, compare)), nl=False)
-    else:
+        text = render_report(fmt, _as_run(results, place_facts, compare))
+    elif output is None:
         from advisor.output.topology_view import render
 
         render(results)
+        text = None
+    else:
+        from advisor.output.topology_view import render
+
+        console = text_console(output)
+        render(results, console)
+        text = console_text(console)
+    if text is not None and (results or not failed):
+        deliver(text, output)
     if failed:
         sys.exit(2)
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from advisor.commands.outputs import check_output, deliver, output_option
 from advisor.vocab import EMIT_FORMATS as AS
 
 
@@ -15,7 +16,8 @@ from advisor.vocab import EMIT_FORMATS as AS
 @click.option("--full", is_flag=True, help="With --as vmx: a complete .vmx for a new VM, not a fragment.")
 @click.option("--config", "config_file", type=click.Path(dir_okay=False), help="Configuration file.")
 @click.option("--rules", "rule_dirs", multiple=True, type=click.Path(file_okay=False), help="Extra rule folder.")
-def command(file: str, only: tuple[str, ...], form: str, full: bool, config_file, rule_dirs) -> None:
+@output_option
+def command(file: str, only: tuple[str, ...], form: str, full: bool, config_file, rule_dirs, output) -> None:
     """Print the recommended settings for each VM of a spec.
 
     The keys are the VM as specified plus every fix the rules recommend (suppressed findings
@@ -28,6 +30,7 @@ def command(file: str, only: tuple[str, ...], form: str, full: bool, config_file
 
     if full and form != "vmx":
         raise click.UsageError("--full only applies to --as vmx")
+    check_output(output, [file, *([config_file] if config_file else [])])
     s = settings([file], (), (), None, (), (), config_file, rule_dirs, True, False)
     run = check_files([file], s.catalog, s.policy, s.profiles)
     if run.errors:
@@ -57,4 +60,4 @@ def command(file: str, only: tuple[str, ...], form: str, full: bool, config_file
         else:
             parts.append(render(form, rec))
     text = ("\n" if form in ("vmx", "terraform", "packer", "powercli", "govc") else "").join(parts)
-    click.echo(text, nl=not text.endswith("\n"))
+    deliver(text, output)

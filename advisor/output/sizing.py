@@ -80,7 +80,11 @@ def spec_text(s: Sizing, p: Proposal, rank: int) -> str:
     return "\n".join(lines) + "\n" + body
 
 
-def render_text(s: Sizing, color: bool) -> str:
+def render_text(s: Sizing, color: bool, width: int | None = None) -> str:
+    """The sizing as text `width` columns wide (default: advisor.output.text's); lines wrap at
+    spaces only, so an address is never cut in two (a longer one runs past the width)."""
+    import textwrap
+
     from rich.padding import Padding
     from rich.table import Table
     from rich.text import Text
@@ -89,7 +93,7 @@ def render_text(s: Sizing, color: bool) -> str:
     from advisor.output.describe import visible
     from advisor.output.text import report_console
 
-    console = report_console(color)
+    console = report_console(color, width)
     host = s.host
     cap = s.capacity
     head = Text()
@@ -101,7 +105,12 @@ def render_text(s: Sizing, color: bool) -> str:
                 f"up to {cap['vcpus_per_node']} vCPUs and {format_mib(cap['memory_per_node_mib'])} per node for VMs")
     console.print(head)
     console.print(Text(" ".join(s.workload.why.split()), style="dim"))
-    console.print(Text("evidence: " + "; ".join(r.text() for r in s.workload.references), style="dim"))
+    console.print(Text("evidence:", style="dim"))
+    for reference in s.workload.references:
+        # Wrapped here, at spaces only: Rich folds a word longer than the width (an address).
+        console.print(Text(textwrap.fill(reference.text(), console.width, initial_indent="  ",
+                                         subsequent_indent="    ", break_long_words=False,
+                                         break_on_hyphens=False), style="dim"), soft_wrap=True)
     for note in s.notes:
         console.print(Text(f"note: {visible(note)}", style="dim"))
     if not s.proposals:

@@ -95,8 +95,9 @@ def _host_panel(loaded: Any, placement: Any) -> Panel:
     return Panel(table, title=title, expand=False)
 
 
-def render(results: list[tuple[Any, Any, list[tuple[Any, Any, Any]]]]) -> None:
-    console = _console()
+def render(results: list[tuple[Any, Any, list[tuple[Any, Any, Any]]]], console: Console | None = None) -> None:
+    """Print the layouts to `console` (default: standard output)."""
+    console = console or _console()
     for loaded, placement, vms in results:
         console.print(Text(loaded.file, style="bold underline"))
         for vm, topo, alt in vms:
