@@ -14,6 +14,11 @@ from advisor.commands.vcenter_options import vcenter_options
 
 @click.command("check", epilog=EXIT_CODES_HELP)
 @click.argument("files", nargs=-1, type=click.Path())
+@click.option("--exclude", multiple=True, help="gitignore-style pattern to skip in folder walks (repeatable; adds to "
+                                               "the config's).")
+@click.option("--respect-gitignore/--no-respect-gitignore", default=None,
+              help="Skip what git ignores in folder walks (default: on, or the config's respect_gitignore); "
+                   "named files are always checked.")
 @report_options
 @click.option(
     "--vcenter",
@@ -24,6 +29,8 @@ from advisor.commands.vcenter_options import vcenter_options
 @stdin_option
 def command(
     files: tuple[str, ...],
+    exclude: tuple[str, ...],
+    respect_gitignore: bool | None,
     formats,
     outputs,
     fail_on,
@@ -46,6 +53,8 @@ def command(
     (file:line, rule, severity, message), its fix and its rule's page; --show-sources lists the
     papers and documents behind it, -v adds each host's capacity and the rest.
     A file that cannot be read is reported (file, line, field) and the other files still run.
+    A folder is walked as `advisor lint` walks one (skipping .git, what git ignores and the
+    config's `exclude:` patterns) for the YAML files that state VMs (a `vms:` key).
     With --vcenter, the specs `advisor collect vcenter` would write are checked in one step.
     An RVTools export (.xlsx, or the folder of its `RVTools_tab*.csv` files) is checked as a running
     estate: each host with its powered-on VMs, findings pointed at the sheet and row.
@@ -59,9 +68,10 @@ def command(
     from advisor.rvtools.detect import is_export
 
     exports = [n for n in names if is_export(n)]
-    for name in names:
-        if name not in exports and os.path.isdir(name):  # a folder is read only as an RVTools CSV export
-            raise click.BadParameter(f"'{name}' is a directory and not an RVTools CSV export", param_hint="FILES")
+    if any(n not in exports and os.path.isdir(n) for n in names):
+        # A folder that is not an RVTools CSV export is walked for specs, as lint walks one for templates.
+        names = exports + _walk_folders([n for n in names if n not in exports], s, list(exclude), respect_gitignore,
+                                        given[0] if given else None)
     if vcenter:
         from advisor.commands.collect import VcenterArgs, check_vcenter
 
@@ -87,3 +97,25 @@ def command(
         run = merge(runs, names)
     run.command = "check"
     sys.exit(emit(run, s))
+
+
+def _walk_folders(names: list[str], s, exclude: list[str], respect_gitignore: bool | None,
+                  stdin_name: str | None) -> list[str]:
+    """The spec files named and found in the folders named, with lint's walk (advisor.readers.
+    template_files: .gitignore, --exclude, each configuration's `exclude:`); files named are kept."""
+    from pathlib import Path
+
+    from advisor.commands.scopes import not_excluded, pick
+    from advisor.errors import InputError
+    from advisor.load.kinds import is_spec_file
+    from advisor.readers import template_files
+
+    named = frozenset(str(Path(n)) for n in names if n == stdin_name or not os.path.isdir(n))
+    found = template_files([Path(n) for n in names], exclude,
+                           pick(respect_gitignore, s.loaded.config.respect_gitignore, True), keep=is_spec_file)
+    kept = [f for scope in s.scopes.group(found) for f in not_excluded(scope, scope.files, named)]
+    if not kept:
+        raise InputError("no spec files found (YAML with a `vms:` key)",
+                         file=", ".join(n for n in names if os.path.isdir(n)))
+    order = {f: i for i, f in enumerate(found)}
+    return sorted(kept, key=order.__getitem__)

@@ -53,7 +53,10 @@ def command(file, host_ref, vsphere, workload, write, select, ignore_, config_fi
         raise click.UsageError("--write replaces FILE; --output writes the diff: give one of the two")
     check_output(output, [file, *([config_file] if config_file else [])])
     if path.suffix.lower() not in (".vmx", ".vmtx"):
-        raise InputError("advisor fix edits .vmx files only", file=file)
+        from advisor.load.kinds import for_template_command
+
+        hint = for_template_command(file, read_bytes(path)[:65536]) if path.is_file() else None
+        raise InputError("advisor fix edits .vmx files only" + (f"; {hint}" if hint else ""), file=file)
     with locked(path) if write else contextlib.nullcontext():
         data = read_bytes(path)
         doc = VmxDocument.parse(data, file=file)

@@ -56,7 +56,7 @@ def command(paths, host_ref, vsphere, workload, exclude, respect_gitignore, base
     from pathlib import Path
 
     from advisor.atomic import refuse_inputs, write_atomic
-    from advisor.commands.scopes import merge, note_unused_exemptions
+    from advisor.commands.scopes import merge, not_excluded, note_unused_exemptions, pick
     from advisor.engine.lint import Baseline, LintJob
     from advisor.errors import InputError
     from advisor.readers import template_files
@@ -74,10 +74,10 @@ def command(paths, host_ref, vsphere, workload, exclude, respect_gitignore, base
     named = frozenset(str(Path(p)) for p in paths if p == stdin_name or Path(p).is_file())
     walk_notes: list[str] = []
     found = template_files([Path(p) for p in paths if p == stdin_name or Path(p).exists()], list(exclude),
-                           _pick(respect_gitignore, s.loaded.config.respect_gitignore, True), walk_notes)
+                           pick(respect_gitignore, s.loaded.config.respect_gitignore, True), walk_notes)
     groups = s.scopes.group(found)
     for scope in groups:  # each configuration's `exclude:` is relative to its own folder
-        scope.files = _not_excluded(scope, scope.files, named)
+        scope.files = not_excluded(scope, scope.files, named)
     files = [f for scope in groups for f in scope.files]
     refuse_inputs([write_baseline, *(t for _, t in s.pairs)], [*files, *([baseline] if baseline else [])])
     var_values = tuple((name, _var_file(name)) for name in var_files)
@@ -145,30 +145,6 @@ def _check_host(job, vsphere: str | None) -> None:
             raise InputError(str(exc), field="--vsphere") from None
 
 
-def _not_excluded(scope, files: list[str], named: frozenset[str]) -> list[str]:
-    """The files a configuration's `exclude:` patterns (relative to its folder) leave; files the
-    user named are kept, as with every pattern."""
-    patterns = list(scope.loaded.config.exclude)
-    if not patterns or scope.loaded.file is None:
-        return files
-    import os
-
-    from advisor.readers.ignore import compile_patterns
-
-    spec = compile_patterns(patterns, scope.loaded.file)
-    root = Path(scope.loaded.file).parent.resolve()
-    folders: dict[str, Path] = {}
-    kept = []
-    for file in files:
-        head, name = os.path.split(file)
-        if head not in folders:
-            folders[head] = Path(head or ".").resolve()
-        relative = os.path.relpath(folders[head] / name, root).replace(os.sep, "/")
-        if file in named or relative.startswith("../") or not spec.match_file(relative):
-            kept.append(file)
-    return kept
-
-
 def _baseline_place(s):
     """A finding's file as a baseline keys it: relative to the repository's root, else to the
     folder of the configuration governing it, else to the current folder."""
@@ -179,10 +155,6 @@ def _baseline_place(s):
         return project_path(file, scope.loaded.file if scope is not None else s.loaded.file)
 
     return place
-
-
-def _pick(*choices: bool | None) -> bool:
-    return next(c for c in choices if c is not None)
 
 
 def _note_stdin_format(data: bytes) -> None:

@@ -131,6 +131,33 @@ class Scopes:
         return Scope(loaded, catalog, policy, profiles, o.fail_on or cfg.fail_on or "error")
 
 
+def not_excluded(scope: Scope, files: list[str], named: frozenset[str]) -> list[str]:
+    """The files a configuration's `exclude:` patterns (relative to its folder) leave; files the
+    user named are kept, as with every pattern. (lint's templates and check's specs alike.)"""
+    patterns = list(scope.loaded.config.exclude)
+    if not patterns or scope.loaded.file is None:
+        return files
+    from advisor.readers.ignore import compile_patterns
+
+    spec = compile_patterns(patterns, scope.loaded.file)
+    root = Path(scope.loaded.file).parent.resolve()
+    folders: dict[str, Path] = {}
+    kept = []
+    for file in files:
+        head, name = os.path.split(file)
+        if head not in folders:
+            folders[head] = Path(head or ".").resolve()
+        relative = os.path.relpath(folders[head] / name, root).replace(os.sep, "/")
+        if file in named or relative.startswith("../") or not spec.match_file(relative):
+            kept.append(file)
+    return kept
+
+
+def pick(*choices: bool | None) -> bool:
+    """The first of the choices that is set (a flag, then the configuration, then the default)."""
+    return next(c for c in choices if c is not None)
+
+
 def _folder_key(file: str) -> str:
     """A key naming the folder of `file`: files with the same key are in the same folder (one
     folder may have several keys, "a//b" and "a/c": one discovery more, from its cache). Where a

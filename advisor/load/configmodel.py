@@ -59,7 +59,7 @@ class Config(_Strict):
     host: str | None = Field(None, description="Default host profile or file for `advisor lint`.")
     rules: list[_Short] = _items("Extra rule folders (organisation policies).")
     host_profiles: list[_Short] = _items("Extra host profile folders.")
-    exclude: list[_Short] = _items("gitignore-style patterns `advisor lint` skips.")
+    exclude: list[_Short] = _items("gitignore-style patterns the folder walks of `lint` and `check` skip.")
     respect_gitignore: bool | None = Field(
         None, description="Folder walks skip what git ignores (.gitignore, .git/info/exclude); default true."
     )

@@ -78,7 +78,16 @@ class VmPlace:
 
 
 def parse_spec(data: bytes | str, file: str, profiles: HostProfiles = BUNDLED) -> LoadedSpec:
-    return spec_from_root(loads(data, file), file, profiles=profiles)
+    try:
+        return spec_from_root(loads(data, file), file, profiles=profiles)
+    except InputError:
+        from advisor.load.kinds import for_spec_command
+
+        head = data[:65536] if isinstance(data, bytes) else data[:65536].encode("utf-8", "replace")
+        hint = for_spec_command(file, head)
+        if hint is None:
+            raise
+        raise InputError(hint, file=file) from None
 
 
 def spec_from_root(root: Any, file: str, lenient_shape: bool = False, profiles: HostProfiles = BUNDLED) -> LoadedSpec:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import importlib
 import os
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from operator import attrgetter
 from pathlib import Path
 from types import ModuleType
@@ -136,7 +136,9 @@ def read_template(path: str | os.PathLike[str], data: bytes | None = None,
         data = _read_file(path)
     kind = detect(path, data[:HEAD_BYTES])
     if kind is None:
-        raise InputError(UNKNOWN_FORMAT, file=str(path))
+        from advisor.load.kinds import for_template_command  # which command reads it, if another does
+
+        raise InputError(for_template_command(str(path), data[:HEAD_BYTES]) or UNKNOWN_FORMAT, file=str(path))
     module = _module(kind)
     try:
         if kind in _FOLDER_READERS:
@@ -203,9 +205,10 @@ def find_templates(paths: Iterable[str | os.PathLike[str]], excludes: list[str],
 
 
 def template_files(paths: Iterable[str | os.PathLike[str]], excludes: list[str], gitignore: bool = False,
-                   notes: list[str] | None = None) -> list[str]:
+                   notes: list[str] | None = None, keep: Callable[[str, str], bool] | None = None) -> list[str]:
     """find_templates' files, each as the text of its Path (what lint passes on): a walk of ten
-    thousand templates then makes no Path per file (two thirds of the walk's time)."""
+    thousand templates then makes no Path per file (two thirds of the walk's time).
+    `keep(lower-cased name, path)`: which files a walk keeps, when not templates (check's specs)."""
     from advisor.readers import ignore  # only folder walks need it (and pathspec)
 
     spec = ignore.compile_patterns(excludes)
@@ -215,7 +218,7 @@ def template_files(paths: Iterable[str | os.PathLike[str]], excludes: list[str],
     for given in paths:
         root = Path(given)
         git = (ignore.above(root, notes) if gitignore and ignore.inside(root) else None)
-        candidates = _walk(root, spec, git, notes) if root.is_dir() else [str(root)]
+        candidates = _walk(root, spec, git, notes, keep) if root.is_dir() else [str(root)]
         normcase = os.path.normcase  # as Paths compare: case-blind on Windows
         for candidate in candidates:
             key = normcase(candidate)
@@ -225,7 +228,8 @@ def template_files(paths: Iterable[str | os.PathLike[str]], excludes: list[str],
     return found
 
 
-def _walk(root: Path, spec, git: tuple | None = None, notes: list[str] | None = None) -> Iterator[str]:
+def _walk(root: Path, spec, git: tuple | None = None, notes: list[str] | None = None,
+          keep: Callable[[str, str], bool] | None = None) -> Iterator[str]:
     """Template files under `root`, folders and files in sorted order, each spelled as
     str(root / relative path) would spell it.
 
@@ -269,6 +273,10 @@ def _walk(root: Path, spec, git: tuple | None = None, notes: list[str] | None = 
             rules = (IgnoreFile(own, prefix, ""), *rules) if own is not None else rules
         for name in files:
             if (match and match(prefix + name)) or (rules and ignored(prefix + name, rules)):
+                continue
+            if keep is not None:
+                if keep(name.lower(), lead + name):
+                    yield lead + name
                 continue
             by_name = _template_by_name(name.lower())
             if by_name is False:
