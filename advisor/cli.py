@@ -42,7 +42,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "hosts": ("hosts", "List the bundled host profiles."),
     "rules": ("rules", "List the rule catalog."),
     "explain": ("explain", "Explain one rule: rationale, evidence, fix, examples."),
-    "schema": ("schema", "Print the JSON Schema of the spec format (for editors)."),
+    "schema": ("schema", "Print the JSON Schema of the spec format (for editors), or its reference."),
+    "init": ("init", "Write a commented spec and an .advisor.yaml to start from."),
 }
 
 

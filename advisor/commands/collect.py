@@ -44,8 +44,11 @@ def read_estate(args: VcenterArgs) -> tuple[Any, str]:
     password = _password(args.password_stdin)
     session = connect(args.server, user, password, insecure=args.insecure, ca_file=args.ca_file, timeout=args.timeout)
     del password
+    from advisor.commands.progress import progress
+
     try:
-        inventory = read_inventory(session)
+        with progress(f"reading {args.server}: objects") as advance:
+            inventory = read_inventory(session, progress=advance)
     finally:
         session.close()
     return map_inventory(inventory, Filters(args.clusters, args.hosts, args.vms)), inventory.server
@@ -122,4 +125,8 @@ def check_vcenter(args: VcenterArgs, catalog: Any, policy: Any) -> Any:
         from advisor.vcenter.errors import VcenterError
 
         raise VcenterError(label, "no VM to check (none matched, or all hosts were left out)")
-    return check_texts(texts, [f"{label}: {line}" for line in report_left_out(mapping)], catalog, policy)
+    from advisor.commands.progress import progress
+
+    with progress("checking", len(texts), show=len(texts) > 1) as advance:
+        return check_texts(texts, [f"{label}: {line}" for line in report_left_out(mapping)], catalog, policy,
+                           advance)

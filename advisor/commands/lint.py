@@ -173,17 +173,13 @@ def _note_stdin_format(data: bytes) -> None:
 
 
 def _run_with_progress(files, job, jobs, show: bool):
+    from advisor.commands.progress import progress, wanted
     from advisor.engine.lint import lint
 
-    if not (show and sys.stderr.isatty()):
+    if not (show and wanted()):
         return lint(files, job, jobs)
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
-
-    with Progress(TextColumn("linting"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
-                  console=Console(stderr=True), transient=True) as bar:
-        task = bar.add_task("lint", total=len(files))
-        return lint(files, job, jobs, progress=lambda n: bar.advance(task, n))
+    with progress("linting", len(files)) as advance:
+        return lint(files, job, jobs, progress=advance)
 
 
 def _var_file(name: str) -> bytes:

@@ -32,6 +32,9 @@ def command(files: tuple[str, ...], only: tuple[str, ...], fmt: str, compare: bo
     from advisor.numa.variants import prefer_ht_variant
 
     check_output(output, files)
+    from advisor.output.terminal import use_color
+
+    color = fmt == "text" and output is None and use_color(None, sys.stdout)
     results = []
     place_facts: list[dict] = []
     failed = False
@@ -74,19 +77,14 @@ def command(files: tuple[str, ...], only: tuple[str, ...], fmt: str, compare: bo
         from advisor.output import render as render_report
 
         text = render_report(fmt, _as_run(results, place_facts, compare))
-    elif output is None:
-        from advisor.output.topology_view import render
-
-        render(results)
-        text = None
     else:
         from advisor.output.topology_view import render
 
-        console = text_console(output)
+        console = text_console(output, color)
         render(results, console)
         text = console_text(console)
-    if text is not None and (results or not failed):
-        deliver(text, output)
+    if results or not failed:
+        deliver(text, output, color=color)
     if failed:
         sys.exit(2)
 

@@ -63,7 +63,8 @@ class Config(_Strict):
     respect_gitignore: bool | None = Field(
         None, description="Folder walks skip what git ignores (.gitignore, .git/info/exclude); default true."
     )
-    exemptions: list[ExemptionConfig] = Field(default_factory=list, max_length=MAX_ITEMS)
+    exemptions: list[ExemptionConfig] = Field(default_factory=list, max_length=MAX_ITEMS,
+                                              description="Findings not reported, each with a reason.")
     workloads: list[WorkloadRule] = Field(default_factory=list, max_length=MAX_ITEMS,
                                           description="Workloads of a running estate's VMs, by name, folder, "
                                           "guest OS or custom attribute.")

@@ -110,7 +110,7 @@ class Disk(Strict):
     size: SizeMiB | None = None
     controller: Controller = Field(description="Virtual controller type the disk hangs on.")
     bus: int = Field(0, ge=0, le=3, description="Index of that controller (scsi0..scsi3, nvme0..nvme3).")
-    role: Literal["os", "data", "log", "tempdb", "backup", "other"] = "data"
+    role: Literal["os", "data", "log", "tempdb", "backup", "other"] = Field("data", description="What the disk holds.")
     heavy_io: bool = Field(False, description="The disk carries a heavy, sustained I/O load.")
     queue_depth: int | None = Field(None, ge=1, le=1024, description="Guest PVSCSI per-device queue depth.")
 
@@ -118,5 +118,6 @@ class Disk(Strict):
 class Nic(Strict):
     also_called: ClassVar[dict[str, str]] = {"type": "adapter", "virtualdev": "adapter", "device": "adapter",
                                              "interrupt_coalescing": "coalescing"}
-    adapter: Adapter
-    coalescing: Literal["rbc", "static", "disabled", "calibrate"] | None = None
+    adapter: Adapter = Field(description="Virtual NIC type (ethernetN.virtualDev).")
+    coalescing: Literal["rbc", "static", "disabled", "calibrate"] | None = Field(
+        None, description="ethernetN.coalescingScheme (virtual interrupt coalescing).")

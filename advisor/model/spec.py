@@ -53,11 +53,11 @@ class Host(Strict):
         "power": "power_policy", "cpu_policy": "power_policy", "gpu": "gpus", "edition": "license",
     }
 
-    name: str = Field(min_length=1, max_length=120)
-    description: str | None = None
+    name: str = Field(min_length=1, max_length=120, description="The host's name in reports.")
+    description: str | None = Field(None, description="Free text about the host.")
     cpu: str | None = Field(None, description="CPU model, e.g. 'Intel Xeon E7-4870'.")
-    sockets: int = Field(ge=1, le=32)
-    cores_per_socket: int = Field(ge=1, le=512)
+    sockets: int = Field(ge=1, le=32, description="CPU packages (sockets).")
+    cores_per_socket: int = Field(ge=1, le=512, description="Physical cores of each socket (not threads).")
     threads_per_core: int = Field(1, ge=1, le=4, description="2 with hyper-threading / SMT on.")
     numa_nodes_per_socket: int = Field(
         1, ge=1, le=16, description="NUMA nodes each socket presents: AMD NPS2/NPS4, Intel SNC2/SNC4 or COD."
@@ -72,11 +72,11 @@ class Host(Strict):
     bios_power: Literal["os-controlled", "max-performance", "balanced", "power-saving", "custom"] | None = Field(
         None, description="BIOS power management mode."
     )
-    turbo: bool | None = None
+    turbo: bool | None = Field(None, description="Whether Turbo Boost / Core Performance Boost is on.")
     deep_cstates: bool | None = Field(None, description="Whether deep C-states (C3/C6) are enabled in the BIOS.")
     prefer_ht: bool = Field(False, description="Host advanced setting Numa.PreferHT = 1.")
     follow_cores_per_socket: bool = Field(False, description="Host advanced setting Numa.FollowCoresPerSocket = 1.")
-    gpus: list[HostGpu] = Field(default_factory=list)
+    gpus: list[HostGpu] = Field(default_factory=list, description="GPUs installed in the host.")
     license: Literal["standard", "enterprise", "enterprise-plus"] | None = Field(
         None, description="vSphere licence edition; sets the Fault Tolerance vCPU limit (unset: Enterprise Plus)."
     )
@@ -119,7 +119,7 @@ class Host(Strict):
 
 class HostGpu(Strict):
     model: str = Field(description="GPU model, e.g. 'M60' or 'A100'.")
-    count: int = Field(1, ge=1, le=64)
+    count: int = Field(1, ge=1, le=64, description="How many of this GPU the host has.")
 
 
 # --- VM parts -------------------------------------------------------------------------------
@@ -128,27 +128,30 @@ class HostGpu(Strict):
 class Gpu(Strict):
     profile: str | None = Field(None, description="vGPU profile, e.g. 'grid_m60-8q'.")
     passthrough: int = Field(0, ge=0, le=16, description="GPUs given to the VM with DirectPath I/O.")
-    purpose: Literal["ml-training", "ml-inference", "graphics", "mixed"] | None = None
+    purpose: Literal["ml-training", "ml-inference", "graphics", "mixed"] | None = Field(
+        None, description="What the GPU is used for.")
 
 
 class Sql(Strict):
     """SQL Server instance settings; unset fields are SQL Server's own defaults."""
 
     version: str | None = Field(None, description="e.g. '2019'.")
-    edition: Literal["enterprise", "standard", "developer", "express", "web"] = "enterprise"
-    licensing: Literal["per-core", "server-cal"] = "per-core"
+    edition: Literal["enterprise", "standard", "developer", "express", "web"] = Field(
+        "enterprise", description="SQL Server edition (its edition caps sockets, cores and memory).")
+    licensing: Literal["per-core", "server-cal"] = Field("per-core", description="SQL Server licensing model.")
     maxdop: int = Field(0, ge=0, le=32767, description="max degree of parallelism (0 = all).")
     cost_threshold: int = Field(5, ge=0, le=32767, description="cost threshold for parallelism.")
-    trace_flags: list[int] = Field(default_factory=list)
-    lock_pages_in_memory: bool = False
+    trace_flags: list[int] = Field(default_factory=list, description="Startup trace flags (-T).")
+    lock_pages_in_memory: bool = Field(False, description="The service account holds Lock Pages in Memory.")
     affinity_mask: int = Field(0, ge=0, description="sp_configure 'affinity mask' (0 = automatic).")
-    priority_boost: bool = False
-    lightweight_pooling: bool = False
+    priority_boost: bool = Field(False, description="sp_configure 'priority boost'.")
+    lightweight_pooling: bool = Field(False, description="sp_configure 'lightweight pooling' (fiber mode).")
     max_server_memory: SizeMiB | None = None
 
 
 class Guest(Strict):
-    power_plan: Literal["high-performance", "balanced", "power-saver"] | None = None
+    power_plan: Literal["high-performance", "balanced", "power-saver"] | None = Field(
+        None, description="The guest OS's power plan.")
     large_pages: bool | None = Field(None, description="Large pages used by the application.")
     tools: bool = Field(True, description="VMware Tools (paravirtual drivers) installed.")
 
@@ -156,7 +159,7 @@ class Guest(Strict):
 class Java(Strict):
     jvms: int = Field(1, ge=1, le=1000, description="JVMs running in this VM.")
     heap: SizeMiB | None = None
-    large_pages: bool = False
+    large_pages: bool = Field(False, description="The JVMs use large pages (-XX:+UseLargePages).")
 
 
 class Hpc(Strict):
@@ -164,8 +167,9 @@ class Hpc(Strict):
 
 
 class Containers(Strict):
-    networking: Literal["bridge", "host", "macvlan", "sriov"] = "bridge"
-    latency_critical: bool = False
+    networking: Literal["bridge", "host", "macvlan", "sriov"] = Field(
+        "bridge", description="How the containers reach the network.")
+    latency_critical: bool = Field(False, description="The containers' traffic is latency-critical.")
 
 
 class Suppression(Strict):
@@ -199,38 +203,39 @@ class VM(Strict):
         **{key: field for key, (field, _) in SCALAR_KEYS.items()},
     }
 
-    name: str = Field(min_length=1, max_length=200)
+    name: str = Field(min_length=1, max_length=200, description="The VM's name (unique in the spec).")
     count: int = Field(1, ge=1, le=100_000, description="Number of identical VMs on the host.")
-    vcpus: int = Field(ge=1, le=4096)
+    vcpus: int = Field(ge=1, le=4096, description="Virtual CPUs (numvcpus).")
     cores_per_socket: int | None = Field(None, ge=1, le=4096, description="cpuid.coresPerSocket.")
     memory: SizeMiB
     hardware_version: int | None = Field(None, ge=3, le=30, description="virtualHW.version.")
     guest_os: str | None = Field(None, description="guestOS id, e.g. windows2019srv-64.")
-    workload: Workload = "generic"
+    workload: Workload = Field("generic", description="What the VM runs; selects the workload's rules.")
     production: bool = Field(True, description="A production VM (reservations and power matter).")
-    latency_sensitivity: LatencySensitivity = "normal"
+    latency_sensitivity: LatencySensitivity = Field(
+        "normal", description="sched.cpu.latencySensitivity ('high-ht': High with hyper-threading, vSphere 8).")
     cpu_reservation: int | Literal["full"] | None = Field(None, description="MHz, or 'full'.")
     memory_reservation: ReservationMiB | Literal["full"] | None = None
-    cpu_hot_add: bool = False
-    memory_hot_add: bool = False
+    cpu_hot_add: bool = Field(False, description="vcpu.hotadd (CPU hot add enabled).")
+    memory_hot_add: bool = Field(False, description="mem.hotadd (memory hot add enabled).")
     cpu_affinity: str | None = Field(None, description="sched.cpu.affinity: 'all' or a list of pCPUs.")
-    disks: list[Disk] = Field(default_factory=list)
-    nics: list[Nic] = Field(default_factory=list)
-    gpu: Gpu | None = None
-    fault_tolerance: bool = False
+    disks: list[Disk] = Field(default_factory=list, description="Virtual disks and the controllers they hang on.")
+    nics: list[Nic] = Field(default_factory=list, description="Network adapters.")
+    gpu: Gpu | None = Field(None, description="A vGPU profile or passthrough GPUs.")
+    fault_tolerance: bool = Field(False, description="vSphere Fault Tolerance protects the VM.")
     advanced: dict[str, str | int | bool | float] = Field(
         default_factory=dict, description="Raw .vmx keys; overlapping structured fields must agree."
     )
-    sql: Sql | None = None
+    sql: Sql | None = Field(None, description="SQL Server instance settings (workload: sql-server).")
     # Every Guest field has a default; mypy reads pydantic's constructor without its plugin.
-    guest: Guest = Field(default_factory=Guest)  # type: ignore[arg-type]
-    java: Java | None = None
-    hpc: Hpc | None = None
+    guest: Guest = Field(default_factory=Guest, description="Guest OS settings.")  # type: ignore[arg-type]
+    java: Java | None = Field(None, description="JVM settings (workload: java).")
+    hpc: Hpc | None = Field(None, description="HPC settings (workload: hpc).")
     memory_bound: bool = Field(
         False, description="The workload is bound by memory bandwidth, latency or cache rather than CPU (measured): "
         "advisor then suggests numa.vcpu.preferHT where that keeps the VM on one node.")
-    containers: Containers | None = None
-    ignore: list[Suppression] = Field(default_factory=list)
+    containers: Containers | None = Field(None, description="Container host settings (workload: container-host).")
+    ignore: list[Suppression] = Field(default_factory=list, description="Findings to suppress, each with a reason.")
 
     # Fields a template left unknown (unresolved variables): rules needing them are skipped.
     _unknown: frozenset[str] = PrivateAttr(default=frozenset())
@@ -348,7 +353,7 @@ class Spec(Strict):
 
     vsphere: VersionField | None = Field(None, description="vSphere version; default: the host's ESXi.")
     host: HostRef = Field(description="A profile name from hosts/, a path to a host file, or a host inline.")
-    vms: list[VM] = Field(min_length=1)
+    vms: list[VM] = Field(min_length=1, description="The VMs proposed for the host (at least one).")
     cluster: list[
         Annotated[
             Annotated[str, Tag("Profile")] | Annotated[Host, Tag("Inline")]

@@ -11,6 +11,7 @@ server: these are all read methods.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -53,15 +54,16 @@ class Inventory:
     vms: list[Record] = field(default_factory=list)
 
 
-def read_inventory(session: Session, page: int = PAGE) -> Inventory:
-    """Every host, cluster and VM the user can see, with the properties advisor maps."""
+def read_inventory(session: Session, page: int = PAGE, progress: Callable[[int], None] | None = None) -> Inventory:
+    """Every host, cluster and VM the user can see, with the properties advisor maps.
+    `progress`: called with the number of objects of each page read."""
     try:
-        return _read(session, page)
+        return _read(session, page, progress)
     except Exception as exc:
         raise session.fail(exc) from None
 
 
-def _read(session: Session, page: int) -> Inventory:
+def _read(session: Session, page: int, progress: Callable[[int], None] | None = None) -> Inventory:
     vim, vmodl = pyvmomi()
     content = session.content
     pc = vmodl.query.PropertyCollector
@@ -81,6 +83,8 @@ def _read(session: Session, page: int) -> Inventory:
         while result is not None:
             for obj in result.objects:
                 _file(inventory, obj, vim)
+            if progress is not None:
+                progress(len(result.objects))
             if not result.token:
                 break
             result = collector.ContinueRetrievePropertiesEx(result.token)

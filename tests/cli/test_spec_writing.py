@@ -159,3 +159,68 @@ def test_a_suppression_without_a_reason_is_refused_at_its_line(cli, tmp_path: Pa
     assert errors == [f"advisor: {template}:{line}: a suppression needs a reason: write "
                       "'advisor: ignore NET001 -- why it does not apply'"], result.err
     assert str(good) in result.out  # the other file was still linted
+
+
+def test_the_spec_reference_is_current():
+    """docs/spec.md is generated from the models; regenerate with
+    `advisor schema --format markdown -o docs/spec.md`."""
+    from conftest import REPO
+
+    from advisor.output.specref import spec_markdown
+
+    page = (REPO / "docs" / "spec.md").read_text(encoding="utf-8")
+    assert page == spec_markdown(), "docs/spec.md is stale: advisor schema --format markdown -o docs/spec.md"
+
+
+def test_the_spec_reference_names_every_field_of_every_model():
+    from advisor.load.configmodel import Config
+    from advisor.model.spec import VM, Host, Spec
+    from advisor.output.specref import spec_markdown
+
+    page = spec_markdown()
+    for model in (Spec, Host, VM, Config):
+        for field in model.model_fields:
+            assert f"| `{field}` |" in page, (model.__name__, field)
+    assert "`cores_per_socket`: `cores`" in page  # the meanings an unknown key is answered with
+    assert "8.0 (U1-U3), 9.0" in page  # the releases advisor knows
+
+
+def _profiles() -> list[str]:
+    from advisor.load.hosts import profile_names
+
+    return profile_names()
+
+
+def test_init_writes_a_commented_spec_and_a_configuration_that_check_passes(cli, tmp_path: Path):
+    result = cli("init", tmp_path)
+    assert result.code == 0, result.err
+    spec, config = tmp_path / "vm.yaml", tmp_path / ".advisor.yaml"
+    text = spec.read_text()
+    assert text.startswith("# ") and "advisor check vm.yaml" in text and "docs/spec.md" in text
+    assert "fail_on:" in config.read_text() and config.read_text().count("\n# ") > 5
+    checked = cli("check", spec, "--fail-on", "info")  # not a finding, not even an info
+    assert checked.code == 0, checked.out + checked.err
+    assert "0 errors, 0 warnings, 0 info" in checked.out
+
+
+@pytest.mark.parametrize("host", _profiles())
+def test_init_starts_from_any_bundled_host_with_a_spec_that_passes(cli, tmp_path: Path, host: str):
+    assert cli("init", tmp_path, "--host", host).code == 0
+    checked = cli("check", tmp_path / "vm.yaml", "--fail-on", "info")
+    assert checked.code == 0, checked.out + checked.err
+
+
+@pytest.mark.parametrize("existing", ["vm.yaml", ".advisor.yaml"])
+def test_init_never_overwrites_and_writes_nothing_when_a_file_is_in_the_way(cli, tmp_path: Path, existing: str):
+    (tmp_path / existing).write_text("mine\n")
+    result = cli("init", tmp_path)
+    assert result.code == 2 and "never overwrites" in result.err and existing in result.err
+    assert sorted(p.name for p in tmp_path.iterdir()) == [existing]
+    assert (tmp_path / existing).read_text() == "mine\n"
+
+
+def test_init_names_its_spec_and_refuses_a_path_or_another_suffix(cli, tmp_path: Path):
+    assert cli("init", tmp_path, "--spec", "db.yml").code == 0
+    assert (tmp_path / "db.yml").is_file()
+    for bad in ("../x.yaml", "x.txt"):
+        assert cli("init", tmp_path / "other", "--spec", bad).code == 2
