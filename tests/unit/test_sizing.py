@@ -221,7 +221,8 @@ def test_text_output_ranks_and_explains() -> None:
     assert "2.00:1, relies on hyper-threads" in result.output
     assert 'numvcpus = "10"' in result.output
     assert "\x1b" not in result.output
-    assert max(len(line) for line in result.output.splitlines()) <= 100
+    # 100 columns; only an address, never cut, may run past them
+    assert max(len(line) for line in result.output.splitlines() if "://" not in line) <= 100
 
 
 def test_json_output_is_versioned_and_complete(tmp_path: Path) -> None:
