@@ -31,7 +31,7 @@ def _commands() -> dict[str, object]:
 
 # Every command whose output can go to a file, with arguments that make it print something.
 # (collect writes a folder of specs: its -o is --output-dir; init writes its two files.)
-PRINTING = ("check", "lint", "vmx", "fix", "size", "topology", "hosts", "rules", "explain", "schema")
+PRINTING = ("check", "lint", "vmx", "fix", "size", "topology", "hosts", "rules", "explain", "schema", "verify")
 
 
 def _printing(tmp: Path) -> dict[str, list[str]]:
@@ -48,6 +48,9 @@ def _printing(tmp: Path) -> dict[str, list[str]]:
         "rules": [],
         "explain": ["NUMA001"],
         "schema": [],
+        "verify": [str(REPO / "examples" / "verify" / "memory-wide-vm"),
+                   str(REPO / "examples" / "verify" / "sched-stats.txt"),
+                   "--host", str(REPO / "examples" / "verify" / "lab-2x20.yaml")],
     }
 
 
