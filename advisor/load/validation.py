@@ -60,7 +60,7 @@ def path_text(loc: tuple[Any, ...]) -> str:
 def to_input_errors(
     exc: ValidationError, model: type[BaseModel], root: Any, file: str, prefix: tuple[Any, ...] = ()
 ) -> list[InputError]:
-    errors = []
+    errors: list[InputError] = []
     node = root
     for part in prefix:
         node = node.get(part) if isinstance(node, dict) else None

@@ -120,4 +120,4 @@ class Nic(Strict):
                                              "interrupt_coalescing": "coalescing"}
     adapter: Adapter = Field(description="Virtual NIC type (ethernetN.virtualDev).")
     coalescing: Literal["rbc", "static", "disabled", "calibrate"] | None = Field(
-        None, description="ethernetN.coalescingScheme (virtual interrupt coalescing).")
+        default=None, description="ethernetN.coalescingScheme (virtual interrupt coalescing).")
