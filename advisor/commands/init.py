@@ -82,7 +82,7 @@ def command(folder: str, host_name: str, spec_name: str) -> None:
     passes `advisor check` as written; change it to describe your VMs.
     """
     from advisor.atomic import check_target, write_atomic
-    from advisor.errors import InputError
+    from advisor.errors import InputError, printable
     from advisor.load.hosts import load_profile
     from advisor.model.units import format_mib
     from advisor.model.versions import hw_feature, max_hw_for
@@ -111,5 +111,5 @@ def command(folder: str, host_name: str, spec_name: str) -> None:
     config = CONFIG.format(host=host.name)
     write_atomic(targets[0], spec.encode("utf-8"))
     write_atomic(targets[1], config.encode("utf-8"))
-    click.echo(f"advisor: wrote {targets[0]} and {targets[1]}; next: advisor check {targets[0]}", err=True)
-
+    spec_file, config_file = (printable(str(t)) for t in targets)  # a folder's name from outside, escaped
+    click.echo(f"advisor: wrote {spec_file} and {config_file}; next: advisor check {spec_file}", err=True)

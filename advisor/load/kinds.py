@@ -18,7 +18,6 @@ _YAML_KINDS = (
     ("rule file", re.compile(rb"^rules\s*:\s*$", re.M)),
     ("configuration", re.compile(rb"^(?:select|ignore|fail_on|exemptions|exclude|host_profiles)\s*:", re.M)),
 )
-_TEMPLATE_NAMES = {"vmxfile": ".vmx", "ovf": "OVF", "packer": "Packer", "terraform": "Terraform"}
 
 
 def kind_of(path: str, head: bytes) -> str | None:
