@@ -215,7 +215,9 @@ def test_host_file_and_emitted_spec_path(tmp_path: Path) -> None:
 
 
 def test_text_output_ranks_and_explains() -> None:
-    result = CliRunner().invoke(group, ["size", "--host", "hp-dl580-g7", "--workload", "sql-server"])
+    # Without COLUMNS (pytest-xdist's workers set 80), output that is no terminal is 100 columns.
+    result = CliRunner().invoke(group, ["size", "--host", "hp-dl580-g7", "--workload", "sql-server"],
+                                env={"COLUMNS": None})
     assert result.exit_code == 0, result.output
     assert "Recommended: 8 × 10 vCPU" in result.output
     assert "2.00:1, relies on hyper-threads" in result.output
