@@ -178,8 +178,8 @@ def test_addresses_are_never_broken_across_lines(cli, monkeypatch, args: list[st
 
 @pytest.mark.parametrize("args", [
     ["hosts"], ["hosts", "--sources"], ["rules"], ["size", "--host", "hp-dl580-g7", "--workload", "sql-server"],
-    ["topology", str(SPEC)], ["check", str(SPEC), "--fail-on", "never"],
-])
+    ["topology", str(SPEC)],
+])  # check's and lint's text reports put a finding on one line, as ruff does (their own tests)
 def test_every_command_follows_the_terminal_width(cli, monkeypatch, args: list[str]):
     widths = {}
     for columns in (60, 160):
