@@ -31,7 +31,8 @@ def _commands() -> dict[str, object]:
 
 # Every command whose output can go to a file, with arguments that make it print something.
 # (collect writes a folder of specs: its -o is --output-dir; init writes its two files.)
-PRINTING = ("check", "lint", "vmx", "fix", "size", "topology", "hosts", "rules", "explain", "schema", "verify")
+PRINTING = ("check", "lint", "vmx", "fix", "size", "topology", "hosts", "rules", "explain", "schema", "verify",
+            "diff")
 
 
 def _printing(tmp: Path) -> dict[str, list[str]]:
@@ -51,6 +52,7 @@ def _printing(tmp: Path) -> dict[str, list[str]]:
         "verify": [str(REPO / "examples" / "verify" / "memory-wide-vm"),
                    str(REPO / "examples" / "verify" / "sched-stats.txt"),
                    "--host", str(REPO / "examples" / "verify" / "lab-2x20.yaml")],
+        "diff": [str(REPO / "examples" / "rvtools"), str(REPO / "examples" / "rvtools")],
     }
 
 
