@@ -21,7 +21,7 @@ from typing import Any
 import yaml
 
 from advisor.emit.guestid import api_guest_id
-from advisor.emit.recommended import NIC_NAMES, SCSI_NAMES, api_ready, extras
+from advisor.emit.recommended import NIC_NAMES, SCSI_NAMES, api_ready, extras, removed_extras
 from advisor.model.recommendation import RecommendedVM
 from advisor.vmx.recommendation import field_of
 
@@ -47,7 +47,8 @@ _HARDWARE = (
 
 def task(rec: RecommendedVM) -> tuple[dict[str, Any], list[str]]:
     """The vmware_guest task as data, and the comment lines (reasons) that go above it."""
-    name = api_ready(rec).name
+    rec = api_ready(rec)
+    name = rec.name
     consumed: set[str] = set()
     comments: list[str] = []
     hardware: dict[str, Any] = {}
@@ -89,7 +90,8 @@ def task(rec: RecommendedVM) -> tuple[dict[str, Any], list[str]]:
             consumed.add(f"ethernet{index}.virtualdev")
     if networks:
         params["networks"] = networks  # templated on purpose: the port group is the user's
-    rest = extras(rec, consumed)
+    # A removed key is set to the empty value, which deletes it (vim.vm.ConfigSpec.extraConfig).
+    rest = extras(rec, consumed) + [(key, "") for key in removed_extras(rec, consumed)]
     if rest:
         params["advanced_settings"] = [{"key": key, "value": value} for key, value in rest]
     comments = rec.all_reasons() + comments
@@ -107,11 +109,22 @@ class _Dumper(yaml.SafeDumper):
     """A SafeDumper of our own, so the `!unsafe` representer is not added to PyYAML's shared one."""
 
 
-_Dumper.add_representer(_Unsafe, lambda dumper, value: dumper.represent_scalar("!unsafe", str(value), style="'"))
+def _style(value: str, default: str | None) -> str | None:
+    """Double quotes (with escapes) for a string holding a character that does not print: PyYAML
+    writes a line break such as U+0085 raw in a plain or single-quoted scalar, where a reader folds
+    it into a space, and a control would reach the file and a terminal showing it raw."""
+    return '"' if any(not ch.isprintable() for ch in value) else default
+
+
+_Dumper.add_representer(_Unsafe, lambda dumper, value: dumper.represent_scalar("!unsafe", str(value),
+                                                                              style=_style(value, "'")))
+_Dumper.add_representer(str, lambda dumper, value: dumper.represent_scalar("tag:yaml.org,2002:str", value,
+                                                                          style=_style(value, None)))
 
 
 def _literal(value: Any) -> Any:
-    """Every string advisor writes, tagged `!unsafe` when it holds a `{` or `%`.
+    """Every string advisor writes, tagged `!unsafe` when it holds a `{` or `%` (the keys of
+    the mappings are advisor's own option names).
 
     Ansible templates task names and module arguments; a value tagged `!unsafe` is never
     templated ("Unsafe or raw strings", Ansible's advanced playbook syntax guide). A

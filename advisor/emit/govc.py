@@ -7,9 +7,14 @@ in govc/vm/change.go): ``-c`` vCPUs, ``-m`` memory in MB, ``-g`` guest id, ``-la
 (one per key). ``govc vm.upgrade -version N`` raises the hardware version.
 
 vm.change has no cores-per-socket flag, so ``cpuid.coresPerSocket`` is set as ExtraConfig, the
-key the VM reads at power-on. govc cannot change a controller's or a NIC's type in place (the
+key the VM reads at power-on. A removed key goes back to the API's default through its flag
+(``-latency normal``, a reservation of 0, a limit of -1) or, as ExtraConfig, is set to the empty
+value, which deletes it (vim.vm.ConfigSpec.extraConfig). govc cannot change a controller's or a NIC's type in place (the
 device must be replaced), so those steps are written as comments to follow by hand. Every
-argument is quoted with shlex.quote, so names with spaces or quotes survive the shell.
+argument is quoted with shlex.quote, so names with spaces or quotes survive the shell; one holding
+a character that does not print (a control, a line separator, a bidi control) is written in
+bash's ANSI-C quoting (``$'\\x1b'``) instead, so no raw control reaches the script or a terminal
+showing it. A NUL cannot be passed in a command's argument at all: such a value is refused.
 """
 
 from __future__ import annotations
@@ -17,7 +22,8 @@ from __future__ import annotations
 import shlex
 
 from advisor.emit.guestid import api_guest_id
-from advisor.emit.recommended import NIC_NAMES, SCSI_NAMES, api_ready, comment_safe, extras, latency
+from advisor.emit.recommended import NIC_NAMES, SCSI_NAMES, api_ready, comment_safe, extras, latency, removed_extras
+from advisor.errors import InputError
 from advisor.model.recommendation import RecommendedVM
 from advisor.vmx.recommendation import field_of
 
@@ -26,7 +32,8 @@ _GOVC_LATENCY = ("low", "normal", "high")
 
 def commands(rec: RecommendedVM) -> tuple[list[list[str]], list[str]]:
     """The commands as argument lists (without shell quoting), and the comment lines."""
-    name = api_ready(rec).name
+    rec = api_ready(rec)
+    name = rec.name
     consumed: set[str] = set()
     comments: list[str] = []
     change = ["govc", "vm.change", "-vm", name]
@@ -58,7 +65,9 @@ def commands(rec: RecommendedVM) -> tuple[list[list[str]], list[str]]:
     consumed.update(f"scsi{bus}.virtualdev" for bus, kind in rec.scsi_types().items() if kind in SCSI_NAMES)
     consumed.update(f"ethernet{index}.virtualdev" for index, kind in rec.nic_types().items() if kind in NIC_NAMES)
     for key, extra in extras(rec, consumed):
-        change += ["-e", f"{key}={extra}"]
+        change += ["-e", f"{_key(key)}={extra}"]
+    for key in removed_extras(rec, consumed):
+        change += ["-e", f"{_key(key)}="]  # ConfigSpec.extraConfig: a key set to "" is removed
     runs = [change]
     version = rec.hardware_version
     if version is not None:
@@ -67,7 +76,37 @@ def commands(rec: RecommendedVM) -> tuple[list[list[str]], list[str]]:
     return runs, comments
 
 
+def shell_quote(text: str) -> str:
+    """``text`` as one shell word: shlex.quote, or bash's $'...' when it holds a character that
+    does not print."""
+    if all(ch.isprintable() for ch in text):
+        return shlex.quote(text)
+    if "\x00" in text:
+        raise InputError(f"govc cannot be given {comment_safe(repr(text))}: it holds a NUL character, which no "
+                         "command argument can carry")
+    out = []
+    for ch in text:
+        code = ord(ch)
+        if ch in "\\'":
+            out.append("\\" + ch)
+        elif ch.isprintable():
+            out.append(ch)
+        else:
+            out.append(f"\\x{code:02x}" if code < 0x80 else f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}")
+    return "$'" + "".join(out) + "'"
+
+
+def _key(key: str) -> str:
+    """An ExtraConfig key for ``-e key=value``: govc splits at the first ``=``, so a key holding
+    one would set another key; no quoting can pass it."""
+    if "=" in key:
+        raise InputError(f"govc cannot set the key {key!r}: it holds '=' (govc -e splits key=value at the first '=')",
+                         field=f"advanced.{key}")
+    return key
+
+
 def render(rec: RecommendedVM) -> str:
+    rec = api_ready(rec)
     runs, comments = commands(rec)
     name = rec.name
     out = [
@@ -75,7 +114,7 @@ def render(rec: RecommendedVM) -> str:
         "# Power the VM off first: vCPU, memory and hot-add changes need it.",
     ]
     out += [f"# {text}" for text in rec.all_reasons()]
-    out += [" ".join(shlex.quote(arg) for arg in run) for run in runs]
+    out += [" ".join(shell_quote(arg) for arg in run) for run in runs]
     out += [f"# {text}" for text in comments]
     return "\n".join(out) + "\n"
 

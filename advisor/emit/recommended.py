@@ -14,6 +14,7 @@ extraConfig what it has a property for), or they only make sense inside a comple
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Iterable
 
@@ -48,6 +49,51 @@ NIC_NAMES = {
 }
 
 
+# What a VM without the key runs with, for the typed keys a recommendation may remove. A .vmx
+# says "back to the default" by deleting the key; an API tool (govc, PowerCLI, Ansible) and a
+# template (Terraform, Packer) leave a setting they are not given as it is, so they are given the
+# default itself. Each default is the vSphere API's documented one: LatencySensitivity level
+# "normal" (vim.LatencySensitivity.SensitivityLevel: "the default latency sensitivity value"),
+# a reservation of 0 and a limit of -1, "unlimited" (vim.ResourceAllocationInfo), and false for
+# memoryReservationLockedToMax, cpuHotAddEnabled, cpuHotRemoveEnabled, memoryHotAddEnabled,
+# nestedHVEnabled (vim.vm.ConfigSpec / vim.vm.FlagInfo: "if not set, false"). disk.EnableUUID
+# is ExtraConfig, so its removal is a removal like any other key's (removed_extras).
+UNLIMITED = -1
+REMOVED_DEFAULTS: dict[str, tuple[str, object]] = {
+    "sched.cpu.latencysensitivity": ("latency_sensitivity", "normal"),
+    "sched.cpu.min": ("cpu_reservation", 0),
+    "sched.mem.min": ("memory_reservation", 0),
+    "sched.cpu.max": ("cpu_limit", UNLIMITED),
+    "sched.mem.max": ("memory_limit", UNLIMITED),
+    "sched.mem.pin": ("memory_pinned", False),
+    "vcpu.hotadd": ("cpu_hot_add", False),
+    "vcpu.hotremove": ("cpu_hot_remove", False),
+    "mem.hotadd": ("memory_hot_add", False),
+    "vhv.enable": ("nested_hv", False),
+}
+
+
+def explicit(rec: RecommendedVM) -> RecommendedVM:
+    """``rec`` with each typed key it removes set to the value a VM without the key runs with,
+    so a tool that leaves unnamed settings alone is told to put the default back (a latency
+    sensitivity of High that a rule removes becomes "normal", not "unchanged")."""
+    defaults = {name: value for low, (name, value) in REMOVED_DEFAULTS.items()
+                if low in rec.removed and getattr(rec, name) is None}
+    if not defaults:
+        return rec
+    kept = frozenset(low for low in rec.removed if low not in REMOVED_DEFAULTS)
+    return dataclasses.replace(rec, removed=kept, **defaults)  # type: ignore[arg-type]
+
+
+def removed_extras(rec: RecommendedVM, consumed: Iterable[str] = ()) -> list[str]:
+    """The spelling of each key ``rec`` removes that has no typed default (extra config keys
+    such as ``numa.autosize.cookie``), in order: an API tool deletes these from ExtraConfig."""
+    used = {key.lower() for key in consumed}
+    return [key for key in rec.order
+            if key.lower() in rec.removed and key.lower() not in REMOVED_DEFAULTS and key.lower() not in used
+            and not _FILE_ONLY.fullmatch(key.lower())]
+
+
 def named(rec: RecommendedVM) -> RecommendedVM:
     """``rec`` when it has a name: every format names the VM it configures."""
     if not isinstance(rec.name, str) or not rec.name.strip():
@@ -56,12 +102,13 @@ def named(rec: RecommendedVM) -> RecommendedVM:
 
 
 def api_ready(rec: RecommendedVM) -> RecommendedVM:
-    """``rec`` when a tool's API can take it: it has a name, and every key with a field holds a
-    value of that field (``numvcpus = "many"`` has no native argument to go to)."""
+    """``rec`` made explicit (see explicit()) when a tool's API can take it: it has a name, and
+    every key with a field holds a value of that field (``numvcpus = "many"`` has no native
+    argument to go to)."""
     problem = invalid(named(rec))
     if problem is not None:
         raise problem
-    return rec
+    return explicit(rec)
 
 
 def latency(rec: RecommendedVM) -> str | None:
@@ -74,7 +121,13 @@ def extras(rec: RecommendedVM, consumed: Iterable[str]) -> list[tuple[str, str]]
     native argument and not one only a whole .vmx file carries."""
     used = {key.lower() for key in consumed}
     return [(key, value) for key, value in to_vmx(rec).items()
-            if key.lower() not in used and not _FILE_ONLY.fullmatch(key.lower())]
+            if key.lower() not in used and not _FILE_ONLY.fullmatch(key.lower())
+            and not (key.lower() in _LIMITS and value == str(UNLIMITED))]
+
+
+# A limit of -1 is the API's "unlimited", what a VM without the key has; a tool without a limit
+# argument has nothing to write for it (sched.cpu.max = "-1" is no .vmx text VMware documents).
+_LIMITS = ("sched.cpu.max", "sched.mem.max")
 
 
 _LINE_BREAKING = re.compile("[\x00-\x1f\x7f\x85\u2028\u2029]")

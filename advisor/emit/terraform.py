@@ -18,7 +18,7 @@ import math
 
 from advisor.emit import hcl
 from advisor.emit.guestid import api_guest_id
-from advisor.emit.recommended import NIC_NAMES, SCSI_NAMES, api_ready, extras, latency
+from advisor.emit.recommended import NIC_NAMES, SCSI_NAMES, api_ready, extras, latency, removed_extras
 from advisor.model.recommendation import RecommendedVM
 from advisor.vmx.recommendation import field_of
 
@@ -42,7 +42,8 @@ _IND = "  "
 
 
 def render(rec: RecommendedVM) -> str:
-    name = api_ready(rec).name
+    rec = api_ready(rec)
+    name = rec.name
     consumed: set[str] = set()
     body: list[str] = []
 
@@ -94,13 +95,16 @@ def _scsi(rec: RecommendedVM, arg, body: list[str]) -> None:
         return
     keys = [f"scsi{bus}.virtualDev" for bus in controllers]
     kinds = set(controllers.values())
-    first = next(iter(controllers.values()))
-    if first in SCSI_NAMES:
+    # The type a rule asked for wins over the VM's own (the fix is the value changed, not a
+    # comment beside the old one); with several, the last controller's, as the .vmx lists them.
+    fixed = [kind for bus, kind in controllers.items() if rec.reason(f"scsi{bus}.virtualDev") and kind in SCSI_NAMES]
+    chosen = fixed[-1] if fixed else next(iter(controllers.values()))
+    if chosen in SCSI_NAMES:
         if len(kinds) > 1:
-            body.append(
-                hcl.comment(f"the provider sets one type for all controllers; advisor asked for {sorted(kinds)}", _IND)
-            )
-        arg("scsi_type", hcl.string(SCSI_NAMES[first]["terraform"]), *keys)
+            body.append(hcl.comment(f"the provider sets one type for all controllers; advisor asked for "
+                                    f"{sorted(kinds)}: every controller becomes {chosen} (the guest needs its "
+                                    "driver before it boots from it)", _IND))
+        arg("scsi_type", hcl.string(SCSI_NAMES[chosen]["terraform"]), *keys)
     arg("scsi_controller_count", str(max(controllers) + 1))
 
 
@@ -137,6 +141,10 @@ def _disks(rec: RecommendedVM, body: list[str]) -> None:
 
 
 def _extra_config(rec: RecommendedVM, body: list[str], consumed: set[str]) -> None:
+    for key in removed_extras(rec, consumed):
+        text = rec.reason(key)
+        body.append(hcl.comment(f"{hcl.string(key)} is removed: leave it out of extra_config"
+                                + (f" ({text})" if text else ""), _IND))
     rest = extras(rec, consumed)
     if not rest:
         return

@@ -9,15 +9,17 @@ from __future__ import annotations
 
 import json
 import re
-import shlex
+import subprocess
 from pathlib import Path
 
 import hcl2
 import pytest
 import yaml
+from conftest import require_tool, which
+from forms import powershell_value
 
 from advisor import emit
-from advisor.emit import FORMATS, packer, vmxfrag
+from advisor.emit import FORMATS, packer, powercli, vmxfrag
 from advisor.emit import govc as govc_emit
 from advisor.emit.guestid import api_guest_id
 from advisor.errors import InputError, UsageError
@@ -277,10 +279,6 @@ POWERCLI_PARAMETERS = {
 _PS_STRING = re.compile("'(?:[^'\u2018\u2019\u201a\u201b]|['\u2018\u2019\u201a\u201b]{2})*'")
 
 
-def _ps_unquote(token: str) -> str:
-    return re.sub("(['\u2018\u2019\u201a\u201b])\\1", r"\1", token[1:-1])
-
-
 @cases
 @names
 def test_powercli_uses_documented_parameters_and_safe_quotes(settings, name):
@@ -295,8 +293,8 @@ def test_powercli_uses_documented_parameters_and_safe_quotes(settings, name):
             assert words[0] in POWERCLI_PARAMETERS, line
             used = {w[1:].split(":")[0] for w in words[1:] if re.match(r"-[A-Za-z]", w)}
             assert used <= POWERCLI_PARAMETERS[words[0]], (words[0], used - POWERCLI_PARAMETERS[words[0]])
-    quoted = [_ps_unquote(s) for s in _PS_STRING.findall(text.replace("\n", "\x00"))]
-    assert name.replace("\n", "\x00") in quoted
+    # A name that does not print whole is a concatenation with [char] codes (no raw newline).
+    assert powercli.quote(name) in text and powershell_value(powercli.quote(name)) == name
     assert f"-NumCpu {settings['numvcpus']}" in text
     if "numa.vcpu.preferHT" in settings:
         assert "New-AdvancedSetting -Entity $vm -Name 'numa.vcpu.preferHT' -Value 'TRUE' -Confirm:$false -Force" in text
@@ -312,8 +310,7 @@ def test_powercli_uses_documented_parameters_and_safe_quotes(settings, name):
 def test_govc_lines_split_back_into_the_intended_arguments(settings, name):
     text = render("govc", name, settings, REASONS)
     runs, _comments = govc_emit.commands(typed(name, settings, REASONS))
-    lines = [line for line in _logical_lines(text) if not line.startswith("#")]
-    assert [shlex.split(line) for line in lines] == runs
+    assert _bash_words(text) == runs  # what the shell passes to govc, word for word
     change = runs[0]
     assert change[:4] == ["govc", "vm.change", "-vm", name]
     assert change[change.index("-c") + 1] == settings["numvcpus"]
@@ -324,18 +321,15 @@ def test_govc_lines_split_back_into_the_intended_arguments(settings, name):
     assert not any(e.lower().startswith(("virtualhw.version=", "scsi0.virtualdev=", "guestos=")) for e in extras)
 
 
-def _logical_lines(text: str) -> list[str]:
-    """Shell lines, joining a newline that sits inside quotes (a name with a newline)."""
-    out: list[str] = []
-    pending = ""
-    for line in text.split("\n"):
-        pending = f"{pending}\n{line}" if pending else line
-        if not pending.startswith("#"):
-            try:
-                shlex.split(pending)
-            except ValueError:  # an open quote: the line goes on
-                continue
-        if pending:
-            out.append(pending)
-        pending = ""
-    return out
+def _bash_words(text: str) -> list[list[str]]:
+    """The argument lists bash gives `govc` running `text` (govc a function printing them)."""
+    bash = require_tool("bash", which("bash"), "apt-get install bash")
+    shim = "govc() { printf '%s\\0' \"$#\" govc \"$@\"; }\n"
+    words = subprocess.run([bash, "-s"], input=(shim + text).encode(), capture_output=True, check=True,
+                           timeout=60).stdout.decode().split("\0")[:-1]
+    runs = []
+    while words:
+        count = int(words[0]) + 1
+        runs.append(words[1:1 + count])
+        words = words[1 + count:]
+    return runs

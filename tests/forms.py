@@ -1,0 +1,301 @@
+"""What the form tests share: each emitted form parsed by its tool's own grammar or parser, and
+its argument names checked against the tool's documented schema (tests/schemas/vsphere-arguments.json).
+
+- PowerShell: tree-sitter's PowerShell grammar (tree-sitter-powershell on PyPI); a script with an
+  ERROR or MISSING node is one PowerShell would refuse to run at all (it parses a whole script
+  before running any of it).
+- Terraform / Packer HCL: python-hcl2 (a Lark grammar of HCL2), then every argument and block
+  name against the provider's / builder's documented list.
+- Packer JSON: json, then the same names.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import hcl2
+
+_QUOTE = "['\u2018\u2019\u201a\u201b]"
+_DOUBLED = re.compile(f"({_QUOTE})({_QUOTE})")
+
+SCHEMA = json.loads((Path(__file__).resolve().parent / "schemas" / "vsphere-arguments.json").read_text())
+_PARSER: Any = None
+
+
+def powershell_parser() -> Any:
+    """tree-sitter's PowerShell parser (built once)."""
+    global _PARSER
+    if _PARSER is None:
+        import tree_sitter
+        import tree_sitter_powershell
+
+        _PARSER = tree_sitter.Parser(tree_sitter.Language(tree_sitter_powershell.language()))
+    return _PARSER
+
+
+def powershell_tree(text: str) -> Any:
+    return powershell_parser().parse(text.encode("utf-8"))
+
+
+def powershell_errors(text: str) -> list[str]:
+    """Each ERROR or MISSING node of the script, as `line:column kind 'text'` ([] when it parses)."""
+    found: list[str] = []
+    stack = [powershell_tree(text).root_node]
+    while stack:
+        node = stack.pop()
+        if node.is_error or node.is_missing:
+            snippet = node.text.decode("utf-8", "replace")[:60] if node.text else ""
+            found.append(f"{node.start_point[0] + 1}:{node.start_point[1] + 1} "
+                         f"{'MISSING' if node.is_missing else 'ERROR'} {node.type} {snippet!r}")
+        elif node.has_error:
+            stack.extend(node.children)
+    return found
+
+
+def powershell_strings(text: str) -> list[str]:
+    """The value of every verbatim (single-quoted) string literal of the script, in order."""
+    out: list[tuple[tuple[int, int], str]] = []
+    stack = [powershell_tree(text).root_node]
+    while stack:
+        node = stack.pop()
+        if node.type == "verbatim_string_characters":
+            raw = node.text.decode("utf-8")
+            # A quote doubled gives the second one; PowerShell's single quotes are ' and U+2018-U+201B.
+            out.append((node.start_point, _DOUBLED.sub(lambda m: m.group(2), raw[1:-1])))
+        else:
+            stack.extend(node.children)
+    return [value for _, value in sorted(out)]
+
+
+def powershell_value(expression: str) -> str:
+    """The text a PowerShell string expression as advisor writes it evaluates to: a verbatim
+    string, or a parenthesised `+` of verbatim strings, `[char]0xNNNN` casts and
+    `[char]::ConvertFromUtf32(0xNNNNN)` calls. Anything else in it (a variable, a command, a
+    subexpression, an expandable string) fails the assertion: it would not be inert."""
+    tree = powershell_tree(f"$x = {expression}\n")
+    assert not tree.root_node.has_error, expression
+    allowed_leaves = {"verbatim_string_characters", "hexadecimal_integer_literal", "type_identifier", "simple_name",
+                      "(", ")", "[", "]", "+", "::", "=", "variable"}
+    pieces: list[tuple[tuple[int, int], str]] = []
+    stack = [tree.root_node]
+    while stack:
+        node = stack.pop()
+        if node.type == "verbatim_string_characters":
+            pieces.append((node.start_point, _DOUBLED.sub(lambda m: m.group(2), node.text.decode("utf-8")[1:-1])))
+        elif node.type == "hexadecimal_integer_literal":
+            pieces.append((node.start_point, chr(int(node.text.decode("ascii"), 16))))
+        elif node.child_count == 0:
+            text = node.text.decode("utf-8")
+            assert node.type in allowed_leaves and text in ("char", "ConvertFromUtf32", "$x", *allowed_leaves), (
+                node.type, text, expression)
+        else:
+            stack.extend(node.children)
+    return "".join(piece for _, piece in sorted(pieces))
+
+
+def powershell_shape(text: str) -> list[str]:
+    """The script's structure without its data: each comment, command name and flow keyword in
+    order. A name that ended a comment or a string early would add to it."""
+    out: list[tuple[tuple[int, int], str]] = []
+    stack = [powershell_tree(text).root_node]
+    while stack:
+        node = stack.pop()
+        if node.type == "comment":
+            out.append((node.start_point, "#"))
+        elif node.type in ("command_name", "throw", "if"):
+            out.append((node.start_point, node.text.decode("utf-8")))
+        else:
+            stack.extend(node.children)
+    return [kind for _, kind in sorted(out)]
+
+
+def scripts(text: str, first: str = "# Generated by advisor") -> list[str]:
+    """`advisor vmx` output of several VMs cut into one piece per VM (each starts with `first`)."""
+    pieces = text.split("\n" + first)
+    return [pieces[0]] + [first + piece for piece in pieces[1:]]
+
+
+def _check_names(found: dict[str, Any], allowed: list[str], blocks: dict[str, list[str]], where: str) -> list[str]:
+    problems = []
+    for name, value in found.items():
+        if name.startswith("__"):  # python-hcl2's own metadata (__comments__, __is_block__)
+            continue
+        if name in blocks:
+            for block in value if isinstance(value, list) else [value]:
+                problems += [f"{where}.{name}: {inner!r} is not a documented argument"
+                             for inner in block if inner not in blocks[name] and not inner.startswith("__")]
+        elif name not in allowed:
+            problems.append(f"{where}: {name!r} is not a documented argument")
+    return problems
+
+
+def terraform_problems(text: str) -> list[str]:
+    """Parse emitted Terraform and name every argument the provider does not document."""
+    tf = SCHEMA["terraform"]
+    document = hcl2.loads(text)
+    problems = []
+    resources = [r for item in document.get("resource", []) for r in [item]]
+    assert resources, text
+    for item in resources:
+        for kind, by_label in item.items():
+            assert kind.strip('"') == tf["resource"], kind
+            for label, body in by_label.items():
+                problems += _check_names(body, tf["arguments"], tf["blocks"], f"resource {label}")
+                for argument, values in tf["values"].items():
+                    block, _, inner = argument.rpartition(".")
+                    bodies = body.get(block, []) if block else [body]
+                    for b in bodies if isinstance(bodies, list) else [bodies]:
+                        value = b.get(inner)
+                        if isinstance(value, str) and not value.startswith("${") and value.strip('"') not in values:
+                            problems.append(f"{label}.{argument} = {value!r} is not a documented value")
+    return problems
+
+
+def packer_problems(text: str) -> list[str]:
+    """Parse an emitted Packer HCL2 file or legacy JSON template and name every builder option the
+    vsphere-iso builder does not document."""
+    pk = SCHEMA["packer"]
+    builders: list[tuple[str, dict[str, Any]]] = []
+    if text.lstrip().startswith("{"):
+        for builder in json.loads(text)["builders"]:
+            assert builder.pop("type") == pk["builder"]
+            builders.append((builder.get("vm_name", "?"), builder))
+    else:
+        for item in hcl2.loads(text).get("source", []):
+            for kind, by_label in item.items():
+                assert kind.strip('"') == pk["builder"], kind
+                builders += list(by_label.items())
+    assert builders, text
+    problems = []
+    for label, body in builders:
+        problems += _check_names(body, pk["arguments"], pk["blocks"], f"source {label}")
+        for argument, values in pk["values"].items():
+            block, _, inner = argument.rpartition(".")
+            for b in body.get(block, []) if block else [body]:
+                value = b.get(inner)
+                for v in value if isinstance(value, list) else [value]:
+                    if isinstance(v, str) and not v.startswith(("${", "{{")) and v.strip('"') not in values:
+                        problems.append(f"{label}.{argument} = {v!r} is not a documented value")
+    return problems
+
+
+# --- generated VMs ------------------------------------------------------------------------------
+
+WORKLOADS = ("generic", "sql-server", "oracle", "exchange", "hadoop", "java", "hpc", "vdi", "xenapp",
+             "latency-critical", "web", "file-server")
+GUESTS = ("windows2019srv-64", "windows9srv-64", "rhel8-64", "rhel9-64", "ubuntu-64", "other-64", None)
+ADVANCED = (
+    ("numa.vcpu.preferHT", "TRUE"), ("numa.vcpu.maxPerVirtualNode", "2"), ("numa.vcpu.maxPerClient", "4"),
+    ("sched.mem.max", "1024"), ("sched.cpu.max", "1000"), ("ethernet0.intrMode", "1"),
+    ("numa.autosize.cookie", "80001"), ("cpuid.coresPerSocket.cookie", "4"), ("svga.present", "TRUE"),
+    ("disk.EnableUUID", "TRUE"), ("vhv.enable", "TRUE"), ("tools.syncTime", "FALSE"),
+)
+
+
+def generated_vms(count: int, seed: int, *, devices: bool = True) -> list[dict[str, Any]]:
+    """`count` spec VMs of varied shape and settings (deterministic for a seed), for a
+    hp-dl580-g7 host (4 x 10 cores, HT, 1 TB): what the rules fire on and the forms must carry.
+    Without `devices`, no disks or NICs (the vcsim round trip creates the VMs without them)."""
+    import random
+
+    rng = random.Random(seed)
+    vms: list[dict[str, Any]] = []
+    for i in range(count):
+        vcpus = rng.choice((1, 2, 4, 6, 8, 10, 12, 16, 20, 24, 32, 40, 64))
+        vm: dict[str, Any] = {"name": f"gen-{seed}-{i}", "vcpus": vcpus,
+                              "memory": f"{rng.choice((2, 4, 8, 16, 32, 64, 96, 128, 256))}GB"}
+        divisors = [c for c in (1, 2, 4, 5, 8, 10, 16) if vcpus % c == 0]
+        if rng.random() < 0.5:
+            vm["cores_per_socket"] = rng.choice(divisors)
+        if rng.random() < 0.7:
+            vm["workload"] = rng.choice(WORKLOADS)
+        if rng.random() < 0.3:
+            vm["latency_sensitivity"] = rng.choice(("low", "normal", "medium", "high"))
+        if rng.random() < 0.3:
+            vm["cpu_reservation"] = rng.choice(("full", 1000, 2400))
+        if rng.random() < 0.3:
+            vm["memory_reservation"] = rng.choice(("full", 1024))
+        if rng.random() < 0.3:
+            vm["cpu_hot_add"] = rng.random() < 0.5
+        if rng.random() < 0.3:
+            vm["memory_hot_add"] = rng.random() < 0.5
+        if rng.random() < 0.5:
+            vm["hardware_version"] = rng.choice((8, 10, 11))
+        guest = rng.choice(GUESTS)
+        if guest:
+            vm["guest_os"] = guest
+        if rng.random() < 0.5:
+            vm["advanced"] = dict(rng.sample(ADVANCED, rng.randint(1, 4)))
+        if devices and rng.random() < 0.6:
+            vm["disks"] = [{"size": "60GB", "controller": rng.choice(("lsilogic", "pvscsi", "lsisas")), "bus": 0,
+                            "role": "os"}]
+            if rng.random() < 0.6:
+                vm["disks"].append({"size": "500GB", "controller": rng.choice(("lsilogic", "pvscsi", "buslogic")),
+                                    "bus": 1, "role": "data"})
+        if devices and rng.random() < 0.5:
+            vm["nics"] = [{"adapter": rng.choice(("vmxnet3", "e1000", "e1000e", "vmxnet"))}]
+        vms.append(vm)
+    return vms
+
+
+def spec_text(vms: list[dict[str, Any]], host: str = "hp-dl580-g7") -> str:
+    return json.dumps({"host": host, "vms": vms}, indent=1)  # JSON is YAML
+
+
+def hcl_unquote(raw: str) -> str:
+    """The text of an HCL quoted string as python-hcl2 returns it (quotes and escapes kept),
+    refusing an interpolation or directive: ``${`` / ``%{`` that is not doubled."""
+    assert raw[0] == raw[-1] == '"', raw
+    body, out, at = raw[1:-1], [], 0
+    simple = {"n": "\n", "r": "\r", "t": "\t", '"': '"', "\\": "\\"}
+    while at < len(body):
+        ch = body[at]
+        if ch == "\\":
+            code = body[at + 1]
+            if code == "u":
+                out.append(chr(int(body[at + 2:at + 6], 16)))
+                at += 6
+            elif code == "U":
+                out.append(chr(int(body[at + 2:at + 10], 16)))
+                at += 10
+            else:
+                out.append(simple[code])
+                at += 2
+        elif body.startswith(("$${", "%%{"), at):
+            out.append(ch + "{")
+            at += 3
+        else:
+            assert not body.startswith(("${", "%{"), at), f"a template sequence in {raw!r}"
+            out.append(ch)
+            at += 1
+    return "".join(out)
+
+
+def hcl_literals(text: str) -> tuple[list[str], list[str]]:
+    """(problems, the value of every quoted string) of an HCL file read with tree-sitter's HCL
+    grammar (tree-sitter-hcl, the grammar advisor's own readers use). A problem is an ERROR or
+    MISSING node, or an interpolation / directive inside a string: advisor writes literal text."""
+    import tree_sitter
+    import tree_sitter_hcl
+
+    tree = tree_sitter.Parser(tree_sitter.Language(tree_sitter_hcl.language())).parse(text.encode("utf-8"))
+    problems: list[str] = []
+    values: list[tuple[tuple[int, int], str]] = []
+    stack = [tree.root_node]
+    while stack:
+        node = stack.pop()
+        if node.is_error or node.is_missing:
+            problems.append(f"{node.start_point} {node.type} {node.text!r}")
+        elif node.type in ("template_interpolation", "template_directive"):
+            problems.append(f"{node.start_point} {node.type} {node.text!r} inside a string")
+        elif node.type == "quoted_template" or node.type == "string_lit":
+            # The whole quoted text: tree-sitter-hcl leaves spaces at the ends out of its
+            # template_literal tokens.
+            values.append((node.start_point, hcl_unquote(node.text.decode("utf-8"))))
+            stack.extend(node.children)
+        else:
+            stack.extend(node.children)
+    return problems, [value for _, value in sorted(values)]
