@@ -1,13 +1,17 @@
 """govc output: shell commands that reconfigure an existing VM to the recommendation.
 
 Flags are govc's own (https://github.com/vmware/govmomi/blob/main/govc/USAGE.md, vm.change
-in govc/vm/change.go): ``-c`` vCPUs, ``-m`` memory in MB, ``-g`` guest id, ``-latency``
-(low|normal|high), ``-cpu-hot-add-enabled`` / ``-memory-hot-add-enabled``, ``-cpu.reservation`` /
-``-mem.reservation`` / ``-cpu.limit`` / ``-mem.limit``, and ``-e key=value`` for ExtraConfig
-(one per key). ``govc vm.upgrade -version N`` raises the hardware version.
+in govc/vm/change.go; govmomi v0.46.0, the version tests/vcsim pins and the govc the tests run):
+``-c`` vCPUs, ``-m`` memory in MB, ``-g`` guest id, ``-latency`` (low|normal|medium|high),
+``-cpu-hot-add-enabled`` / ``-memory-hot-add-enabled``, ``-memory-pin`` (memoryReservationLockedToMax),
+``-nested-hv-enabled``, ``-cpu.reservation`` / ``-mem.reservation`` / ``-cpu.limit`` / ``-mem.limit``,
+and ``-e key=value`` for ExtraConfig (one per key). ``govc vm.upgrade -version N`` raises the hardware version.
 
-vm.change has no cores-per-socket flag, so ``cpuid.coresPerSocket`` is set as ExtraConfig, the
-key the VM reads at power-on. A removed key goes back to the API's default through its flag
+vm.change has no cores-per-socket flag, and the API holds cores per socket in
+VirtualHardware.numCoresPerSocket, not in ExtraConfig: whether an ExtraConfig
+``cpuid.coresPerSocket`` would take effect is not documented (in vcsim it does not), so a change
+of cores per socket is a step written as a comment, with the PowerCLI command that sets it. A
+removed key goes back to the API's default through its flag
 (``-latency normal``, a reservation of 0, a limit of -1) or, as ExtraConfig, is set to the empty
 value, which deletes it (vim.vm.ConfigSpec.extraConfig). govc cannot change a controller's or a NIC's type in place (the
 device must be replaced), so those steps are written as comments to follow by hand. Every
@@ -27,7 +31,7 @@ from advisor.errors import InputError
 from advisor.model.recommendation import RecommendedVM
 from advisor.vmx.recommendation import field_of
 
-_GOVC_LATENCY = ("low", "normal", "high")
+_GOVC_LATENCY = ("low", "normal", "medium", "high")
 
 
 def commands(rec: RecommendedVM) -> tuple[list[list[str]], list[str]]:
@@ -44,7 +48,8 @@ def commands(rec: RecommendedVM) -> tuple[list[list[str]], list[str]]:
         if value is not None:
             change += [flag, str(value)]
             consumed.add(key)
-    for flag, key in (("-cpu-hot-add-enabled", "vcpu.hotadd"), ("-memory-hot-add-enabled", "mem.hotadd")):
+    for flag, key in (("-cpu-hot-add-enabled", "vcpu.hotadd"), ("-memory-hot-add-enabled", "mem.hotadd"),
+                      ("-memory-pin", "sched.mem.pin"), ("-nested-hv-enabled", "vhv.enable")):
         value = field_of(rec, key)
         if value is not None:
             change.append(f"{flag}={'true' if value else 'false'}")
@@ -61,6 +66,7 @@ def commands(rec: RecommendedVM) -> tuple[list[list[str]], list[str]]:
         change += ["-g", guest_id]
         consumed.add("guestos")
     consumed.add("virtualhw.version")  # vm.upgrade below, never ExtraConfig
+    consumed.add("cpuid.corespersocket")  # a step by hand (see the module's docstring)
     # Device types are not ExtraConfig: they are replaced by hand (see _device_steps).
     consumed.update(f"scsi{bus}.virtualdev" for bus, kind in rec.scsi_types().items() if kind in SCSI_NAMES)
     consumed.update(f"ethernet{index}.virtualdev" for index, kind in rec.nic_types().items() if kind in NIC_NAMES)
@@ -70,8 +76,15 @@ def commands(rec: RecommendedVM) -> tuple[list[list[str]], list[str]]:
         change += ["-e", f"{_key(key)}="]  # ConfigSpec.extraConfig: a key set to "" is removed
     runs = [change]
     version = rec.hardware_version
-    if version is not None:
+    # Only an upgrade a rule asks for: the VM's own version stated again is no change, and
+    # vm.upgrade to the version a VM has fails (AlreadyUpgradedFault).
+    if version is not None and rec.reason("virtualHW.version"):
         runs.append(["govc", "vm.upgrade", "-version", str(version), "-vm", name])
+    cps = rec.cores_per_socket
+    if cps is not None and rec.reason("cpuid.coresPerSocket"):
+        vm = comment_safe(shell_quote(name))
+        comments.append(f"cores per socket should be {cps}; govc vm.change has no flag for it. With the VM off, in "
+                        f"PowerCLI: Set-VM -VM {vm} -CoresPerSocket {cps}, or in the vSphere Client")
     comments += _device_steps(rec, name)
     return runs, comments
 

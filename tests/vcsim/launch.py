@@ -33,6 +33,15 @@ def build(go: str, out_dir: Path) -> Path:
     return binary
 
 
+def build_govc(go: str, out_dir: Path) -> Path:
+    """govmomi's govc from the very module version the simulator is built from (tests/vcsim/go.mod
+    pins github.com/vmware/govmomi; go.sum carries govc's own dependencies)."""
+    binary = out_dir / "govc"
+    subprocess.run([go, "build", "-buildvcs=false", "-o", str(binary), "github.com/vmware/govmomi/govc"], cwd=HERE,
+                   check=True, timeout=1800, capture_output=True, text=True)
+    return binary
+
+
 @dataclass
 class Simulator:
     process: subprocess.Popen[str]
