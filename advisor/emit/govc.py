@@ -82,9 +82,11 @@ def commands(rec: RecommendedVM) -> tuple[list[list[str]], list[str]]:
         runs.append(["govc", "vm.upgrade", "-version", str(version), "-vm", name])
     cps = rec.cores_per_socket
     if cps is not None and rec.reason("cpuid.coresPerSocket"):
-        vm = comment_safe(shell_quote(name))
+        from advisor.emit.powercli import quote as powershell_quote
+
+        vm = comment_safe(powershell_quote(name))
         comments.append(f"cores per socket should be {cps}; govc vm.change has no flag for it. With the VM off, in "
-                        f"PowerCLI: Set-VM -VM {vm} -CoresPerSocket {cps}, or in the vSphere Client")
+                        f"PowerCLI: Set-VM -VM (Get-VM -Name {vm}) -CoresPerSocket {cps}, or in the vSphere Client")
     comments += _device_steps(rec, name)
     return runs, comments
 
