@@ -95,6 +95,7 @@ def _as_run(results, place_facts: list[dict], compare: bool):
     from advisor.report.findings import Run, VmResult
 
     run = Run()
+    run.command = "topology"  # the formats then say no rule ran, rather than print totals of zero
     for (loaded, placement, vms), facts in zip(results, place_facts, strict=True):
         host, version = loaded.host, loaded.version
         run.files.append(loaded.file)

@@ -1,9 +1,11 @@
-"""A self-contained HTML page: per host the NUMA map as SVG, per VM its default and recommended
-layouts side by side, then the findings with their fixes and links to the rule docs.
+"""A self-contained HTML page: an estate summary (hosts, VMs, findings by rule and severity), per
+host the NUMA map as SVG, per VM its default and recommended layouts side by side, then the
+findings with their fixes and links to the rule docs.
 
 Nothing on the page is fetched (no script, font, stylesheet or image from elsewhere), so it opens
 the same from a CI artifact, an e-mail or a file share. The stylesheet lays the page out for a
-phone (the maps scale down, side-by-side layouts stack) and for print (no backgrounds lost, no map
+phone (a map keeps its size and scrolls sideways in its own box, since a 2×56-core host scaled
+to a phone's width has unreadable threads; side-by-side layouts stack) and for print (no backgrounds lost, no map
 split across pages). Every piece of user input is HTML-escaped where it lands, and attributes used
 to find things (`data-host`, `data-vm`, `data-rule`) carry the same escaped text.
 """
@@ -28,9 +30,11 @@ h3{font-size:1.05rem;margin:1.2rem 0 .4rem}
 .totals{font-weight:bold}.sev-error{color:#b00020}.sev-warning{color:#8a5a00}.sev-info{color:#0b5394}
 .maps{display:flex;flex-wrap:wrap;gap:1rem;align-items:flex-start}
 figure{margin:0;break-inside:avoid;max-width:100%}figcaption{font-size:.9rem;max-width:36rem}
-svg.numa-map{max-width:100%;height:auto;font-family:inherit}
-.legend{list-style:none;display:flex;flex-wrap:wrap;gap:.3rem 1rem;padding:0;margin:.4rem 0}
-.swatch{display:inline-block;width:.9em;height:.9em;margin-right:.3em;vertical-align:-.1em;border:1px solid #555}
+.map-scroll{max-width:100%;overflow-x:auto}
+svg.numa-map{display:block;max-width:none;font-family:inherit}
+table.summary{border-collapse:collapse;margin:.5rem 0}
+.summary th,.summary td{border:1px solid #ccc;padding:.15rem .5rem;text-align:left}
+.summary td.n{text-align:right}
 ul.findings{list-style:none;padding:0}
 li.finding{border-left:4px solid #999;padding:.3rem .6rem;margin:.5rem 0;background:#fafafa;break-inside:avoid}
 li.finding-error{border-color:#b00020}li.finding-warning{border-color:#c98a00}li.finding-info{border-color:#0b5394}
@@ -44,7 +48,12 @@ a{overflow-wrap:anywhere}.muted{color:#555;font-size:.9rem}
 
 def render(run: Run) -> str:
     palette = numamap.colours([vm.name for vm in run.vms])
-    body = [f"<header><h1>advisor report</h1><p class=\"totals\">{_text(totals(run))}</p></header>"]
+    if run.command == "topology":  # no rule ran: totals of zero would read as a clean bill
+        head = ("<p class=\"scope\">NUMA maps only: <code>advisor topology</code> evaluates no rules; "
+                "<code>advisor check</code> reports the findings.</p>")
+    else:
+        head = f"<p class=\"totals\">{_text(totals(run))}</p>"
+    body = [f"<header><h1>advisor report</h1>{head}</header>", _summary(run)]
     if run.errors:
         body.append("<section class=\"errors\"><h2>Input errors</h2><ul>"
                     + "".join(f"<li class=\"sev-error\">{_text(str(e))}</li>" for e in run.errors) + "</ul></section>")
@@ -64,6 +73,36 @@ def render(run: Run) -> str:
             f"<meta name=\"generator\" content=\"advisor {escape(advisor.__version__)}\">"
             f"<title>advisor report</title><style>{_STYLE}</style></head><body>"
             + "".join(body) + "</body></html>\n")
+
+
+def _summary(run: Run) -> str:
+    """The estate at a glance: files, hosts, VMs (and instances), then shown findings per rule
+    and severity (suppressed ones are counted apart, as in the totals)."""
+    instances = sum(max(1, v.count) for v in run.vms)
+    rows = [("files", len(run.files) or len({v.file for v in run.vms})), ("hosts", len(run.hosts)),
+            ("VMs", len(run.vms)), ("VM instances (count:)", instances)]
+    out = ["<section class=\"summary\"><h2>Summary</h2><table class=\"summary estate\"><tbody>"]
+    out += [f"<tr data-count=\"{escape(key)}\"><th scope=\"row\">{escape(key)}</th><td class=\"n\">{n}</td></tr>"
+            for key, n in rows]
+    out.append("</tbody></table>")
+    if run.command != "topology":
+        per_rule: dict[tuple[str, str, str], int] = {}
+        for f in run.findings:
+            if f.suppressed is None:
+                key = (f.rule, f.name, f.severity)
+                per_rule[key] = per_rule.get(key, 0) + 1
+        order = {"error": 0, "warning": 1, "info": 2}
+        out.append("<table class=\"summary findings-by-rule\"><thead><tr><th>rule</th><th>severity</th>"
+                   "<th>findings</th></tr></thead><tbody>")
+        for (rule, name, severity), n in sorted(per_rule.items(), key=lambda kv: (order.get(kv[0][2], 3), kv[0][0])):
+            out.append(f"<tr data-summary-rule=\"{_text(rule)}\" data-severity=\"{escape(severity)}\">"
+                       f"<td><span class=\"rule\">{_text(rule)}</span> {_text(name)}</td>"
+                       f"<td class=\"sev-{escape(severity)}\">{escape(severity)}</td><td class=\"n\">{n}</td></tr>")
+        if not per_rule:
+            out.append("<tr><td colspan=\"3\">no findings</td></tr>")
+        out.append("</tbody></table>")
+    out.append("</section>")
+    return "".join(out)
 
 
 def _text(value: object) -> str:
@@ -93,10 +132,9 @@ def _file_section(run: Run, file: str, shown: list[Finding], placed: set[int], p
 
 def _host(host: HostResult, vms: list[VmResult], findings: list[Finding], palette: dict[str, str]) -> str:
     layout = numamap.host_map(host, vms)
-    picture = numamap.svg(layout, f"host {host.name}: every VM as specified", palette)
-    used = {r.vm: palette.get(r.vm, "#999") for node in layout.residents for r in node}
+    picture = numamap.svg(layout, numamap.host_caption(host), palette)
     return (f"<section class=\"host\" data-host=\"{_text(host.name)}\"><h3>host {_text(host.summary)}</h3>"
-            f"<figure>{picture}<figcaption>{numamap.legend(used)}</figcaption></figure>"
+            f"<figure class=\"host-map\"><div class=\"map-scroll\">{picture}</div></figure>"
             + (_findings(findings) if findings else "") + "</section>")
 
 
@@ -111,7 +149,8 @@ def _vm(vm: VmResult, hosts: list[HostResult], findings: list[Finding], palette:
         for layout in vm.layouts:
             caption = f"{layout.title}: {layout.topology.get('summary', '')}"
             out.append(f"<figure class=\"layout\" data-layout=\"{_text(layout.title)}\">"
-                       f"{numamap.svg(numamap.layout_map(host, vm, layout), layout.title, palette)}"
+                       f"<div class=\"map-scroll\">"
+                       f"{numamap.svg(numamap.layout_map(host, vm, layout), layout.title, palette)}</div>"
                        f"<figcaption>{_text(caption)}</figcaption></figure>")
         out.append("</div>")
     for reason in (vm.topology or {}).get("reasons", []):

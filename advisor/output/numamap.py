@@ -105,6 +105,8 @@ class _Box:
 
     cols: int
     core_w: int
+    legend: tuple[tuple[tuple[str, str, int], ...], ...]  # rows of (key, label, x)
+    legend_y: int
     node_w: int
     node_h: int
     socket_w: int
@@ -115,6 +117,8 @@ class _Box:
 
 
 TITLE_H = 22
+LEGEND_ROW = 16  # one row of the legend under a map
+LEGEND_NOTE = "node n · v/t: v vCPUs homed on t threads; bar: memory"
 
 
 def _box(layout: HostMap, caption: str) -> _Box:
@@ -129,8 +133,41 @@ def _box(layout: HostMap, caption: str) -> _Box:
     socket_rows = math.ceil(layout.sockets / socket_cols)
     # Wide enough for the caption too (about 7 units per character at font-size 12).
     width = max(socket_cols * socket_w + (socket_cols - 1) * PAD + 2, math.ceil(len(caption) * 7.2) + 2)
-    height = TITLE_H + socket_rows * socket_h + (socket_rows - 1) * PAD + 2
-    return _Box(cols, core_w, node_w, node_h, socket_w, socket_h, socket_cols, width, height)
+    maps_h = TITLE_H + socket_rows * socket_h + (socket_rows - 1) * PAD + 2
+    keys = [(r.vm, _short(r.vm)) for r in _legend_residents(layout)] + [("", "free")]
+    width = max(width, max(_entry_w(label) for _, label in keys), math.ceil(len(LEGEND_NOTE) * 6) + 2)
+    lines: list[list[tuple[str, str, int]]] = [[]]
+    x = 1
+    for key, label in keys:  # flow the entries into lines as wide as the map
+        if lines[-1] and x + _entry_w(label) > width:
+            lines.append([])
+            x = 1
+        lines[-1].append((key, label, x))
+        x += _entry_w(label)
+    height = maps_h + (len(lines) + 1) * LEGEND_ROW + 2
+    return _Box(cols, core_w, tuple(tuple(r) for r in lines), maps_h, node_w, node_h, socket_w, socket_h,
+                socket_cols, width, height)
+
+
+SHORT = 40  # characters of a name shown in a legend (the whole name is in its tooltip)
+
+
+def _short(name: str) -> str:
+    return name if len(name) <= SHORT else name[:SHORT - 1] + "…"
+
+
+def _entry_w(label: str) -> int:
+    """A legend entry: swatch, label at font-size 10 (about 6 units a character), gap."""
+    return 14 + math.ceil(len(label) * 6.2) + 12
+
+
+def _legend_residents(layout: HostMap) -> list[Resident]:
+    """One resident per VM drawn on the map, in the order they first appear."""
+    seen: dict[str, Resident] = {}
+    for node in layout.residents:
+        for resident in node:
+            seen.setdefault(resident.vm, resident)
+    return list(seen.values())
 
 
 def size(layout: HostMap, caption: str) -> tuple[int, int]:
@@ -168,7 +205,26 @@ def svg(layout: HostMap, caption: str, palette: dict[str, str], *, x: int | None
             ny = sy + SOCKET_HEAD + local * (node_h + PAD)
             parts.append(_node(layout, node, nx, ny, node_w, node_h, cols, core_w, palette))
         parts.append("</g>")
+    parts.append(_legend(layout, box, palette))
     parts.append("</svg>")
+    return "".join(parts)
+
+
+def _legend(layout: HostMap, box: _Box, palette: dict[str, str]) -> str:
+    """The colour key inside the map, so the SVG reads alone (saved, embedded or printed)."""
+    parts = ['<g class="legend">']
+    y = box.legend_y
+    for row in box.legend:
+        for key, label, x in row:
+            colour = palette.get(key, "#999") if key else FREE
+            parts.append('<g class="legend-entry"' + (f' data-vm="{escape(key)}"' if key else ' data-free=""')
+                         + f'><title>{escape(key or "free")}</title>'
+                         f'<rect x="{x}" y="{y + 3}" width="10" height="10" fill="{colour}" stroke="#555" '
+                         f'stroke-width="0.5"/><text x="{x + 14}" y="{y + 12}" font-size="10">'
+                         f"{escape(label)}</text></g>")
+        y += LEGEND_ROW
+    parts.append(f'<text class="legend-note" x="1" y="{y + 12}" font-size="10" fill="#444">'
+                 f"{escape(LEGEND_NOTE)}</text></g>")
     return "".join(parts)
 
 
@@ -223,13 +279,9 @@ def _memory_bar(layout: HostMap, residents: list[Resident], x: int, y: int, w: i
     return "".join(parts)
 
 
-def legend(palette: dict[str, str]) -> str:
-    """Colour keys and how to read a node, as HTML (outside the SVG, so it wraps on a phone)."""
-    items = "".join(f'<li data-vm="{escape(name)}"><span class="swatch" style="background:{colour}"></span>'
-                    f"{escape(name)}</li>" for name, colour in palette.items())
-    return (f'<ul class="legend">{items}<li><span class="swatch" style="background:{FREE}"></span>free</li>'
-            "<li>node n · v/t: v vCPUs homed on its t hardware threads (cores first, then hyper-threads); "
-            "bar: the node's memory</li></ul>")
+def host_caption(host: HostResult) -> str:
+    """A host map's title: the spec file it comes from, so maps of several files tell apart."""
+    return f"{host.file}: host {host.name}, every VM as placed"
 
 
 def host_map(host: HostResult, vms: list[VmResult]) -> HostMap:

@@ -20,7 +20,7 @@ def render(run: Run) -> str:
     rows: list[list[tuple[numamap.HostMap, str]]] = []
     for host in run.hosts:
         vms = [v for v in run.vms if v.file == host.file and v.host == host.name]
-        rows.append([(numamap.host_map(host, vms), f"host {host.name}: every VM")])
+        rows.append([(numamap.host_map(host, vms), numamap.host_caption(host))])
         for vm in vms:
             rows.append([(numamap.layout_map(host, vm, layout), f"{vm.name}: {layout.title}") for layout in vm.layouts])
     parts: list[str] = []
