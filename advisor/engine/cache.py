@@ -2,10 +2,15 @@
 the limits tables of advisor.resources).
 
 Every run used to parse the same eleven rule files: about a tenth of `advisor check`'s start-up.
-The cache keeps the parsed result, keyed by the bytes of the source files and the versions that
-shape it, so an entry for other sources or another advisor is never read; it is found again by
-key, not by date. The cache is best effort: no usable folder or a damaged entry cost only the
-time the cache would have saved, never an error.
+The cache keeps the parsed result, keyed by the bytes of the source files, by every source file
+of the advisor package (size and modification time: a checkout that changes the YAML loader
+changes the key although `__version__` stays), by the PyYAML and CEL libraries installed and by
+the interpreter, so an entry for other sources or another advisor is never read; it is found
+again by key, not by date. Each entry starts with a checksum of the rest: a damaged entry, even
+one that is still valid JSON (a flipped bit in a compiled program, a missing key, a NaN), is
+rebuilt, and so is one whose value the caller cannot use (`use` raising). The cache is best
+effort: no usable folder or a damaged entry cost only the time the cache would have saved,
+never an error.
 
 Trust: entries are JSON, which describes data and cannot run code, so even a planted entry can at
 worst be a wrong catalog. On top of that an entry is read only from a folder that belongs to the
@@ -21,6 +26,7 @@ evict each other's.
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import os
 import stat
@@ -31,9 +37,16 @@ from typing import Any, TypeVar
 
 T = TypeVar("T")
 
-# Bump when the shape of a cached value changes without the advisor version changing (a
-# checkout between releases), so old entries are no longer read.
-_FORMAT = 3  # 3: reference texts without seed file names (issue 34)
+# Bump when the shape of an entry changes, so old entries are no longer read (the package's
+# source files are part of the key too, so this is a second line of defence).
+_FORMAT = 4  # 3: reference texts without seed file names (issue 34); 4: entries carry a checksum
+# An entry is the checksum (hex) of its JSON, a newline, then the JSON.
+_SUM_SIZE = 16
+# Libraries whose version changes what an entry holds: the YAML parser (the trees parsed from the
+# rule files) and the CEL runtime (the serialised programs). Found on sys.path as an import would
+# find them, by a file that changes with every release, without importing them (a cache hit
+# needs no PyYAML).
+_LIBRARIES = (("yaml", "__init__.py"), ("cel_expr_python", "__init__.py"))
 
 
 def cache_dir() -> Path | None:
@@ -50,28 +63,43 @@ def cache_dir() -> Path | None:
         return None
 
 
-def cached(name: str, sources: list[tuple[str, bytes]], build: Callable[[], T], plain: bool = False) -> T:
-    """build(), or the value it returned last time for exactly these sources.
+def cached(name: str, sources: list[tuple[str, bytes]], build: Callable[[], Any], plain: bool = False,
+           use: Callable[[Any], T] | None = None) -> T:
+    """use(build()), or use() of the value build returned last time for exactly these sources.
 
     `sources` are (name, bytes) of every file the value is derived from; build must depend on
-    nothing else (apart from advisor's own code, covered by its version). The value must be
-    made of JSON types and the YAML loader's LocDict/LocList; anything else is not cached.
-    `plain`: the value is JSON as it is (string keys, lists, no LocDict), stored and read
-    without the wrapping that keeps those apart, so reading it is the JSON decoder's work only.
+    nothing else (apart from advisor's own code and the libraries in _LIBRARIES, which are part
+    of every key). The value must be made of JSON types and the YAML loader's LocDict/LocList;
+    anything else is not cached. `plain`: the value is JSON as it is (string keys, lists, no
+    LocDict), stored and read without the wrapping that keeps those apart, so reading it is the
+    JSON decoder's work only. `use` (default: the value itself) turns the value into what the
+    caller needs; when it fails on a value read from an entry, the entry is rebuilt.
     """
+    use_ = use if use is not None else (lambda value: value)
     folder = cache_dir()
     if folder is None:
-        return build()
+        return use_(build())
     prefix = f"{name}-{_installation()}-"
     entry = folder / f"{prefix}{_key(sources)}.json"
     if _private(folder):
         with contextlib.suppress(Exception):  # missing, foreign or damaged: build it instead
-            data = _read_own(entry)  # written by _store from build()'s result
-            value: T = _plain_json(data) if plain else decode(data)
-            return value
+            data = _checked(_read_own(entry))  # written by _store from build()'s result
+            return use_(_plain_json(data) if plain else decode(data))
     value = build()
     _store(folder, prefix, entry, value, plain)
-    return value
+    return use_(value)
+
+
+def _checksum(data: bytes) -> bytes:
+    return hashlib.blake2b(data, digest_size=_SUM_SIZE).hexdigest().encode("ascii")
+
+
+def _checked(entry: bytes) -> bytes:
+    """The JSON of an entry whose checksum matches; ValueError for any other bytes."""
+    head, newline, data = entry.partition(b"\n")
+    if not newline or head != _checksum(data):
+        raise ValueError("damaged cache entry")
+    return data
 
 
 def _plain_json(data: bytes) -> Any:
@@ -109,11 +137,43 @@ def _installation() -> str:
     return hashlib.blake2b(here.encode("utf-8", "surrogateescape"), digest_size=4).hexdigest()
 
 
+@functools.cache
+def _code() -> bytes:
+    """What identifies the code that builds an entry: every source file of the advisor package
+    and the libraries of _LIBRARIES, by path, size and modification time (stat, not contents:
+    reading the package's ~150 files on every start-up would cost more than the cache saves)."""
+    parts: list[str] = []
+    folders = [str(Path(__file__).resolve().parents[1])]
+    while folders:
+        with os.scandir(folders.pop()) as entries:
+            for item in entries:
+                if item.is_dir(follow_symlinks=False):
+                    if item.name != "__pycache__":
+                        folders.append(item.path)
+                elif item.name.endswith((".py", ".json")):
+                    info = item.stat()
+                    parts.append(f"{item.path}|{info.st_size}|{info.st_mtime_ns}")
+    for package, marker in _LIBRARIES:
+        parts.append(f"{package}:{_library(package, marker)}")
+    return "\n".join(sorted(parts)).encode("utf-8", "surrogateescape")
+
+
+def _library(package: str, marker: str) -> str:
+    """The first `package/marker` on sys.path, by path, size and time ("" when not found)."""
+    for folder in sys.path:
+        path = os.path.join(folder or ".", package, marker)
+        with contextlib.suppress(OSError):
+            info = os.stat(path)
+            return f"{path}|{info.st_size}|{info.st_mtime_ns}"
+    return ""
+
+
 def _key(sources: list[tuple[str, bytes]]) -> str:
     from advisor import __version__
 
     digest = hashlib.blake2b(digest_size=16)
-    digest.update(f"{_FORMAT}|{__version__}|{sys.version}|{len(sources)}".encode())
+    digest.update(f"{_FORMAT}|{__version__}|{sys.version}|{len(sources)}|".encode())
+    digest.update(_code())
     for source, data in sources:
         digest.update(f"|{source}|{len(data)}|".encode("utf-8", "surrogateescape"))
         digest.update(data)
@@ -129,6 +189,7 @@ def _store(folder: Path, prefix: str, entry: Path, value: object, plain: bool) -
 
     try:
         data = json.dumps(value if plain else encode(value), separators=(",", ":"), allow_nan=False).encode()
+        data = _checksum(data) + b"\n" + data
         folder.mkdir(mode=0o700, parents=True, exist_ok=True)
         if not _private(folder):
             return

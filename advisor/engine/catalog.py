@@ -364,9 +364,19 @@ def builtin_catalog() -> Catalog:
         sources = [(str(path), read_bytes(path)) for path in rule_files(data_path("rules"))]
         # The files only change with advisor: parsed, checked and compiled once, the catalog is
         # cached as records (JSON), keyed by the files' bytes and what the records depend on.
-        records = cached("catalog", [*sources, *compiled.inputs()], lambda: compiled.records(sources), plain=True)
-        _BUILTIN = Catalog([compiled.rule(record) for record in records])  # checked and sorted when built
+        # Records that do not make rules (an entry whose checksum holds but whose content does
+        # not, say one written by hand) are rebuilt too.
+        _BUILTIN = cached("catalog", [*sources, *compiled.inputs()], lambda: compiled.records(sources), plain=True,
+                          use=_from_records)  # checked and sorted when built
     return _BUILTIN
+
+
+def _from_records(records: list[dict[str, Any]]) -> Catalog:
+    """The catalog of compiled records. A program is decoded when its rule is first evaluated
+    (most runs need a part of them): the entry's checksum is what vouches for the programs."""
+    from advisor.engine import compiled
+
+    return Catalog([compiled.rule(record) for record in records])
 
 
 def load_catalog(extra_folders: Sequence[str | Path] = ()) -> Catalog:

@@ -139,11 +139,6 @@ class Evaluator:
             self.run.rules[r.id] = r.metadata() | {"severity": self.policy.severity_of(r)}
 
     # -- one rule -----------------------------------------------------------------------
-    def _holds(self, rule: Rule, activation: Any) -> bool:
-        value = decide(rule, activation, frozenset())
-        assert value is not None  # every fact the rule reads is known
-        return value
-
     def _shape(self, rule: Rule) -> tuple[FindingShape, str]:
         hit = self._shapes.get(rule.id)
         if hit is None:  # the policy's severity of a rule does not change during a run either
@@ -225,7 +220,9 @@ class Evaluator:
                 if hit is not None:
                     known_topos.append((s.vm, hit[0]))
             shapes.reverse()
-            if known_topos:
+            # A VM whose number of instances is not known (a template's `count = var.n`) leaves
+            # every host-wide figure unknown: the host rules reading them are "not evaluated".
+            if known_topos and not any("count" in s.unknown for s in subjects):
                 placed.facts, placed.placement = placement_facts(host, known_topos)
         return placed
 
@@ -458,20 +455,30 @@ class Evaluator:
 
     def _evaluate_host(self, workloads: Set[str], host: Host, version: Version, place_facts: dict[str, Any],
                        placement: Placement | None, file: str, host_line: Callable[[str], int | None] | None) -> None:
-        facts = host_facts(host) | version_facts(version) | place_facts
-        activation = self.env.Activation(activation_of(facts))
+        """The host rules, decided as the VM rules are: a fact that is not known (the spec does
+        not state it, or no VM's topology is known) is left out of the activation, and a rule it
+        leaves undecided is listed with the facts it needs, never passed over in silence."""
+        facts = host_facts(host, version) | version_facts(version) | place_facts
+        known = activation_of(facts)
+        activation = self.env.Activation(known)
         subject = f"host {host.name}"
         recommended: dict[str, str] = {}
         evaluated: list[str] = []
+        skipped: list[str] = []
         for rule in self.host_rules:
             if rule.d.workloads and not workloads & set(rule.d.workloads):
                 continue
             if not rule.in_versions(version):
                 continue
-            if not all(cel_value_fits(facts.get(n)) for n in rule.facts):
+            unknown = frozenset(n for n in rule.facts if n not in known)
+            if unknown and not applies_without(unknown):
+                continue  # only facts of a part of the spec that is not there (a `cluster:` list)
+            holds = decide(rule, activation, unknown)
+            if holds is None:
+                skipped.append(needs_text(rule.id, unknown, hosted=True))
                 continue
             evaluated.append(rule.id)
-            if not self._holds(rule, activation):
+            if not holds:
                 continue
             line = host_line(rule.d.locate or "") if host_line else None
             finding = self._finding(rule, facts, subject, None, file, line)
@@ -481,7 +488,7 @@ class Evaluator:
                 for key, value in finding.fix.get("host", {}).items():
                     recommended[key] = str(value)
         self.run.evaluated.append((tuple(evaluated), subject, file))
-        self.run.hosts.append(host_result(host, version, place_facts, placement, file, recommended))
+        self.run.hosts.append(host_result(host, version, place_facts, placement, file, recommended, tuple(skipped)))
 
     def finish(self) -> Run:
         for ex in self.policy.exemptions:

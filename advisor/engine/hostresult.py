@@ -12,8 +12,9 @@ from advisor.report.findings import HostResult, Layout
 
 
 def host_result(host: Host, version: Version, place_facts: dict[str, Any], placement: Any, file: str,
-                recommended: dict[str, str] | None = None) -> HostResult:
-    """A host's capacity and where every VM's NUMA clients are homed (also `advisor topology`'s)."""
+                recommended: dict[str, str] | None = None, skipped: tuple[str, ...] = ()) -> HostResult:
+    """A host's capacity and where every VM's NUMA clients are homed (also `advisor topology`'s),
+    and the host rules the known facts could not settle (`skipped`, "RULE needs <facts>")."""
     return HostResult(
         name=host.name,
         file=file,
@@ -26,6 +27,7 @@ def host_result(host: Host, version: Version, place_facts: dict[str, Any], place
         recommended_host=recommended or {},
         node_load=list(placement.load) if placement else [],
         residents=[list(node) for node in placement.residents] if placement else [],
+        skipped=skipped,
     )
 
 

@@ -78,6 +78,10 @@ def template_subject(t: Any, workload: str | None = None) -> Subject:
     context = {"lenient_shape": True, ADVANCED_INDEX: data.pop(ADVANCED_INDEX)}
     if workload:
         data["workload"] = workload
+    if t.count is None:  # `count = var.n`, for_each: how many VMs share the host is not known
+        unknown = {*unknown, "count"}
+    elif t.count > 1:  # Terraform `count = 8`: eight VMs on the host
+        data["count"] = t.count
     try:
         vm = template_vm(data, keys, context)
     except ValidationError as exc:
@@ -182,10 +186,12 @@ def _lint_file(file: str | Path, job: LintJob, evaluator: Evaluator, host: Any, 
         # Unnamed standard input (`-`) belongs to no folder: no sibling files supply its variables.
         templates = read_template(path, data, () if path == "-" else None, named=path in job.named,
                                   var_files=[(Path(name), data) for name, data in job.var_files])
-        subjects = [template_subject(t, job.workload) for t in templates]
+        subjects = [template_subject(t, job.workload) for t in templates if t.count != 0]
     except InputError as exc:
         evaluator.run.errors.append(_problem(exc, path))
         return
+    evaluator.run.notes.extend(f"{path}: {t.name}: count = 0: no instance is created; not checked"
+                               for t in templates if t.count == 0)
     if not subjects:
         evaluator.run.notes.append(f"{path}: no virtual machine found in this template")
         return

@@ -64,7 +64,7 @@ def facts_for(host: Host | None, vm: VM, version: Version | None,
         if version is not None:
             context.update(version_facts(version))
             if host is not None:
-                context.update(host_facts(host))
+                context.update(host_facts(host, version))
         if cache is not None:
             cache[_CONTEXT] = context
     facts.update(context)

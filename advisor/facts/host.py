@@ -27,9 +27,40 @@ def version_facts(version: Version) -> dict[str, Any]:
     }
 
 
-def host_facts(host: Host) -> dict[str, Any]:
+# Power.CpuPolicy when the host does not state it: Balanced since ESX(i) 5.0, High Performance
+# on ESX 4.1 (vSphere Resource Management, "CPU Power Management Policies", the 8.0, 5.0 and 4.1
+# editions). No edition before 4.1 is at hand: there the default stays unknown.
+_DEFAULT_POLICY = ((Version(5, 0), "balanced"), (Version(4, 1), "high-performance"))
+_POLICY_NAMES = {"balanced": "Balanced", "high-performance": "High Performance"}
+
+
+def default_power_policy(version: Version) -> str | None:
+    """ESXi's Power.CpuPolicy when nobody changed it, where a document states it."""
+    return next((policy for since, policy in _DEFAULT_POLICY if version >= since), None)
+
+
+def power_facts(host: Host, version: Version) -> dict[str, Any]:
+    """The host's power policy: as stated, or ESXi's default named as assumed (never as a fact
+    about the host: `host.power_policy_stated` tells the rules which)."""
+    stated = host.power_policy
+    policy = stated or default_power_policy(version)
+    if stated is not None:
+        text = f"'{stated}'"
+    elif policy is not None:
+        text = f"not given; ESXi {version}'s default, {_POLICY_NAMES[policy]}, is assumed"
+    else:
+        text = f"not given, and no document at hand states ESXi {version}'s default"
+    return {
+        "host.power_policy": policy,
+        "host.power_policy_stated": stated is not None,
+        "host.power_policy_text": text,
+    }
+
+
+def host_facts(host: Host, version: Version) -> dict[str, Any]:
     gpu = host.gpus[0].model if host.gpus else None
     return {
+        **power_facts(host, version),
         "host.name": host.name,
         "host.sockets": host.sockets,
         "host.cores": host.cores,
@@ -40,7 +71,6 @@ def host_facts(host: Host) -> dict[str, Any]:
         "host.memory_mib": host.memory,
         "host.memory_per_node_mib": host.memory_per_node,
         "host.core_mhz": host.core_mhz,
-        "host.power_policy": host.power_policy,
         "host.max_freq_pct": host.max_freq_pct if host.max_freq_pct is not None else 100,
         "host.bios_power": host.bios_power,
         # With the BIOS in charge ESXi shows only "Not Supported" (or High Performance) and its

@@ -8,6 +8,9 @@ from typing import Any
 from advisor.model.spec import VM, Host
 from advisor.numa.topology import Topology
 
+# Workloads a host rule counts the VMs of (place.vms_of_<workload>): SCALE001's Hadoop workers.
+COUNTED_WORKLOADS = ("hadoop",)
+
 
 def placement_facts(host: Host, items: list[tuple[VM, Topology]]) -> tuple[dict[str, Any], Any]:
     """Facts about all VMs on the host together, and the Placement they were computed from."""
@@ -32,6 +35,8 @@ def placement_facts(host: Host, items: list[tuple[VM, Topology]]) -> tuple[dict[
         "place.max_clients_per_node": max(placement.clients_per_node) if load else 0,
         "place.vms_per_node_x100": vms * 100 // host.nodes,
         "place.vms_of_workload": max(kinds.values()) if kinds else 0,
+        # Per workload, so that a rule about one workload counts its VMs, not the largest group's.
+        **{f"place.vms_of_{kind.replace('-', '_')}": kinds.get(kind, 0) for kind in COUNTED_WORKLOADS},
         "place.balanced": placement.balanced,
         "place.node_load_text": ", ".join(str(n) for n in load),
         "place.suggestion": packing_suggestion(host, items),
@@ -49,10 +54,20 @@ def _resized_host(host: Host, items: list[tuple[VM, Topology]]) -> dict[str, Any
     memory = sum(vm.memory * vm.count for vm, _ in items)
     count, size = packing(host, items)
     scale = min(4, max(2, math.ceil(total / host.cores_per_node)))
+    fit = host.cores // largest  # VMs of the largest size within the cores: 0 when one alone is wider
     return {
         "place.suggested_count": count,
         "place.suggested_vcpus": size,
-        "place.count_within_cores": max(1, host.cores // largest),
+        "place.count_within_cores": max(1, fit),
+        # A resize that fits the cores: as many VMs of the largest size as fit, or, when one VM
+        # alone has more vCPUs than the host has cores, that VM cut to the cores (a count of one
+        # "VMs of this size" would change nothing). Exactly one of the two is known.
+        "place.fit_count": fit or None,
+        "place.fit_vcpus": None if fit else host.cores,
+        "place.fit_text": (f"{fit} VM{'s' if fit > 1 else ''} of {largest} vCPUs fit{'' if fit > 1 else 's'} "
+                           f"the {host.cores} cores" if fit else
+                           f"a {largest}-vCPU VM has more vCPUs than the {host.cores} cores: "
+                           f"at most {host.cores} vCPUs fit them"),
         "place.scaleout_vms": scale,
         "place.scaleout_vcpus": min(host.cores_per_node, max(1, total // scale)),
         "place.scaleout_memory_mib": memory // scale // 4 * 4,

@@ -135,8 +135,7 @@ def vm_facts(vm: VM, unknown: frozenset[str] = frozenset()) -> dict[str, Any]:
         "vm.fault_tolerance": vm.fault_tolerance,
         "vm.tools": vm.guest.tools,
         "vm.windows": vm.guest_os.lower().startswith("win") if vm.guest_os else None,
-        "vm.large_pages": bool(vm.guest.large_pages) or bool(vm.java and vm.java.large_pages)
-        or bool(vm.sql and vm.sql.lock_pages_in_memory),
+        "vm.large_pages": _large_pages(vm),
         "vm.gpu_vgpu": bool(profile),
         "vm.hpc_memory_bound": bool(vm.hpc and vm.hpc.memory_bound),
         "vm.memory_bound": bool(vm.memory_bound) or bool(vm.hpc and vm.hpc.memory_bound),
@@ -162,6 +161,7 @@ def vm_facts(vm: VM, unknown: frozenset[str] = frozenset()) -> dict[str, Any]:
 
 # Which facts become unknown when a template leaves a spec field unresolved.
 _FIELD_FACTS: dict[str, tuple[str, ...]] = {
+    "count": ("vm.count",),
     "vcpus": ("vm.vcpus", "vm.cores_per_socket_divides", "vm.sockets"),
     "cores_per_socket": ("vm.cores_per_socket", "vm.cores_per_socket_set", "vm.cores_per_socket_divides"),
     "memory": ("vm.memory_mib",),
@@ -181,3 +181,15 @@ _FIELD_FACTS: dict[str, tuple[str, ...]] = {
 }
 # Topology facts depend on these fields; unknown shape → no topology.
 _TOPOLOGY_FIELDS = {"vcpus", "cores_per_socket", "memory", "hardware_version", "cpu_hot_add", "cpu_affinity"}
+
+
+def _large_pages(vm: VM) -> bool | None:
+    """Whether the application uses large pages: True when any place says so, False only when one
+    states it off, None (unknown) when the spec says nothing; an unset field is not a "no"."""
+    java, sql = vm.java, vm.sql
+    if vm.guest.large_pages or (java and java.large_pages) or (sql and sql.lock_pages_in_memory):
+        return True
+    if (vm.guest.large_pages is False or (java is not None and "large_pages" in java.model_fields_set)
+            or (sql is not None and "lock_pages_in_memory" in sql.model_fields_set)):
+        return False
+    return None

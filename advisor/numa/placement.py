@@ -1,7 +1,13 @@
 """Where ESXi's NUMA scheduler homes every VM's NUMA clients on one host.
 
-Each instance of each VM (a VM with count 8 is eight VMs) is placed in spec order, every
-client on the least-loaded physical node, one VM's clients on distinct nodes where possible. A
+Each instance of each VM (a VM with count 8 is eight VMs) is placed in turn, every client on
+the least-loaded physical node, one VM's clients on distinct nodes where possible. The order in
+which the VMs power on is not in the spec, and the nodes they land on depend on it; no VMware
+document states an order, so advisor assumes one that the spec's listing cannot change: VMs
+kept to listed nodes by numa.nodeAffinity first (they have no choice), then the largest NUMA
+clients first (the order a later rebalancing tends towards: the big clients settle, the small
+ones fill the gaps), ties by shape and name. The same VMs listed in any order give the same
+placement, and so the same host findings. A
 VM with numa.nodeAffinity is placed on its listed nodes only (vSphere Resource Management,
 "Specifying NUMA Controls": the affinity limits the nodes for its vCPUs and memory).
 That is the initial placement the scheduler aims for (001_a02093f92473a34b.txt explains its
@@ -57,12 +63,21 @@ class Placement:
         return [sum(count for _, _, count in r) for r in self.residents]
 
 
+def _power_on_order(vm: tuple[str, int, Topology]) -> tuple[object, ...]:
+    """The assumed power-on order (see the module's docstring): a total order on what placement
+    reads, so that the listing order of the spec cannot matter."""
+    name, count, topo = vm
+    clients = topo.numa_clients
+    return (topo.node_affinity is None, -max(clients, default=0), -topo.vcpus, tuple(-c for c in clients),
+            topo.node_affinity or (), name, -count)
+
+
 def place(host: Host, vms: Sequence[tuple[str, int, Topology]]) -> Placement:
-    """vms: (name, count, topology) in spec order."""
+    """vms: (name, count, topology), in any order (placed in the assumed power-on order)."""
     load = [0] * host.nodes
     residents: list[list[tuple[str, int, int]]] = [[] for _ in range(host.nodes)]
     unmanaged = steps = 0
-    for name, count, topo in vms:
+    for name, count, topo in sorted(vms, key=_power_on_order):
         if not topo.numa_managed:
             unmanaged += topo.vcpus * count
             continue

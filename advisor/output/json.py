@@ -53,6 +53,7 @@ def _host(h: HostResult) -> dict[str, Any]:
         "capacity": h.capacity,
         "recommended_host": h.recommended_host,
         "node_load": list(h.node_load),
+        "skipped": list(h.skipped),
     }
 
 

@@ -68,6 +68,9 @@ class TemplateVM:
     # line -> the 1-based column of the value on it, for a reader whose settings carry no column
     # but whose format has one (.vmx: worked out only for the lines findings point at).
     value_column: Callable[[int], int | None] | None = None
+    # Instances the template stands for (Terraform `count = 8` is eight VMs); None: unknown (a
+    # count from an unresolved expression, or for_each), the VM is then checked as one.
+    count: int | None = 1
 
     def set(self, key: str, value: str | None, line: int | None = None, raw: str | None = None,
             column: int | None = None) -> None:

@@ -221,7 +221,7 @@ def _assignments_quietly(path: Path, data: bytes) -> Variables | None:
 
 def _read_resource(block: Block, path: Path, variables: Variables) -> TemplateVM:
     vm = TemplateVM(name=block.labels[1], file=str(path), kind=KIND, line=block.line)
-    _note_meta_arguments(block, vm)
+    _note_meta_arguments(block, vm, variables)
     for argument, (key, kind) in _SCALARS.items():
         if argument in block.attrs:
             set_from_expr(vm, key, argument, block.attrs[argument], kind, variables)
@@ -233,11 +233,32 @@ def _read_resource(block: Block, path: Path, variables: Variables) -> TemplateVM
     return vm
 
 
-def _note_meta_arguments(block: Block, vm: TemplateVM) -> None:
+# The most instances one resource is taken to stand for: advisor.model.spec.VM's count bound.
+MAX_COUNT = 100_000
+
+
+def _instances(block: Block, variables: Variables) -> tuple[int | None, str | None]:
+    """How many VMs the resource makes (Terraform's `count` meta-argument, a whole number,
+    literal or from a variable's known value), and the note to keep when it is not known."""
+    if "for_each" in block.attrs:
+        expr = block.attrs["for_each"]
+        return None, f"for_each = {short(expr.raw)}: unknown number of instances; this VM stands for every instance"
+    if "count" not in block.attrs:
+        return 1, None
+    expr, origin = resolve(block.attrs["count"], variables)
+    value = expr.value if expr.known else None
+    if isinstance(value, str) and value.strip().isdigit():
+        value = int(value)  # Terraform converts a number-like string to the count it stands for
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_COUNT:
+        return None, f"count = {short(expr.raw)}: unknown; this VM stands for every instance"
+    return value, (f"count = {short(expr.raw)}: using {value} from {origin}" if origin else None)
+
+
+def _note_meta_arguments(block: Block, vm: TemplateVM, variables: Variables) -> None:
     """count/for_each, dynamic devices and cloning change what the file alone can tell."""
-    for meta in ("count", "for_each"):
-        if meta in block.attrs:
-            vm.notes.append(f"{meta} = {short(block.attrs[meta].raw)}: this VM stands for every instance")
+    vm.count, note = _instances(block, variables)
+    if note:
+        vm.notes.append(note)
     for dynamic in block.children("dynamic"):
         what = dynamic.labels[0] if dynamic.labels else "?"
         if what in ("disk", "network_interface"):
