@@ -46,7 +46,7 @@ _SUM_SIZE = 16
 # rule files) and the CEL runtime (the serialised programs). Found on sys.path as an import would
 # find them, by a file that changes with every release, without importing them (a cache hit
 # needs no PyYAML).
-_LIBRARIES = (("yaml", "__init__.py"), ("cel_expr_python", "__init__.py"))
+_LIBRARIES = (("yaml", "__init__.py"), ("cel_expr_python", "cel.pyi"))
 
 
 def cache_dir() -> Path | None:
@@ -142,19 +142,24 @@ def _code() -> bytes:
     """What identifies the code that builds an entry: every source file of the advisor package
     and the libraries of _LIBRARIES, by path, size and modification time (stat, not contents:
     reading the package's ~150 files on every start-up would cost more than the cache saves)."""
+    return code_identity(Path(__file__).resolve().parents[1])
+
+
+def code_identity(package: Path) -> bytes:
+    """_code for the package folder `package`."""
     parts: list[str] = []
-    folders = [str(Path(__file__).resolve().parents[1])]
+    folders = [str(package)]
     while folders:
         with os.scandir(folders.pop()) as entries:
             for item in entries:
                 if item.is_dir(follow_symlinks=False):
                     if item.name != "__pycache__":
                         folders.append(item.path)
-                elif item.name.endswith((".py", ".json")):
+                elif item.name.endswith(".py"):
                     info = item.stat()
                     parts.append(f"{item.path}|{info.st_size}|{info.st_mtime_ns}")
-    for package, marker in _LIBRARIES:
-        parts.append(f"{package}:{_library(package, marker)}")
+    for library, marker in _LIBRARIES:
+        parts.append(f"{library}:{_library(library, marker)}")
     return "\n".join(sorted(parts)).encode("utf-8", "surrogateescape")
 
 

@@ -155,3 +155,117 @@ def test_limits_tables_are_plain_json_and_read_the_same_from_the_cache(folder: P
     resources._limits_tables.cache_clear()
     assert resources._limits_tables() == built == parsed  # read back from the entry
     assert resources.limits_table("vsphere") == parsed["vsphere"]
+
+
+# -- what the key covers, and damaged entries that are still JSON (issues 33 and 39) ---------
+
+def test_a_changed_loader_module_rebuilds_although_the_version_is_the_same(
+        folder: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The key covers the package's own source files: a checkout that edits the YAML loader
+    (advisor.load.yamlfile) with __version__ unchanged is a new key, not a stale entry."""
+    import shutil
+
+    package = tmp_path / "advisor"
+    shutil.copytree(Path(cache.__file__).resolve().parents[1], package,
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setattr(cache, "_code", lambda: cache.code_identity(package))
+    build, calls = _counting({"a": 1})
+    cache.cached("t", [("f", b"x")], build)
+    cache.cached("t", [("f", b"x")], build)
+    assert len(calls) == 1
+    loader = package / "load" / "yamlfile.py"
+    loader.write_bytes(loader.read_bytes() + b"\n# a change to the loader\n")
+    cache.cached("t", [("f", b"x")], build)
+    assert len(calls) == 2
+
+
+def test_the_key_names_the_yaml_and_cel_libraries_installed() -> None:
+    code = cache._code().decode()
+    for library in ("yaml", "cel_expr_python"):
+        line = next(line for line in code.splitlines() if line.startswith(f"{library}:"))
+        assert line.endswith(tuple("0123456789")), line  # found: path|size|mtime
+    assert "yamlfile.py|" in code and "yamltree.py|" in code and "yamlnodes.py|" in code
+
+
+def _flip_program(records: list) -> list:
+    program = records[0]["program"]
+    records[0]["program"] = ("B" if program[0] != "B" else "C") + program[1:]
+    return records
+
+
+def _drop_key(records: list) -> list:
+    del records[0]["facts"]
+    return records
+
+
+def _wrong_type(records: list) -> list:
+    records[0]["d"] = "not a mapping"
+    return records
+
+
+@pytest.mark.parametrize("damage", [_flip_program, _drop_key, _wrong_type, "nan"])
+def test_a_damaged_catalog_entry_that_is_still_json_is_rebuilt(
+        folder: Path, monkeypatch: pytest.MonkeyPatch, damage) -> None:
+    """A bit flip in a program, a missing key, a wrong type or a NaN: the entry is valid JSON
+    but its checksum no longer matches, so it is rebuilt (once) and the catalog is the parsed one."""
+    import json
+
+    from advisor.engine import compiled
+
+    fresh = _digest(_parsed())
+    monkeypatch.setattr(catalog, "_BUILTIN", None)
+    catalog.builtin_catalog()  # writes the entry
+    (entry,) = folder.glob("catalog-*.json")
+    head, _, body = entry.read_bytes().partition(b"\n")
+    if damage == "nan":
+        body = body.replace(b'"line":', b'"line":NaN,"was":', 1)
+    else:
+        body = json.dumps(damage(json.loads(body)), separators=(",", ":")).encode()
+    entry.write_bytes(head + b"\n" + body)  # the old checksum over new content
+    built = []
+    original = compiled.records
+    monkeypatch.setattr(compiled, "records", lambda sources: built.append(1) or original(sources))
+    for _ in range(2):
+        monkeypatch.setattr(catalog, "_BUILTIN", None)
+        cat = catalog.builtin_catalog()
+        assert _digest(cat) == fresh
+        for rule in cat.rules:
+            rule.compiled()  # every program loads
+    assert len(built) == 1  # rebuilt once, then the rewritten entry is read
+
+
+def test_an_entry_whose_checksum_holds_but_whose_records_do_not_is_rebuilt(
+        folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An entry written by hand with a matching checksum: `use` fails on it, and it is rebuilt."""
+    import json
+
+    from advisor.engine import compiled
+
+    monkeypatch.setattr(catalog, "_BUILTIN", None)
+    catalog.builtin_catalog()
+    (entry,) = folder.glob("catalog-*.json")
+    body = json.dumps([{"nothing": "useful"}]).encode()
+    entry.write_bytes(cache._checksum(body) + b"\n" + body)
+    built = []
+    original = compiled.records
+    monkeypatch.setattr(compiled, "records", lambda sources: built.append(1) or original(sources))
+    monkeypatch.setattr(catalog, "_BUILTIN", None)
+    assert catalog.builtin_catalog().rules and len(built) == 1
+
+
+def test_a_damaged_entry_never_fails_a_run(folder: Path, tmp_path: Path, cli) -> None:
+    import json
+
+    spec = tmp_path / "spec.yaml"
+    spec.write_text("host: hp-dl580-g7\nvms:\n  - {name: a, vcpus: 8, memory: 16GB}\n")
+    assert cli("check", spec).code == 0
+    for entry in folder.glob("*.json"):
+        head, _, body = entry.read_bytes().partition(b"\n")
+        value = json.loads(body)
+        entry.write_bytes(head + b"\n" + json.dumps([value, "appended"]).encode())
+    catalog._BUILTIN = None
+    from advisor import resources
+
+    resources._limits_tables.cache_clear()
+    result = cli("check", spec)
+    assert result.code == 0, result.err
