@@ -6,7 +6,7 @@ The cache keeps the parsed result, keyed by the bytes of the source files, by ev
 of the advisor package (size and modification time: a checkout that changes the YAML loader
 changes the key although `__version__` stays), by the PyYAML and CEL libraries installed and by
 the interpreter, so an entry for other sources or another advisor is never read; it is found
-again by key, not by date. Each entry starts with a checksum of the rest: a damaged entry, even
+again by key, not by date. Each entry carries a checksum of its value: a damaged entry, even
 one that is still valid JSON (a flipped bit in a compiled program, a missing key, a NaN), is
 rebuilt, and so is one whose value the caller cannot use (`use` raising). The cache is best
 effort: no usable folder or a damaged entry cost only the time the cache would have saved,
@@ -40,7 +40,7 @@ T = TypeVar("T")
 # Bump when the shape of an entry changes, so old entries are no longer read (the package's
 # source files are part of the key too, so this is a second line of defence).
 _FORMAT = 4  # 3: reference texts without seed file names (issue 34); 4: entries carry a checksum
-# An entry is the checksum (hex) of its JSON, a newline, then the JSON.
+# Bytes of an entry's checksum (blake2b; written in hex, see _sealed).
 _SUM_SIZE = 16
 # Libraries whose version changes what an entry holds: the YAML parser (the trees parsed from the
 # rule files) and the CEL runtime (the serialised programs). Found on sys.path as an import would
@@ -94,10 +94,18 @@ def _checksum(data: bytes) -> bytes:
     return hashlib.blake2b(data, digest_size=_SUM_SIZE).hexdigest().encode("ascii")
 
 
+def _sealed(data: bytes) -> bytes:
+    """An entry: the JSON array ["<checksum of the value's JSON>", <the value's JSON>], so the
+    file stays JSON (data, never code) and the value's bytes are found without parsing."""
+    return b'["' + _checksum(data) + b'",' + data + b"]"
+
+
 def _checked(entry: bytes) -> bytes:
-    """The JSON of an entry whose checksum matches; ValueError for any other bytes."""
-    head, newline, data = entry.partition(b"\n")
-    if not newline or head != _checksum(data):
+    """The value's JSON of an entry whose checksum matches; ValueError for any other bytes."""
+    start = 2 + 2 * _SUM_SIZE
+    data = entry[start + 2:-1]
+    if entry[:2] != b'["' or entry[start:start + 2] != b'",' or entry[-1:] != b"]" \
+            or entry[2:start] != _checksum(data):
         raise ValueError("damaged cache entry")
     return data
 
@@ -194,7 +202,7 @@ def _store(folder: Path, prefix: str, entry: Path, value: object, plain: bool) -
 
     try:
         data = json.dumps(value if plain else encode(value), separators=(",", ":"), allow_nan=False).encode()
-        data = _checksum(data) + b"\n" + data
+        data = _sealed(data)
         folder.mkdir(mode=0o700, parents=True, exist_ok=True)
         if not _private(folder):
             return

@@ -67,7 +67,7 @@ class Host(Strict):
     core_mhz: int | None = Field(None, ge=100, le=10000, description="Nominal core clock (MHz).")
     esxi: VersionField = Field(description="ESXi version the host runs.")
     power_policy: PowerPolicy | None = Field(
-        None, description="Power.CpuPolicy; unset: not stated (advisor names ESXi's default as assumed, Balanced since 5.0)."
+        None, description="Power.CpuPolicy; unset: not stated (ESXi's default, Balanced since 5.0, named as assumed)."
     )
     max_freq_pct: int | None = Field(None, ge=1, le=100, description="Power.MaxFreqPct (Custom policy).")
     cstate_residency_coef: int | None = Field(None, ge=0, description="Power.CStateResidencyCoef (Custom policy).")

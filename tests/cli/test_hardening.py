@@ -179,9 +179,11 @@ def test_lines_mentioning_scans_each_byte_once() -> None:
 def _naive(nodes: int, vms) -> tuple[list[int], list[dict]]:
     from advisor.numa.topology import place_clients
 
+    from advisor.numa.placement import _power_on_order
+
     load = [0] * nodes
     per = [dict() for _ in range(nodes)]
-    for name, count, topo in vms:
+    for name, count, topo in sorted(vms, key=_power_on_order):  # the order place() assumes
         for _ in range(count):
             if topo.numa_managed:
                 chosen = place_clients(topo.numa_clients, nodes, load, topo.node_affinity)

@@ -28,11 +28,12 @@ def test_counted_vms_show_their_instances_on_each_node(cli, tmp_path: Path) -> N
         "host: hp-dl580-g7\n"
         "vms:\n"
         "  - {name: web, vcpus: 4, memory: 8GB, count: 12}\n"
-        "  - {name: db, vcpus: 16, memory: 64GB}\n",
+        "  - {name: db, vcpus: 40, memory: 64GB}\n",
         encoding="utf-8",
     )
     result = cli("check", "--fail-on", "never", "--format", "html", spec)
     assert result.code == 0, result.err
-    # 12 four-vCPU VMs over 4 nodes: three instances per node, drawn as one resident each.
+    # A 40-vCPU VM, a 10-vCPU client on each node, then 12 four-vCPU VMs over the 4 nodes: three
+    # instances per node, drawn as one resident each.
     assert "web×3" in result.out
     assert "db" in result.out

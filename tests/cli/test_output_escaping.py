@@ -43,7 +43,8 @@ _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 def _check(tmp: Path, cli, fmt: str, *extra: str) -> CliResult:
     spec = tmp / SPEC_NAME
     spec.write_text(HOST + "vms:\n  - name: " + json.dumps(NAME) + "\n    vcpus: 4\n    memory: 8GB\n"
-                    "    workload: sql-server\n    nics: [{adapter: e1000}]\n", encoding="utf-8")
+                    "    workload: sql-server\n    nics: [{adapter: e1000}]\n"
+                    "    guest: {large_pages: false}\n", encoding="utf-8")  # MEM002 names the VM
     bad = tmp / "bad.yaml"
     bad.write_text("vsphere: " + json.dumps(BAD_VALUE) + "\n" + HOST + "vms: [{name: a, vcpus: 4, memory: 8GB}]\n")
     report = cli("check", "--fail-on", "never", "--format", fmt, *extra, spec, bad)

@@ -216,12 +216,12 @@ def test_a_damaged_catalog_entry_that_is_still_json_is_rebuilt(
     monkeypatch.setattr(catalog, "_BUILTIN", None)
     catalog.builtin_catalog()  # writes the entry
     (entry,) = folder.glob("catalog-*.json")
-    head, _, body = entry.read_bytes().partition(b"\n")
+    checksum, records = json.loads(entry.read_bytes())
     if damage == "nan":
-        body = body.replace(b'"line":', b'"line":NaN,"was":', 1)
+        body = json.dumps(records, separators=(",", ":")).replace('"line":', '"line":NaN,"was":', 1)
     else:
-        body = json.dumps(damage(json.loads(body)), separators=(",", ":")).encode()
-    entry.write_bytes(head + b"\n" + body)  # the old checksum over new content
+        body = json.dumps(damage(records), separators=(",", ":"))
+    entry.write_text(f'["{checksum}",{body}]')  # the old checksum over new content
     built = []
     original = compiled.records
     monkeypatch.setattr(compiled, "records", lambda sources: built.append(1) or original(sources))
@@ -244,8 +244,7 @@ def test_an_entry_whose_checksum_holds_but_whose_records_do_not_is_rebuilt(
     monkeypatch.setattr(catalog, "_BUILTIN", None)
     catalog.builtin_catalog()
     (entry,) = folder.glob("catalog-*.json")
-    body = json.dumps([{"nothing": "useful"}]).encode()
-    entry.write_bytes(cache._checksum(body) + b"\n" + body)
+    entry.write_bytes(cache._sealed(json.dumps([{"nothing": "useful"}]).encode()))
     built = []
     original = compiled.records
     monkeypatch.setattr(compiled, "records", lambda sources: built.append(1) or original(sources))
@@ -253,19 +252,30 @@ def test_an_entry_whose_checksum_holds_but_whose_records_do_not_is_rebuilt(
     assert catalog.builtin_catalog().rules and len(built) == 1
 
 
-def test_a_damaged_entry_never_fails_a_run(folder: Path, tmp_path: Path, cli) -> None:
+def test_a_damaged_entry_never_fails_a_run(folder: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                          cli) -> None:
+    """Every entry (catalog and limits) replaced by valid JSON under its old checksum: the run
+    rebuilds them and checks as before."""
     import json
+
+    from advisor import resources
 
     spec = tmp_path / "spec.yaml"
     spec.write_text("host: hp-dl580-g7\nvms:\n  - {name: a, vcpus: 8, memory: 16GB}\n")
-    assert cli("check", spec).code == 0
-    for entry in folder.glob("*.json"):
-        head, _, body = entry.read_bytes().partition(b"\n")
-        value = json.loads(body)
-        entry.write_bytes(head + b"\n" + json.dumps([value, "appended"]).encode())
-    catalog._BUILTIN = None
-    from advisor import resources
 
+    def fresh_process() -> None:  # what a new advisor process would hold: nothing read yet
+        monkeypatch.setattr(catalog, "_BUILTIN", None)
+        resources._limits_tables.cache_clear()
+
+    fresh_process()
+    first = cli("check", "--format", "json", spec)
+    entries = sorted(folder.glob("*.json"))
+    assert first.code == 0 and {e.name.split("-")[0] for e in entries} == {"catalog", "limits"}
+    for entry in entries:
+        checksum, value = json.loads(entry.read_bytes())
+        entry.write_text(json.dumps([checksum, [value, "appended"]]))
+    fresh_process()
+    again = cli("check", "--format", "json", spec)
+    assert again.code == 0, again.err
+    assert json.loads(again.out)["findings"] == json.loads(first.out)["findings"]
     resources._limits_tables.cache_clear()
-    result = cli("check", spec)
-    assert result.code == 0, result.err
