@@ -249,8 +249,11 @@ def _instances(block: Block, variables: Variables) -> tuple[int | None, str | No
     value = expr.value if expr.known else None
     if isinstance(value, str) and value.strip().isdigit():
         value = int(value)  # Terraform converts a number-like string to the count it stands for
-    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_COUNT:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
         return None, f"count = {short(expr.raw)}: unknown; this VM stands for every instance"
+    if value > MAX_COUNT:
+        return None, (f"count = {short(expr.raw)}: {value} instances, more than the {MAX_COUNT:,} advisor "
+                      "places on one host; taken as unknown, this VM stands for every instance")
     return value, (f"count = {short(expr.raw)}: using {value} from {origin}" if origin else None)
 
 

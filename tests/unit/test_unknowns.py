@@ -203,3 +203,21 @@ def test_lint_host_keeps_the_note_of_an_unknown_count(tmp_path: Path, cli) -> No
 def test_lint_count_zero_makes_no_vm(tmp_path: Path, cli) -> None:
     report = _lint(tmp_path, cli, "0")
     assert not report["vms"] and any("count = 0" in note for note in report["notes"])
+
+
+@pytest.mark.parametrize(("count", "expected", "note"), [
+    ("3", 3, None),
+    ('"4"', 4, None),
+    ("var.n", None, "count = var.n: unknown"),
+    ("true", None, "count = true: unknown"),
+    ("200000", None, "more than the 100,000"),
+])
+def test_terraform_reader_counts_the_instances(tmp_path: Path, count: str, expected: int | None,
+                                               note: str | None) -> None:
+    from advisor.readers import read_template
+
+    path = tmp_path / "main.tf"
+    path.write_text(_TF.replace("COUNT", count))
+    (vm,) = read_template(str(path), path.read_bytes(), ())
+    assert vm.count == expected
+    assert any(note in n for n in vm.notes) if note else not any(n.startswith("count") for n in vm.notes)
