@@ -177,9 +177,8 @@ def test_lines_mentioning_scans_each_byte_once() -> None:
 # -- High: placement scales with nodes and shapes, not instances -------------------------------
 
 def _naive(nodes: int, vms) -> tuple[list[int], list[dict]]:
-    from advisor.numa.topology import place_clients
-
     from advisor.numa.placement import _power_on_order
+    from advisor.numa.topology import place_clients
 
     load = [0] * nodes
     per = [dict() for _ in range(nodes)]
