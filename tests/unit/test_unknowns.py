@@ -58,12 +58,14 @@ def test_host_not_evaluated_lines_reach_every_output_that_lists_the_vms_ones(tmp
                  "esxi": "7.0"},
         "vms": [{"name": "trade", "vcpus": 4, "memory": "16GB", "workload": "latency-critical"}]}))
     text = cli("check", spec)
-    assert text.code == 0 and "not evaluated: " in text.out and "PWR004 needs" in text.out
+    assert text.code == 0 and "and 1 host: values they need are unknown" in text.out
+    listed = cli("check", "--show-skipped", spec)
+    assert "host t: not evaluated" in listed.out and "PWR004 needs" in listed.out
     report = json.loads(cli("check", spec, "--format", "json").out)
     assert any(line.startswith("PWR004 needs") for line in report["hosts"][0]["skipped"])
     sarif = json.loads(cli("check", spec, "--format", "sarif").out)
     notes = [n["message"]["text"] for n in sarif["runs"][0]["invocations"][0]["toolExecutionNotifications"]]
-    assert any(n.startswith("host t: not evaluated: PWR004 needs") for n in notes)
+    assert any(n.startswith("not evaluated for 1 host: PWR004 needs") for n in notes)
 
 
 # -- power policy: a default is named as assumed ---------------------------------------------
