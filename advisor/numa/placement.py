@@ -5,9 +5,9 @@ the least-loaded physical node, one VM's clients on distinct nodes where possibl
 which the VMs power on is not in the spec, and the nodes they land on depend on it; no VMware
 document states an order, so advisor assumes one that the spec's listing cannot change: VMs
 kept to listed nodes by numa.nodeAffinity first (they have no choice), then the largest NUMA
-clients first (the order a later rebalancing tends towards: the big clients settle, the small
-ones fill the gaps), ties by shape and name. The same VMs listed in any order give the same
-placement, and so the same host findings. A
+clients first, ties by shape and name (uncertain: only a total order on what placement reads
+is needed, and largest-first is the usual bin-packing order). The same VMs listed in any order
+give the same placement, and so the same host findings. A
 VM with numa.nodeAffinity is placed on its listed nodes only (vSphere Resource Management,
 "Specifying NUMA Controls": the affinity limits the nodes for its vCPUs and memory).
 That is the initial placement the scheduler aims for (001_a02093f92473a34b.txt explains its
