@@ -322,9 +322,11 @@ def rules_from_root(root: Any, file: str, builtin: bool, validate: bool = True,
             None if builtin and not validate
             else compile_condition(d.id, d.when, file, line_of(root, ("rules", index, "when")) or line)
         )
-        facts = frozenset(referenced_facts(d.when))
-        if not builtin:
-            check_user_condition(d.id, d.when, d.scope, facts, file, line_of(root, ("rules", index, "when")) or line)
+        if builtin:
+            facts = frozenset(referenced_facts(d.when))
+        else:
+            facts = check_user_condition(d.id, d.when, d.scope, program, file,
+                                         line_of(root, ("rules", index, "when")) or line)
         raw = root["rules"][index]["examples"]
         rule = Rule(d, file, line, program, facts, builtin,
                     read_examples={"fail": list(raw["fail"]), "pass": list(raw["pass"])})

@@ -12,6 +12,7 @@ from advisor.facts.facts import BOOL, DOUBLE, FACTS, INT, LIST_INT, LIST_STRING,
 
 if TYPE_CHECKING:
     from advisor.engine.catalog import Rule
+    from advisor.engine.celast import Node
 
 # Patterns as text: they are compiled (and kept by `re`) when a condition is first read, which
 # a run with the cached built-in catalog and no rule folder of its own never does.
@@ -67,48 +68,72 @@ def referenced_facts(expression: str) -> set[str]:
 
 # cel-expr-python sets no cost limit or memory cap (Env.compile and Expression.eval take none), and
 # cel-cpp keeps every intermediate value of an evaluation in its arena until the end, so what a
-# user's condition may allocate is bounded before it runs, by its shape:
+# user's condition may allocate is bounded before it runs, by the shape of the expression the
+# runtime compiled (its checked tree, engine.celast: comments, spacing and parentheses are gone,
+# macros are the comprehensions they expand to):
 # - at most MAX_USER_CONDITION characters (the built-in conditions are at most 156);
-# - no comprehension macro inside another's arguments, nor over a computed list (a receiver ending
-#   in `)`: another macro's result, a concatenation), so each body runs once per element of a
-#   list or map literal written in the condition: at most MAX_USER_CONDITION / 2 (no fact is a list);
-# - no value-building operation inside a macro's arguments: `+` (string or list concatenation),
-#   a list or map literal, bytes() or string(). A body then only reads values and yields bools,
-#   numbers or a reference, whatever the number of iterations.
+# - no comprehension inside another's body, and none over a computed list: its range is a list or
+#   map literal written in the condition (at most MAX_USER_CONDITION / 2 elements) or a fact, so
+#   each body runs once per element of a bounded list;
+# - no value-building operation in a body: `+` (string or list concatenation), a list or map
+#   literal, bytes() or string(). The macro's own accumulation (`@result + [element]`) is the
+#   only `+` and list a body keeps. A body then only reads values and yields bools, numbers or a
+#   reference, whatever the number of iterations.
 # Outside the macros every node runs once, and CEL's parser refuses nesting past 32 levels, so a
 # chain of `+` copies each leaf (a fact of at most MAX_CEL_STRING characters, a literal, a
 # macro's result) at most 32 times: at most 32 × (125 facts × 4 KiB + 500 × 4 KiB) ≈ 80 MB.
 MAX_USER_CONDITION = 1000
-_MACRO = r"\.\s*(map|filter|all|exists_one|exists)\s*\(\s*([A-Za-z_][A-Za-z_0-9]*)\s*,"
-_BUILDS_VALUES = r"\+|\[|\{|\b(?:bytes|string)\s*\("
+_BUILDS_VALUES = frozenset({"_+_", "bytes", "string"})
 
 
-def macro_spans(bare: str) -> list[tuple[int, int, int]]:
-    """(start of `.macro(`, start of its arguments, end after its closing parenthesis) of each
-    comprehension macro in `bare` (string literals already emptied)."""
-    spans = []
-    for match in re.finditer(_MACRO, bare):
-        depth, end = 1, match.end()
-        while end < len(bare) and depth:  # the macro's own arguments, up to its closing parenthesis
-            depth += {"(": 1, ")": -1}.get(bare[end], 0)
-            end += 1
-        spans.append((match.start(), match.end(), end))
-    return spans
+def _plain_range(node: Node) -> bool:
+    """A literal list or map, or a fact (an identifier, perhaps with fields selected)."""
+    while node.kind == "select":
+        operand = node.part("operand")
+        if operand is None:
+            return False
+        node = operand
+    return node.kind in ("list", "struct", "ident")
 
 
-def user_condition_problem(expression: str) -> str | None:
-    """Why a user's condition could allocate without bound (see above), or None."""
+def _builds_values(body: Node, accumulator: str) -> bool:
+    """Whether a comprehension's body (as expanded) builds a value per element, its own
+    accumulation `accumulator + [element]` (or `+ 1`) aside."""
+    stack = [body]
+    while stack:
+        node = stack.pop()
+        parts = [child for _, child in node.parts]
+        if node.kind == "call" and node.name == "_+_" and parts and parts[0].kind == "ident" \
+                and parts[0].name == accumulator:  # the macro's step: look inside what it adds
+            added = parts[1:]
+            if len(added) == 1 and added[0].kind == "list" and len(added[0].parts) == 1:
+                added = [added[0].parts[0][1]]
+            stack.extend(added)
+            continue
+        if node.kind in ("list", "struct") or (node.kind == "call" and node.name in _BUILDS_VALUES):
+            return True
+        stack.extend(parts)
+    return False
+
+
+def user_condition_problem(expression: str, program: Any = None) -> str | None:
+    """Why a user's condition could allocate without bound (see above), or None. `program` is
+    its compiled form (compiled here when not given; a condition that does not compile raises)."""
     if len(expression) > MAX_USER_CONDITION:
         return f"the condition has {len(expression):,} characters; a rule file's condition may have at most " \
                f"{MAX_USER_CONDITION:,}"
-    bare = re.sub(_STRING_LITERAL, "''", expression)
-    spans = macro_spans(bare)
-    for start, args, end in spans:
-        if any(args <= other < end for other, _, _ in spans):
+    from advisor.engine.celast import checked_tree
+
+    root, _ = checked_tree(cel_env().compile(expression) if program is None else program)
+    for node in root.walk():
+        if node.kind != "comprehension":
+            continue
+        bodies = [child for role, child in node.parts if role in ("loop_condition", "loop_step", "result")]
+        if any(inner.kind == "comprehension" for body in bodies for inner in body.walk()):
             return "a comprehension macro inside another one's arguments; write them one after the other"
-        if bare[:start].rstrip().endswith(")"):  # another macro's result, perhaps in parentheses
+        if not _plain_range(node.part("iter_range") or node):
             return "a comprehension macro over a computed list; give it a list or map literal"
-        if re.compile(_BUILDS_VALUES).search(bare, args, end):  # compiled once, kept by `re`
+        if any(_builds_values(body, node.name) for body in bodies):
             return "inside a comprehension macro, `+`, list or map literals, bytes() and string() are not " \
                    "allowed (they would build a value per element)"
     return None
@@ -138,18 +163,23 @@ def compile_condition(rule_id: str, when: str, file: str, line: int | None) -> A
     return program
 
 
-def check_user_condition(rule_id: str, when: str, scope: str, facts: frozenset[str], file: str,
-                         line: int | None) -> None:
-    """Refuse a user condition that could build a huge value or that can never fire."""
-    problem = user_condition_problem(when)
+def check_user_condition(rule_id: str, when: str, scope: str, program: Any, file: str,
+                         line: int | None) -> frozenset[str]:
+    """Refuse a user condition that could build a huge value or that can never fire; give the
+    facts it reads, as CEL's checker resolved them (a fact named in a comment is not read)."""
+    problem = user_condition_problem(when, program)
     if problem is not None:
         raise InputError(f"{rule_id}: {problem}", file=file, line=line, field="when")
+    from advisor.engine.celast import checked_tree
+
+    facts = frozenset(checked_tree(program)[1] & FACTS.keys())
     if scope == "host":
         vm_facts = sorted(n for n in facts if n.split(".")[0] not in ("host", "place", "version"))
         if vm_facts:
             raise InputError(f"{rule_id}: a host-scope rule sees only host, place and version facts; "
                              f"it reads {', '.join(vm_facts)}, so it could never fire (use scope: vm)",
                              file=file, line=line, field="when")
+    return facts
 
 
 def activation_of(facts: dict[str, Any]) -> dict[str, Any]:

@@ -369,6 +369,21 @@ def test_cel_nested_comprehensions_are_stopped(tmp_path: Path) -> None:
     assert_refused(outcome, rule, words="may have at most 1,000")
 
 
+@pytest.mark.parametrize("when", [
+    # issue 39: a `//` comment between `.` and the macro's name hid it from a check over the text;
+    # run, the doubling reaches 8^8 copies of the name per element (3.2 GB RSS before it was refused)
+    "[vm.name, vm.name, vm.name]" + ".//\nmap(x, x + x + x + x + x + x + x + x)" * 8 + "[0].size() > 3",
+    "[1, 2, 3, 4, 5, 6, 7, 8].//\nmap(x, [1, 2, 3, 4, 5, 6, 7, 8].//\nmap(y, [vm.name].//\n"
+    "map(z, [vm.name].map(w, vm.name)))).size() > 0",  # nested behind comments
+    "([vm.name].map(x, vm.name)) // a list\n.all(y, y != '')",  # over a computed list, its `)` hidden
+])
+def test_cel_bound_holds_against_comments_in_the_condition(tmp_path: Path, when: str) -> None:
+    """The bound is checked on the expression CEL compiled, so comments and line breaks change nothing."""
+    assert len(when) <= 1000
+    outcome, rule = _run_rule(tmp_path, when)
+    assert_refused(outcome, rule, words="comprehension macro")
+
+
 def test_cel_expression_over_the_size_limit_is_refused(tmp_path: Path) -> None:
     outcome, rule = _run_rule(tmp_path, " && ".join(["vm.vcpus > 1"] * 10_000))  # 160,000 characters
     assert_refused(outcome, rule, words="does not compile")
