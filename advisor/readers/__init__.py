@@ -14,10 +14,14 @@ from collections.abc import Callable, Iterable, Iterator
 from operator import attrgetter
 from pathlib import Path
 from types import ModuleType
+from typing import TYPE_CHECKING
 
 from advisor.errors import InputError
 from advisor.load.yamlfile import open_regular, read_bytes
 from advisor.readers.base import TemplateVM
+
+if TYPE_CHECKING:
+    from advisor.readers.ignore import Layers
 
 READERS = ("vmxfile", "ovf", "packer", "terraform")
 
@@ -209,7 +213,7 @@ def template_files(paths: Iterable[str | os.PathLike[str]], excludes: list[str],
     """find_templates' files, each as the text of its Path (what lint passes on): a walk of ten
     thousand templates then makes no Path per file (two thirds of the walk's time).
     `keep(lower-cased name, path)`: which files a walk keeps, when not templates (check's specs)."""
-    from advisor.readers import ignore  # only folder walks need it (and pathspec)
+    from advisor.readers import ignore  # only folder walks need it
 
     spec = ignore.compile_patterns(excludes)
     found: list[str] = []
@@ -228,7 +232,7 @@ def template_files(paths: Iterable[str | os.PathLike[str]], excludes: list[str],
     return found
 
 
-def _walk(root: Path, spec, git: tuple | None = None, notes: list[str] | None = None,
+def _walk(root: Path, spec, git: Layers | None = None, notes: list[str] | None = None,
           keep: Callable[[str, str], bool] | None = None) -> Iterator[str]:
     """Template files under `root`, folders and files in sorted order, each spelled as
     str(root / relative path) would spell it.
@@ -242,9 +246,9 @@ def _walk(root: Path, spec, git: tuple | None = None, notes: list[str] | None = 
     `git`: the ignore files above `root` (advisor.readers.ignore), deepest first, when git's
     rules apply; each folder's own `.gitignore` joins them for its subtree.
     """
-    from advisor.readers.ignore import GITIGNORE, IgnoreFile, ignored, read
+    from advisor.readers.ignore import GITIGNORE, read
 
-    match = spec.match_file if spec.patterns else None
+    match = spec.excludes if spec.size else None  # the path itself: its folders were judged first
     stack = [(str(root), "", git)]
     while stack:
         folder, prefix, rules = stack.pop()
@@ -269,22 +273,23 @@ def _walk(root: Path, spec, git: tuple | None = None, notes: list[str] | None = 
         # Path(".") / name is spelled name, not ./name
         lead = "" if folder == "." else os.path.join(folder, "")
         if rules is not None and GITIGNORE in files:
-            own = read(Path(folder, GITIGNORE), notes if notes is not None else [])
-            rules = (IgnoreFile(own, prefix, ""), *rules) if own is not None else rules
+            own = read(os.path.join(folder, GITIGNORE), notes if notes is not None else [])
+            rules = rules.with_file(own, prefix, "") if own is not None else rules
         for name in files:
-            if (match and match(prefix + name)) or (rules and ignored(prefix + name, rules)):
-                continue
             if keep is not None:
-                if keep(name.lower(), lead + name):
+                if not ((match and match(prefix + name)) or (rules and rules.ignored(prefix + name))) \
+                        and keep(name.lower(), lead + name):
                     yield lead + name
                 continue
-            by_name = _template_by_name(name.lower())
+            by_name = _template_by_name(name.lower())  # first: most names are no template at all
             if by_name is False:
+                continue
+            if (match and match(prefix + name)) or (rules and rules.ignored(prefix + name)):
                 continue
             if by_name or _looks_like_template(Path(lead + name)):
                 yield lead + name
         kept = [d for d in dirs if d not in SKIPPED_DIRS and not (match and match(f"{prefix}{d}/"))
-                and not (rules and ignored(f"{prefix}{d}/", rules))]
+                and not (rules and rules.ignored(f"{prefix}{d}/"))]
         stack.extend((lead + d, f"{prefix}{d}/", rules) for d in reversed(kept))
 
 

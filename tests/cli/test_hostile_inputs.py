@@ -349,6 +349,31 @@ def test_ova_of_200_mib_of_zeros(tmp_path: Path) -> None:
     assert_refused(run_bounded(tmp_path, "lint", ova), ova)
 
 
+# -- pattern matching (issue 39) -----------------------------------------------------------
+
+
+@pytest.mark.parametrize("where", ["--exclude", ".gitignore", ".advisor.yaml"])
+def test_a_backtracking_pattern_is_matched_in_linear_time(tmp_path: Path, where: str) -> None:
+    """`*a*a*a*a*a*a*a*a*a*a*a*a*c` against 60-character names burned over a minute of CPU in the
+    pattern's regex; the CPU guard would kill such a run. Counted per match in test_globs."""
+    pattern = "*a*a*a*a*a*a*a*a*a*a*a*a*c"
+    (tmp_path / ".git").mkdir()
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    for i in range(20):
+        (tree / ("a" * 60 + f"{i:02d}.vmx")).write_text(GOOD_VMX)
+    args: list[object] = ["lint", tree]
+    if where == "--exclude":
+        args += ["--exclude", pattern]
+    elif where == ".gitignore":
+        (tree / ".gitignore").write_text(pattern + "\n")
+    else:
+        (tmp_path / ".advisor.yaml").write_text(f"exclude: ['{pattern}']\n")
+    outcome = run_bounded(tmp_path, *args)
+    assert_refused(outcome, tree, code=0)
+    assert outcome.out.count("a" * 60) >= 20, outcome.out[-2000:]
+
+
 # -- rule files: expensive CEL -------------------------------------------------------------
 
 
