@@ -103,10 +103,16 @@ def vcenter(server: str, output_dir: str, **options: Any) -> None:
         click.echo(f"advisor: vcenter {label}: no VM to write (none matched, or all hosts were left out)", err=True)
         sys.exit(2)
     written = write_folder(mapping, Path(output_dir), label)
+    stale = [name for name in written.kept if name.endswith((".yaml", ".yml"))]
+    if stale:
+        click.echo(f"advisor: {printable(output_dir)}: {len(stale)} spec file{'s' if len(stale) != 1 else ''} "
+                   f"this run did not write (hosts no longer in vCenter or not selected) left as they were: "
+                   f"{printable(', '.join(stale[:20]))}{' ...' if len(stale) > 20 else ''}", err=True)
+    count = sum(1 for path in written.files if path.is_file())  # what exists, not what was meant
     vms = sum(len(spec.doc["vms"]) for spec in mapping.specs)
     click.echo(
-        f"{len(written)} spec file{'s' if len(written) != 1 else ''} with {vms} VM{'s' if vms != 1 else ''} "
-        f"written to {output_dir}"
+        f"{count} spec file{'s' if count != 1 else ''} with {vms} VM{'s' if vms != 1 else ''} "
+        f"written to {printable(output_dir)}"
     )
 
 

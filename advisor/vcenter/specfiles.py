@@ -1,14 +1,40 @@
-"""Spec documents as YAML text, and the folder of spec files `advisor collect vcenter` writes."""
+"""Spec documents as YAML text, and the folder of spec files `advisor collect vcenter` writes.
+
+Host names come from vCenter and may hold any character, any length, and differ only in case
+or in characters a file name cannot carry (`h 1`, `h/1`, `h_1`). Each host gets its own file
+name: portable characters only, at most MAX_STEM characters, unique even on a file system
+that ignores case; a name that had to be changed, or that would clash, carries a suffix made
+from the host name itself (so it stays the same from run to run, whatever the order of hosts).
+Which file holds which host is written to MAPPING_FILE in the folder.
+
+The folder is written as a whole: every file goes into a new folder beside it, which is then
+renamed into place, so a failure (a name the file system refuses, a full disk) leaves the
+folder as it was. Files of an earlier run that this run does not write (hosts no longer in
+vCenter, or outside this run's selection) are kept and named, never deleted silently.
+"""
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
+import json
+import os
+import re
+import shutil
+import tempfile
 from pathlib import Path
 
 import yaml
 
-from advisor.atomic import write_atomic
 from advisor.errors import InputError, printable
 from advisor.vcenter.to_spec import Mapping, SpecDoc
+
+MAPPING_FILE = ".advisor-collect.json"  # a dot file: `advisor check FOLDER` reads only specs
+MAPPING_SCHEMA = 1
+MAX_STEM = 100  # characters of a host name kept in its file name (then "-" and a 12-digit suffix)
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+# Names Windows refuses for a file, whatever the suffix (Win32 "Naming Files, Paths, and Namespaces").
+_RESERVED = frozenset({"con", "prn", "aux", "nul", *(f"com{i}" for i in range(10)), *(f"lpt{i}" for i in range(10))})
 
 
 def render(spec: SpecDoc, server: str) -> str:
@@ -18,25 +44,116 @@ def render(spec: SpecDoc, server: str) -> str:
     return "\n".join(head) + "\n" + body
 
 
-def write_folder(mapping: Mapping, folder: Path, server: str) -> list[Path]:
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise InputError(f"cannot create the folder: {exc.strerror}", file=str(folder), field="--output-dir") from None
-    written: list[Path] = []
-    for spec, stem in zip(mapping.specs, stems(mapping), strict=True):
-        path = folder / f"{stem}.yaml"
-        write_atomic(path, render(spec, server).encode("utf-8"))
-        written.append(path)
-    return written
+def _portable(name: str) -> str:
+    stem = _UNSAFE.sub("_", name).strip("._")[:MAX_STEM].rstrip("._") or "host"
+    return f"_{stem}" if stem.split(".")[0].lower() in _RESERVED else stem
+
+
+def _suffixed(name: str, stem: str, digits: int) -> str:
+    return f"{stem}-{hashlib.sha256(name.encode('utf-8', 'surrogatepass')).hexdigest()[:digits]}"
+
+
+def file_stems(names: list[str]) -> list[str]:
+    """One file stem per host name, unique ignoring case (see the module's docstring); the same
+    name always gets the same stem unless another host's stem would clash with it."""
+    stems = [_portable(name) for name in names]
+    counts: dict[str, int] = {}
+    for stem in stems:
+        counts[stem.lower()] = counts.get(stem.lower(), 0) + 1
+    out = [stem if stem == name and counts[stem.lower()] == 1 else _suffixed(name, stem, 12)
+           for name, stem in zip(names, stems, strict=True)]
+    # A kept name could equal another's suffixed one, or two suffixes could agree: lengthen
+    # the suffixes of whatever still clashes (sha-256 has 64 digits; equal names are one host).
+    for digits in (24, 64):
+        seen: dict[str, int] = {}
+        for stem in out:
+            seen[stem.lower()] = seen.get(stem.lower(), 0) + 1
+        clashing = [i for i, stem in enumerate(out) if seen[stem.lower()] > 1]
+        if not clashing:
+            break
+        for i in clashing:
+            out[i] = _suffixed(names[i], _portable(names[i]), digits)
+    return out
 
 
 def stems(mapping: Mapping) -> list[str]:
-    """File stems, unique even when two names differ only in characters a file name drops."""
-    seen: dict[str, int] = {}
-    out = []
-    for spec in mapping.specs:
-        key = spec.stem.lower()
-        seen[key] = seen.get(key, 0) + 1
-        out.append(spec.stem if seen[key] == 1 else f"{spec.stem}-{seen[key]}")
-    return out
+    """The file stem of each spec of `mapping`."""
+    return file_stems([str(spec.doc["host"]["name"]) for spec in mapping.specs])
+
+
+class Written:
+    """What write_folder did: the files written, and earlier files it left in place."""
+    __slots__ = ("files", "kept")
+
+    def __init__(self, files: list[Path], kept: list[str]) -> None:
+        self.files = files
+        self.kept = kept
+
+
+def write_folder(mapping: Mapping, folder: Path, server: str) -> Written:
+    """Write every spec of `mapping` into `folder` at once (see the module's docstring)."""
+    names = [f"{stem}.yaml" for stem in stems(mapping)]
+    _check_target(folder, names)
+    try:
+        parent = folder.parent
+        parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=f".{folder.name[:40]}.advisor-", dir=parent))
+    except OSError as exc:
+        raise InputError(f"cannot create the folder: {exc.strerror}", file=str(folder), field="--output-dir") from None
+    try:
+        hosts = {}
+        for spec, name in zip(mapping.specs, names, strict=True):
+            (staging / name).write_bytes(render(spec, server).encode("utf-8"))
+            hosts[name] = str(spec.doc["host"]["name"])
+        index = {"schema": MAPPING_SCHEMA, "server": server, "files": hosts}
+        (staging / MAPPING_FILE).write_text(json.dumps(index, indent=2, ensure_ascii=True) + "\n")
+        kept = _swap(staging, folder, set(names))
+    except OSError as exc:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise InputError(f"cannot write the spec files, nothing written: {exc.strerror or exc}", file=str(folder),
+                         field="--output-dir") from None
+    return Written([folder / name for name in names], kept)
+
+
+def _check_target(folder: Path, names: list[str]) -> None:
+    """Refuse, before anything is written, a folder that is a file, or a spec's place taken by
+    something other than a file (a folder, a link)."""
+    if folder.is_symlink() or (folder.exists() and not folder.is_dir()):
+        raise InputError("exists and is not a folder; nothing written", file=str(folder), field="--output-dir")
+    for name in names:
+        place = folder / name
+        if place.is_symlink() or (place.exists() and not place.is_file()):
+            raise InputError(f"{name} exists and is not a file; move it away (nothing written)", file=str(folder),
+                             field="--output-dir")
+
+
+def _swap(staging: Path, folder: Path, names: set[str]) -> list[str]:
+    """Put the staged folder in place of `folder`; carry over what the old one held beyond the
+    files written now. Returns the carried-over names."""
+    if not folder.exists():
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(staging, 0o777 & ~umask)  # mkdtemp's folder is private; a folder made here is not
+        os.rename(staging, folder)
+        return []
+    shutil.copymode(folder, staging)
+    kept = sorted(e for e in os.listdir(folder) if e not in names and e != MAPPING_FILE)
+    for entry in kept:  # the old folder stays whole until the rename below
+        source, target = folder / entry, staging / entry
+        if source.is_dir() and not source.is_symlink():
+            shutil.copytree(source, target, symlinks=True)
+        else:
+            try:
+                os.link(source, target, follow_symlinks=False)
+            except OSError:
+                shutil.copy2(source, target, follow_symlinks=False)
+    old = Path(tempfile.mkdtemp(prefix=f".{folder.name[:40]}.advisor-old-", dir=folder.parent))
+    os.rename(folder, old / "previous")
+    try:
+        os.rename(staging, folder)
+    except OSError:
+        os.rename(old / "previous", folder)  # put the old folder back
+        raise
+    with contextlib.suppress(OSError):
+        shutil.rmtree(old)
+    return kept
