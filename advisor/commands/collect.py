@@ -29,28 +29,43 @@ class VcenterArgs:
     insecure: bool
     ca_file: str | None
     timeout: float
+    deadline: float
     clusters: tuple[str, ...]
     hosts: tuple[str, ...]
     vms: tuple[str, ...]
 
 
 def read_estate(args: VcenterArgs) -> tuple[Any, str]:
-    """Log in, read the inventory, map it; returns (advisor.vcenter.to_spec.Mapping, server)."""
+    """Log in, read the inventory, map it; returns (advisor.vcenter.to_spec.Mapping, server).
+    The connection is bounded in time and answer size (advisor.vcenter.transport)."""
     from advisor.vcenter.collect import read_inventory
-    from advisor.vcenter.session import connect
+    from advisor.vcenter.errors import VcenterError
+    from advisor.vcenter.session import Endpoint, connect, pyvmomi
     from advisor.vcenter.to_spec import Filters, map_inventory
 
+    endpoint = Endpoint.parse(args.server)  # before asking for anything
     user = args.user or _ask_user()
     password = _password(args.password_stdin)
-    session = connect(args.server, user, password, insecure=args.insecure, ca_file=args.ca_file, timeout=args.timeout)
-    del password
+    pyvmomi()
     from advisor.commands.progress import progress
+    from advisor.vcenter.transport import DeadlineExceeded, ResponseTooLarge, bounded
 
     try:
-        with progress(f"reading {args.server}: objects") as advance:
-            inventory = read_inventory(session, progress=advance)
-    finally:
-        session.close()
+        with bounded(args.timeout, args.deadline) as bound:
+            session = connect(args.server, user, password, insecure=args.insecure, ca_file=args.ca_file,
+                              timeout=args.timeout)
+            del password
+            try:
+                with progress(f"reading {args.server}: objects") as advance:
+                    inventory = read_inventory(session, progress=advance)
+            finally:
+                if not bound.expired:
+                    session.close()
+    except DeadlineExceeded:
+        raise VcenterError(str(endpoint), f"no complete answer within {args.deadline:g} s (--deadline); "
+                                          "nothing written") from None
+    except ResponseTooLarge as exc:
+        raise VcenterError(str(endpoint), f"does not answer as a vSphere API endpoint ({exc})") from None
     return map_inventory(inventory, Filters(args.clusters, args.hosts, args.vms)), inventory.server
 
 
@@ -60,12 +75,24 @@ def _ask_user() -> str:
     raise click.UsageError(f"no user: give --user or set ${USER_ENV}")
 
 
+# The longest password read from standard input: a vCenter Single Sign-On password policy
+# allows at most a few dozen characters; a first line longer than this is not a password
+# (`--password-stdin < /dev/zero` read until memory ran out).
+MAX_PASSWORD_CHARS = 4096
+
+
 def _password(from_stdin: bool) -> str:
     if from_stdin:
-        line = sys.stdin.readline()
+        if sys.stdin is None:  # started with standard input closed
+            raise click.UsageError("--password-stdin: standard input is closed")
+        line = sys.stdin.readline(MAX_PASSWORD_CHARS + 2)
         if not line:
             raise click.UsageError("--password-stdin: standard input is empty")
-        return line.rstrip("\r\n")
+        password = line.rstrip("\r\n")
+        if len(password) > MAX_PASSWORD_CHARS:
+            raise click.UsageError(f"--password-stdin: the first line is longer than {MAX_PASSWORD_CHARS:,} "
+                                   "characters; give the password alone on the first line")
+        return password
     if os.environ.get(PASSWORD_ENV):
         return os.environ[PASSWORD_ENV]
     if sys.stdin.isatty():

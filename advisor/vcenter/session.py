@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import contextlib
 import http.client
+import ipaddress
+import re
 import socket
 import ssl
 from dataclasses import dataclass, field
@@ -21,6 +23,9 @@ from advisor.vcenter.errors import VcenterError, describe_fault, missing_pyvmomi
 # see an object, System.Read to read its properties (vSphere Web Services API, PropertyCollector
 # and ContainerView "Required Privileges").
 READ_PRIVILEGES = ("System.View", "System.Read")
+# A DNS name or IPv4 address (RFC 1123 letters, digits and hyphens; underscores as some
+# internal DNS zones use them).
+_HOST_NAME = re.compile(r"[A-Za-z0-9_](?:[A-Za-z0-9_.-]*[A-Za-z0-9_.])?")
 
 
 def pyvmomi() -> tuple[Any, Any]:
@@ -39,15 +44,29 @@ class Endpoint:
 
     @classmethod
     def parse(cls, server: str) -> Endpoint:
+        """HOST, HOST:PORT, [IPv6]:PORT or https://HOST[:PORT]; anything else is one clear line
+        (a lone `[` made urlsplit raise, an escape sequence went on to the resolver)."""
         text = server.strip()
-        parts = urlsplit(text if "//" in text else f"//{text}")
+        if not text or len(text) > 300 or not text.isprintable() or any(c.isspace() for c in text):
+            raise VcenterError(server, "not a server name; give --server HOST or HOST:PORT")
         try:
+            parts = urlsplit(text if "//" in text else f"//{text}")
             port = parts.port or 443
         except ValueError:
-            raise VcenterError(server, "the port is not a number") from None
-        if not parts.hostname:
+            raise VcenterError(server, "not a server name or the port is not a number; give --server HOST "
+                                       "or HOST:PORT ([ADDRESS]:PORT for IPv6)") from None
+        host = parts.hostname
+        if not host:
             raise VcenterError(server, "no host name; give --server HOST or HOST:PORT")
-        return cls(parts.hostname, port)
+        if ":" in host:
+            try:
+                ipaddress.IPv6Address(host.split("%")[0])
+            except ValueError:
+                raise VcenterError(server, "not an IPv6 address in the brackets") from None
+        elif not _HOST_NAME.fullmatch(host) or len(host) > 253:
+            raise VcenterError(server, "not a host name: letters, digits, '.', '-' and '_' only, "
+                                       "at most 253 characters")
+        return cls(host, port)
 
     def __str__(self) -> str:
         host = f"[{self.host}]" if ":" in self.host else self.host

@@ -9,8 +9,15 @@ findings with the same VMs written by hand.
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import shutil
+import socket
+import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -292,3 +299,168 @@ def test_missing_pyvmomi_is_one_clear_line(cli, monkeypatch, tmp_path):
         "advisor: <input>: --vcenter: reading a vCenter needs pyVmomi, which is not installed: "
         "pip install 'vsphere-advisor[vcenter]'"
     ]
+
+
+# -- a bounded session against hostile servers (issue 39) ----------------------------------
+# Each server runs on 127.0.0.1 in a thread of the test. advisor runs in a child process; the
+# assertions are about advisor's own bounds (it reports its deadline or the answer's size, its
+# peak memory from the child's rusage), never the elapsed time. HANG_GUARD only tells a hang.
+
+HANG_GUARD = 120
+
+
+class _Server:
+    """A listening socket on 127.0.0.1 whose connections `serve(conn, stop)` handles."""
+
+    def __init__(self, serve, accept: bool = True) -> None:
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(16)
+        self.port = self.sock.getsockname()[1]
+        self.stop = threading.Event()
+        self.sent = 0
+        self.conns: list[socket.socket] = []
+        self.thread = threading.Thread(target=self._run, args=(serve, accept), daemon=True)
+        self.thread.start()
+
+    def _run(self, serve, accept: bool) -> None:
+        if not accept:  # a tarpit: the kernel completes the handshake, nobody ever reads
+            self.stop.wait()
+            return
+        self.sock.settimeout(0.2)
+        while not self.stop.is_set():
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                continue
+            self.conns.append(conn)
+            threading.Thread(target=self._serve, args=(serve, conn), daemon=True).start()
+
+    def _serve(self, serve, conn: socket.socket) -> None:
+        with contextlib.suppress(OSError):  # the client hung up
+            serve(self, conn)
+
+    def close(self) -> None:
+        self.stop.set()
+        self.thread.join(5)
+        for conn in self.conns:
+            conn.close()
+        self.sock.close()
+
+
+def _silent(server: _Server, conn: socket.socket) -> None:
+    conn.recv(65536)  # the ClientHello, never answered
+    server.stop.wait()
+
+
+def _drip(server: _Server, conn: socket.socket) -> None:
+    """A TLS record header announcing 16 KB, then one byte every 0.2 s: every receive gets
+    something, so only a deadline over the whole read can end it."""
+    conn.recv(65536)
+    conn.sendall(b"\x16\x03\x03\x40\x00")
+    while not server.stop.is_set():
+        conn.sendall(b"\x00")
+        server.sent += 1
+        time.sleep(0.2)
+
+
+def _advisor(server: _Server, tmp_path: Path, *extra: str) -> tuple[int, str, float]:
+    """`collect vcenter` against `server`: exit code, standard error, peak memory in MiB."""
+    env = {**os.environ, "PYTHONPATH": str(REPO), "ADVISOR_VCENTER_PASSWORD": "p", "NO_COLOR": "1"}
+    with open(tmp_path / "err", "wb") as err:
+        proc = subprocess.Popen([sys.executable, "-m", "advisor", "collect", "vcenter", "--server",
+                                 f"127.0.0.1:{server.port}", "--user", "u", "--insecure", "-o", tmp_path / "out",
+                                 *extra], stdout=subprocess.DEVNULL, stderr=err, stdin=subprocess.DEVNULL, env=env)
+        killer = threading.Timer(HANG_GUARD, proc.kill)
+        killer.start()
+        try:
+            _, status, usage = os.wait4(proc.pid, 0)
+        finally:
+            killer.cancel()
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    return proc.returncode, (tmp_path / "err").read_text(errors="replace"), usage.ru_maxrss / 1024
+
+
+@pytest.mark.parametrize("case", ["tcp tarpit", "tls tarpit"])
+def test_a_silent_server_ends_at_the_timeout(tmp_path, case):
+    require_module("pyVmomi", "pip install -e '.[vcenter]'")
+    server = _Server(_silent, accept=case != "tcp tarpit")
+    try:
+        code, err, _ = _advisor(server, tmp_path, "--timeout", "1", "--deadline", "600")
+    finally:
+        server.close()
+    assert code == 2 and err.count("\n") == 1, err
+    assert "no answer (timed out)" in err and "Traceback" not in err
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_slow_drip_ends_at_the_deadline(tmp_path):
+    require_module("pyVmomi", "pip install -e '.[vcenter]'")
+    server = _Server(_drip)
+    try:
+        code, err, _ = _advisor(server, tmp_path, "--timeout", "5", "--deadline", "2")
+    finally:
+        server.close()
+    assert code == 2 and "no complete answer within 2 s (--deadline)" in err, err
+    assert server.sent >= 1  # it did drip: each receive got a byte before --timeout
+    assert not (tmp_path / "out").exists()
+
+
+def _certificate(tmp_path: Path) -> tuple[Path, Path]:
+    openssl = require_tool("openssl (a certificate for the test's TLS server)", shutil.which("openssl"),
+                           "apt-get install openssl")
+    key, cert = tmp_path / "key.pem", tmp_path / "cert.pem"
+    subprocess.run([openssl, "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=127.0.0.1", "-days", "1",
+                    "-keyout", key, "-out", cert], check=True, capture_output=True)
+    return key, cert
+
+
+@pytest.mark.parametrize("encoding", ["identity", "gzip"])
+def test_an_endless_answer_is_cut_at_its_bound(tmp_path, encoding):
+    """A TLS server answering every request with XML that never ends (or compressed, which
+    advisor never asks for): advisor stops at its bound on the answer, memory stays small."""
+    import ssl
+
+    require_module("pyVmomi", "pip install -e '.[vcenter]'")
+    from advisor.vcenter.transport import MAX_GET_BYTES
+
+    key, cert = _certificate(tmp_path)
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(cert, key)
+
+    def endless(server: _Server, conn: socket.socket) -> None:
+        with context.wrap_socket(conn, server_side=True) as tls:
+            tls.recv(65536)
+            tls.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/xml\r\nContent-Encoding: " + encoding.encode()
+                        + b"\r\nConnection: close\r\n\r\n<namespaces version='1.0'>")
+            chunk = b"<namespace><version>8.0</version></namespace>" * 1000
+            while not server.stop.is_set() and server.sent < 64 * MAX_GET_BYTES:
+                tls.sendall(chunk)
+                server.sent += len(chunk)
+
+    server = _Server(endless)
+    try:
+        code, err, peak = _advisor(server, tmp_path, "--timeout", "10", "--deadline", "600")
+    finally:
+        server.close()
+    assert code == 2 and "does not answer as a vSphere API endpoint" in err, err
+    assert ("longer than 1 MiB" if encoding == "identity" else "gzip-compressed") in err
+    assert peak < 300, f"peak memory {peak:.0f} MiB"  # the answer was cut, not kept
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("server", ["[", "vc\x1b]0;x\x07", "vc one", "vc:99999", "[zz]:443", "-" * 300])
+def test_a_bad_server_value_is_one_line_exit_2(cli, tmp_path, server):
+    result = cli("collect", "vcenter", "--server", server, "--user", "u", "-o", tmp_path / "out")
+    assert result.code == 2 and result.err.count("\n") == 1, result.err
+    assert "\x1b" not in result.err and "internal error" not in result.err
+
+
+def test_password_stdin_reads_a_bounded_line(tmp_path):
+    """`--password-stdin < /dev/zero` read without end (exit 3, MemoryError)."""
+    env = {**os.environ, "PYTHONPATH": str(REPO), "NO_COLOR": "1"}
+    with open("/dev/zero", "rb") as zero:
+        result = subprocess.run([sys.executable, "-m", "advisor", "collect", "vcenter", "--server", "127.0.0.1:9",
+                                 "--user", "u", "--password-stdin", "-o", tmp_path / "out"], stdin=zero,
+                                capture_output=True, text=True, env=env, timeout=HANG_GUARD)
+    assert result.returncode == 2 and "longer than 4,096 characters" in result.stderr, result.stderr

@@ -83,7 +83,7 @@ def test_a_spec_name_taken_by_a_folder_stops_before_anything_is_written(tmp_path
     folder.mkdir()
     (folder / "a.yaml").write_text("old a\n")
     (folder / "b.yaml").mkdir()
-    with pytest.raises(InputError, match="b.yaml exists and is not a file"):
+    with pytest.raises(InputError, match=r"b\.yaml exists and is not a file"):
         write_folder(_mapping(["a", "b"]), folder, "vc")
     assert (folder / "a.yaml").read_text() == "old a\n"
 
