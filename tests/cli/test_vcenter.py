@@ -165,7 +165,7 @@ def test_vm_settings_and_devices_are_mapped(cli, vcsim, login, tmp_path):
     import yaml
 
     assert collect(cli, vcsim, login, tmp_path, "--host", SETTINGS_HOST).code == 0
-    assert [p.name for p in tmp_path.iterdir()] == [f"{SETTINGS_HOST}.yaml"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".advisor-collect.json", f"{SETTINGS_HOST}.yaml"]
     text = (tmp_path / f"{SETTINGS_HOST}.yaml").read_text()
     vms = {vm["name"]: vm for vm in yaml.safe_load(text)["vms"]}
     assert set(vms) == {"app", "web/01"}  # the powered-off VM places no load on the host
@@ -197,7 +197,7 @@ def test_check_vcenter_writes_every_format(cli, vcsim, login, tmp_path):
         assert "DC0_C0_H0" in path.read_text() and launch.PASSWORD not in path.read_text()
     # one step gives what collect-then-check gives
     assert collect(cli, vcsim, login, tmp_path / "specs", "--host", "DC0_C0_H[01]").code == 0
-    two_step = check_json(cli, *sorted((tmp_path / "specs").iterdir()))
+    two_step = check_json(cli, *sorted((tmp_path / "specs").glob("*.yaml")))
     assert summary(doc)[0] == summary(two_step)[0]
 
 
@@ -281,7 +281,7 @@ def test_password_from_stdin_and_insecure(cli, vcsim, monkeypatch, tmp_path):
         tmp_path,
     )
     assert result.code == 0, result.err
-    assert [p.name for p in tmp_path.iterdir()] == ["DC0_C0_H0.yaml"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".advisor-collect.json", "DC0_C0_H0.yaml"]
 
 
 def test_no_password_is_a_usage_error(cli, monkeypatch, tmp_path):
