@@ -29,7 +29,7 @@ from yaml.events import (
 from yaml.nodes import ScalarNode
 
 from advisor.errors import InputError
-from advisor.load.yamlfile import MAX_DEPTH, LocDict, LocList, _value_problem
+from advisor.load.yamlfile import MAX_DEPTH, MAX_SEQUENCE_ITEMS, LocDict, LocList, _value_problem, too_many_items
 from advisor.load.yamlnodes import _Loader
 
 _STR = "tag:yaml.org,2002:str"
@@ -197,10 +197,14 @@ class _Builder:
                 value, line = self.alias(event)
                 append(value)
                 lines.append(line)
+                if len(lines) > MAX_SEQUENCE_ITEMS:
+                    raise InputError(too_many_items(), line=event.start_mark.line + 1)
                 continue
             else:
                 append(self.value(event, depth))
             lines.append(event.start_mark.line + 1)
+            if len(lines) > MAX_SEQUENCE_ITEMS:
+                raise InputError(too_many_items(), line=event.start_mark.line + 1)
         self.open.discard(start.anchor)
         return out
 

@@ -38,6 +38,10 @@ from advisor.vmx.mapping import ADVANCED_CACHE, ADVANCED_INDEX, SCALAR_KEYS, adv
 
 # --- host -----------------------------------------------------------------------------------
 
+# The largest host advisor models (see Host._nodes_divide_cores for the source).
+MAX_HOST_NODES = 128
+MAX_HOST_LOGICAL_CPUS = 32768
+
 
 class Host(Strict):
     """An ESXi host: its CPU packages, NUMA layout, memory and power settings."""
@@ -92,6 +96,21 @@ class Host(Strict):
                 f"cores_per_socket ({self.cores_per_socket})",
                 "numa_nodes_per_socket",
             )
+        # What an ESXi host can be: the vSphere Web Services API numbers a host's NUMA nodes
+        # with an xsd:byte (HostNumaNode.typeId, 0-127) and its logical CPUs with an xsd:short
+        # (HostNumaNode.cpuID, HostCpuIdInfo; 0-32,767). A profile beyond either describes no
+        # host ESXi can report, and would only make `advisor size` simulate it for minutes.
+        if self.sockets * self.numa_nodes_per_socket > MAX_HOST_NODES:
+            raise FieldValueError(
+                f"{self.sockets} sockets × {self.numa_nodes_per_socket} NUMA nodes per socket is "
+                f"{self.sockets * self.numa_nodes_per_socket} nodes; an ESXi host has at most {MAX_HOST_NODES} "
+                "(the vSphere API numbers them 0-127)", "numa_nodes_per_socket")
+        logical = self.sockets * self.cores_per_socket * self.threads_per_core
+        if logical > MAX_HOST_LOGICAL_CPUS:
+            raise FieldValueError(
+                f"{self.sockets} sockets × {self.cores_per_socket} cores × {self.threads_per_core} threads is "
+                f"{logical:,} logical CPUs; an ESXi host has at most {MAX_HOST_LOGICAL_CPUS:,} (the vSphere API "
+                "numbers them 0-32,767)", "cores_per_socket")
         return self
 
     @property

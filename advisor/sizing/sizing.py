@@ -60,6 +60,7 @@ class Sizer:
         self.catalog = builtin_catalog()
         self.notes: list[str] = []
         self.rejected: list[Rejected] = []
+        self.fits_tried = 0  # placements simulated by _count (bounded by construction; tests count them)
 
     # -- feasibility -------------------------------------------------------------------------
     def check_possible(self) -> None:
@@ -196,6 +197,7 @@ class Sizer:
             kmax = min(kmax, self._gpus(host) // self.wl.gpu_per_vm)
 
         def fits(k: int, need_balance: bool) -> tuple[bool, Any, bool]:
+            self.fits_tried += 1
             placement = place(host, [("vm", k, topo)])
             per_node = placement.clients_per_node
             if max(placement.load) > geo.node_cap:
@@ -211,19 +213,49 @@ class Sizer:
                 return 0, None, False
             ok, placement, even = fits(k, need_balance=False)
             return (k if ok else 0), placement, even
+        # Bounded by construction, not by a walk over every count (a 32-socket x 512-core
+        # profile took 100 s one count at a time):
+        # - capacity is monotone: k VMs are placed one after another, so the placement of k - 1
+        #   is the first k - 1 of them and no node's load or client count shrinks as k grows;
+        #   the largest count that fits is found by bisection;
+        # - every node holds the same number of clients only when k x clients is a multiple of
+        #   the nodes, or each node holds at most one (k x clients <= nodes): only those counts
+        #   are tried for a balanced placement.
+        clients = max(1, len(topo.numa_clients))
+        # a VM ESXi's NUMA scheduler does not manage has no clients on the nodes: any count is even
+        step = host.nodes // math.gcd(host.nodes, clients) if topo.numa_managed else 1
+        fit_max = self._largest_fit(kmax, fits)
         if total:
-            for k in range(math.ceil(total / cand.vcpus), kmax + 1):
+            low = math.ceil(total / cand.vcpus)
+            for k in _balanced_counts(low, fit_max, clients, host.nodes, step, ascending=True):
                 ok, placement, even = fits(k, need_balance=True)
                 if ok:
                     return k, placement, even
             return 0, None, False
-        for need_balance in (True, False):
-            # Uneven placements come back only when nothing balances; they rank last.
-            for k in range(kmax, 0, -1):
-                ok, placement, even = fits(k, need_balance)
-                if ok:
-                    return k, placement, even
+        for k in _balanced_counts(1, fit_max, clients, host.nodes, step, ascending=False):
+            ok, placement, even = fits(k, need_balance=True)
+            if ok:
+                return k, placement, even
+        if fit_max:  # uneven placements come back only when nothing balances; they rank last
+            ok, placement, even = fits(fit_max, need_balance=False)
+            if ok:
+                return fit_max, placement, even
         return 0, None, False
+
+    @staticmethod
+    def _largest_fit(kmax: int, fits: Any) -> int:
+        """The largest k <= kmax whose placement fits the nodes (0 when none): bisection, since
+        fitting is monotone in k (see _count)."""
+        if kmax < 1 or fits(kmax, False)[0]:  # the usual case: the capacity bound kmax fits
+            return max(kmax, 0)
+        low, high = 0, kmax - 1  # fits(low) holds (0 VMs always fit); find the last k that fits
+        while low < high:
+            middle = (low + high + 1) // 2
+            if fits(middle, False)[0]:
+                low = middle
+            else:
+                high = middle - 1
+        return low
 
     def _memory_for(self, cand: Candidate, count: int, topo: Topology, placement: Any) -> int:
         if self.req.memory_mib:
@@ -380,3 +412,15 @@ def size(hosts: list[Host], req: Request, host_refs: dict[str, str] | None = Non
 
 
 __all__ = ["KIND_NAMES", "Proposal", "Request", "Sizing", "load_shapes", "size", "smallest"]
+
+
+def _balanced_counts(low: int, high: int, clients: int, nodes: int, step: int, ascending: bool) -> list[int]:
+    """The counts in [low, high] that can place the same number of clients on every node: each
+    node at most one client (k x clients <= nodes), or k a multiple of `step` (nodes over their
+    greatest common divisor with clients). At most high / step + nodes / clients of them."""
+    if high < low:
+        return []
+    few = range(low, min(high, nodes // clients) + 1)
+    first = -(-max(low, 1) // step) * step
+    counts = sorted({*few, *range(first, high + 1, step)}, reverse=not ascending)
+    return counts

@@ -220,18 +220,50 @@ def test_placement_work_is_bounded_by_nodes_not_count(nodes: int, clients: tuple
     assert got.steps <= 2 * nodes + 64  # instances simulated; the other ~100,000 are whole cycles
 
 
-def test_size_on_32_sockets_of_512_cores_counts_few_placements(tmp_path: Path, cli, monkeypatch) -> None:
-    from advisor.numa import placement
+_LARGEST_HOSTS = {  # the largest profiles the host model accepts (128 NUMA nodes, 32,768 logical CPUs)
+    "32x256x4": "sockets: 32\ncores_per_socket: 256\nthreads_per_core: 4\nnuma_nodes_per_socket: 4\n",
+    "8x512x4": "sockets: 8\ncores_per_socket: 512\nthreads_per_core: 4\nnuma_nodes_per_socket: 16\n",
+}
 
-    calls = []
-    original = placement.place_clients
+
+@pytest.mark.parametrize("shape", sorted(_LARGEST_HOSTS))
+@pytest.mark.parametrize("workload", ["generic", "hpc", "sql-server", "vdi"])
+def test_size_on_the_largest_host_counts_few_placements(tmp_path: Path, cli, monkeypatch, shape: str,
+                                                        workload: str) -> None:
+    """Issue 39: a 32-socket x 512-core profile took 100 s (hpc: 400 s on a busy machine); the
+    count of VMs is now found by bisection over capacity and by trying only balanced counts."""
+    from advisor.numa import placement
+    from advisor.sizing import sizing
+
+    calls, tried = [], []
+    original, count = placement.place_clients, sizing.Sizer._count
     monkeypatch.setattr(placement, "place_clients", lambda *a: calls.append(1) or original(*a))
+
+    def counted(self, *args, **kwargs):
+        before = self.fits_tried
+        result = count(self, *args, **kwargs)
+        tried.append(self.fits_tried - before)
+        return result
+
+    monkeypatch.setattr(sizing.Sizer, "_count", counted)
     host = tmp_path / "big.yaml"
-    host.write_text("name: big\ncpu: Test\nsockets: 32\ncores_per_socket: 512\nthreads_per_core: 4\n"
-                    "numa_nodes_per_socket: 16\nmemory: 64TB\ncore_mhz: 2400\nesxi: '8.0'\n")
+    host.write_text(f"name: big\ncpu: Test\n{_LARGEST_HOSTS[shape]}memory: 64TB\ncore_mhz: 2400\nesxi: '8.0'\n")
+    result = cli("size", "--host", host, "--workload", workload)
+    assert result.code in (0, 1), result.err
+    kmax = 32768  # no shape has fewer than one vCPU: at most this many VMs
+    assert tried and max(tried) <= 2 + kmax.bit_length() + 128 + 1  # kmax, bisection, balanced counts
+    assert len(calls) < 20_000  # one count at a time it was ~100,000 instances per shape
+
+
+@pytest.mark.parametrize("text, words", [
+    ("sockets: 32\ncores_per_socket: 512\nthreads_per_core: 4\nnuma_nodes_per_socket: 16\n", "at most 128"),
+    ("sockets: 32\ncores_per_socket: 512\nthreads_per_core: 4\nnuma_nodes_per_socket: 4\n", "at most 32,768"),
+])
+def test_a_host_no_esxi_host_can_be_is_refused(tmp_path: Path, cli, text: str, words: str) -> None:
+    host = tmp_path / "big.yaml"
+    host.write_text(f"name: big\ncpu: Test\n{text}memory: 64TB\ncore_mhz: 2400\nesxi: '8.0'\n")
     result = cli("size", "--host", host, "--workload", "vdi")
-    assert result.code == 0, result.err
-    assert len(calls) < 10_000  # one by one it was ~100,000 instances
+    assert result.code == 2 and words in result.err and "big.yaml" in result.err, result.err
 
 
 # -- Medium: emitters make names inert in their language ----------------------------------------

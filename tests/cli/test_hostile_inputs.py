@@ -349,6 +349,32 @@ def test_ova_of_200_mib_of_zeros(tmp_path: Path) -> None:
     assert_refused(run_bounded(tmp_path, "lint", ova), ova)
 
 
+# -- a spec at the input size limit (issue 39) -----------------------------------------------
+
+
+@pytest.mark.parametrize("tagged", [False, True], ids=["plain", "with-a-tag"])
+def test_a_spec_of_the_largest_size_is_refused_at_its_vm_bound(tmp_path: Path, tagged: bool) -> None:
+    """16 MiB of one-line VMs (about 390,000) took 105 s and 1.5 GB, or a MemoryError. Lists are
+    bounded as they are read (MAX_SEQUENCE_ITEMS), by the tree builder and, for a document it
+    leaves to PyYAML's node loader (an explicit tag), from the parser's events before the node
+    graph is built."""
+    from advisor.load.yamlfile import MAX_FILE_BYTES, MAX_SEQUENCE_ITEMS
+
+    lines = [HOST.rstrip("\n"), "vms:"]
+    size = sum(len(line) + 1 for line in lines)
+    i = 0
+    while size < MAX_FILE_BYTES - 64:
+        line = f"  - {{name: {'!!str ' if tagged and i == 5 else ''}vm{i}, vcpus: 2, memory: 4GB}}"
+        lines.append(line)
+        size += len(line) + 1
+        i += 1
+    spec = tmp_path / "huge.yaml"
+    spec.write_text("\n".join(lines[:-1]) + "\n")
+    assert spec.stat().st_size <= MAX_FILE_BYTES and i > 3 * MAX_SEQUENCE_ITEMS
+    outcome = run_bounded(tmp_path, "check", spec)
+    assert_refused(outcome, spec, words=f"more than {MAX_SEQUENCE_ITEMS:,} items")
+
+
 # -- pattern matching (issue 39) -----------------------------------------------------------
 
 
