@@ -181,6 +181,9 @@ def _folder_siblings(path: Path) -> Iterator[tuple[Path, bytes]]:
     """The Packer/Terraform files beside `path` that may define or assign its variables.
 
     Unreadable siblings are skipped: reading this file should not fail because of another one.
+    So is a symlink to a file in another folder: an auto-loaded `terraform.tfvars` linked to
+    `~/.secrets/prod.tfvars` would pour values from outside the repository into the report (a
+    file given with --var-file is read wherever it is: the user named it).
     """
     wanted = (".tf", ".tf.json", ".tfvars", ".tfvars.json", ".pkr.hcl", ".pkr.json", ".pkrvars.hcl", ".pkrvars.json")
     try:
@@ -188,7 +191,17 @@ def _folder_siblings(path: Path) -> Iterator[tuple[Path, bytes]]:
     except OSError:
         return
     candidates = [p for p in entries if p != path and p.name.lower().endswith(wanted)]
+    try:
+        folder = path.parent.resolve()
+    except (OSError, RuntimeError):
+        return
     for sibling in candidates[:_MAX_SIBLINGS]:
+        if sibling.is_symlink():  # a variable file linked from elsewhere is read only if named (--var-file)
+            try:
+                if sibling.resolve().parent != folder:
+                    continue
+            except (OSError, RuntimeError):
+                continue
         try:
             yield sibling, read_bytes(sibling)
         except InputError:

@@ -15,6 +15,7 @@ guessing would put invented numbers in front of the user; an empty string is unk
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -200,10 +201,20 @@ def template_string(text: str, raw: str, line: int | None, column: int | None = 
 Variables = dict[str, tuple[Expr, str]]
 
 
+# What stands for the value of a variable declared sensitive (Terraform and Packer HCL
+# `sensitive = true`, Packer JSON `sensitive-variables`): advisor never reads such a value, so no
+# message, report or annotation can show it; the field it sets is unknown.
+SENSITIVE = "(sensitive)"
+
+
 def variable_defaults(root: Block) -> Variables:
-    """`variable "x" { default = <literal> }` blocks of one file, by name (known defaults only)."""
+    """`variable "x" { default = <literal> }` blocks of one file, by name (known defaults only);
+    a variable declared sensitive is recorded as SENSITIVE, its default left unread."""
     found: Variables = {}
     for block in root.children("variable"):
+        if block.labels and _declared_sensitive(block):
+            found[block.labels[0]] = (Expr(None, known=False, raw=SENSITIVE, line=block.line), SENSITIVE)
+            continue
         default = block.attrs.get("default")
         if block.labels and default is not None and default.known and default.value is not None:
             found[block.labels[0]] = (default, "the variable's default")
@@ -213,6 +224,24 @@ def variable_defaults(root: Block) -> Variables:
             if expr.known and expr.value is not None:
                 found[f"local.{name}"] = (expr, f"local.{name}")
     return found
+
+
+def _declared_sensitive(block: Block) -> bool:
+    flag = block.attrs.get("sensitive")
+    return flag is not None and flag.known and flag.value is True
+
+
+def sensitive(variables: Variables) -> frozenset[str]:
+    """The names `variables` records as sensitive."""
+    return frozenset(name for name, (_, origin) in variables.items() if origin == SENSITIVE)
+
+
+def masked(variables: Variables, names: Iterable[str]) -> Variables:
+    """`variables` with `names` masked as sensitive again: an assignment in a variable file
+    must not bring back a value its declaration hides."""
+    for name in names:
+        variables[name] = (Expr(None, known=False, raw=SENSITIVE), SENSITIVE)
+    return variables
 
 
 def assigned_values(root: Block, origin: str) -> Variables:
@@ -231,6 +260,8 @@ def resolve(expr: Expr, variables: Variables) -> tuple[Expr, str | None]:
         return expr, None
     value: Expr | None
     value, origin = variables[expr.var]
+    if origin == SENSITIVE:  # unknown, and shown as (sensitive), never as its value
+        return Expr(None, known=False, raw=SENSITIVE, line=expr.line, column=expr.column), None
     for step in expr.var_path:
         value = _step_into(value, step) if value is not None else None
         if value is None:

@@ -28,7 +28,9 @@ from advisor.readers.hclview import (
     Variables,
     assigned_values,
     decode_text,
+    masked,
     resolve,
+    sensitive,
     set_from_expr,
     short,
     variable_defaults,
@@ -167,6 +169,9 @@ def _legacy_sources(document: dict, path: Path) -> tuple[list[tuple[str, str, Bl
             expr = expr_from_json(value, json_line(declared, name), "packer")
             if expr.known and expr.value is not None:
                 variables[name] = (expr, "the template's variables")
+    hidden = document.get("sensitive-variables")  # Packer's legacy JSON: names whose values are secret
+    if isinstance(hidden, list):
+        masked(variables, [name for name in hidden if isinstance(name, str)])
     sources = []
     for index, item in enumerate(builders):
         if not isinstance(item, dict) or not isinstance(item.get("type"), str):
@@ -230,13 +235,15 @@ def _with_siblings(variables: Variables, path: Path, siblings: Iterable[tuple[Pa
         elif not name.endswith((".pkrvars.hcl", ".pkrvars.json")):  # named var files load only by --var-file
             defaults.update(parsed[0])
     defaults.update(variables)
+    hidden = sensitive(defaults)
     for _, values in sorted(assigned, key=lambda item: item[0]):
         defaults.update(values)
+    hidden |= sensitive(defaults)
     for var_file, data in var_files:
         parsed = _sibling_values(var_file, data)
         if parsed is not None:
             defaults.update(parsed[1])
-    return defaults
+    return masked(defaults, hidden)
 
 
 # --------------------------------------------------------------------------------------------

@@ -25,8 +25,10 @@ from advisor.readers.hclview import (
     Variables,
     assigned_values,
     decode_text,
+    masked,
     resolve,
     resolved_value,
+    sensitive,
     set_from_expr,
     short,
     variable_defaults,
@@ -158,9 +160,10 @@ def _variables(root: Block, path: Path, siblings: Iterable[tuple[Path, bytes]] |
         elif name.endswith((".tf", ".tf.json")):
             defaults.update(_sibling_defaults(sibling, data))
     defaults.update(variable_defaults(root))
+    hidden = sensitive(defaults)
     for _, values in sorted(assignments, key=lambda item: item[0]):
         defaults.update(values)
-    return defaults
+    return masked(defaults, hidden)
 
 
 def _tfvars_order(name: str) -> int | None:
