@@ -397,7 +397,7 @@ def test_a_backtracking_pattern_is_matched_in_linear_time(tmp_path: Path, where:
         (tmp_path / ".advisor.yaml").write_text(f"exclude: ['{pattern}']\n")
     outcome = run_bounded(tmp_path, *args)
     assert_refused(outcome, tree, code=0)
-    assert outcome.out.count("a" * 60) >= 20, outcome.out[-2000:]
+    assert "in 20 files" in outcome.out, outcome.out[-2000:]  # none was excluded
 
 
 # -- rule files: expensive CEL -------------------------------------------------------------
