@@ -74,7 +74,8 @@ def _preferred_cps(host: Host, vm: VM, version: Version | None, facts: dict[str,
 
     aligned = facts.get("topo.aligned_cores_per_socket")
     numa001 = (facts.get("topo.wide") and facts.get("topo.vnuma_balanced") is False
-               and facts.get("topo.prefer_ht_balances") and facts.get("topo.prefer_ht_memory_fits"))
+               and facts.get("topo.prefer_ht_balances") and facts.get("topo.prefer_ht_memory_fits")
+               and vm.vcpus > host.cores)
     if not numa001 or version is None:
         return (aligned,)
     fresh = _with_advanced(_without_autosize(vm), "numa.vcpu.preferHT", "TRUE", cores_per_socket=None)
