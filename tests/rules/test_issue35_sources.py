@@ -30,8 +30,9 @@ def host(sockets: int, cores: int, memory: str = "512GB", esxi: str = "7.0", **e
 
 
 def one(root: dict):
+    """The only VM's result and its findings by rule."""
     run = check(root)
-    return run, run.vms[0], {f.rule: f for f in run.findings}
+    return run.vms[0], {f.rule: f for f in run.findings}
 
 
 # -- class 1: preferHT only where the sources measured it (KB 415687, part 5, seed 001) ----------
@@ -39,7 +40,7 @@ def one(root: dict):
 def test_class1_wide_vm_that_fits_the_hosts_cores_gets_prefer_ht_only_as_a_suggestion():
     # KB_415687: CPU-bound or large VMs contend on sibling threads; DEEP_DIVE_5: test first.
     # 22 vCPUs on 4 x 10 cores: [8, 8, 6] on cores; preferHT would be [11, 11] on threads.
-    run, vm, found = one({"host": "hp-dl580-g7", "vms": [{"name": "app", "vcpus": 22, "memory": "64GB"}]})
+    vm, found = one({"host": "hp-dl580-g7", "vms": [{"name": "app", "vcpus": 22, "memory": "64GB"}]})
     assert "NUMA001" not in found
     assert "numa.vcpu.preferHT" not in vm.recommended_vmx
     assert found["NUMA013"].fix["kind"] == "suggest" and "[11×2]" in found["NUMA013"].message
@@ -48,14 +49,14 @@ def test_class1_wide_vm_that_fits_the_hosts_cores_gets_prefer_ht_only_as_a_sugge
 
 
 def test_class1_twenty_vcpus_on_8_core_nodes_is_not_written():
-    run, vm, found = one({"host": host(4, 8), "vms": [{"name": "app", "vcpus": 20, "memory": "64GB"}]})
+    vm, found = one({"host": host(4, 8), "vms": [{"name": "app", "vcpus": 20, "memory": "64GB"}]})
     assert "numa.vcpu.preferHT" not in vm.recommended_vmx
     assert {"NUMA013", "NUMA003"} <= set(found) and "NUMA001" not in found
 
 
 def test_class1_sql_server_gets_no_prefer_ht_at_all():
     # SEED_001: for SQL Server 8 physical cores beat 8 logical processors by 59%.
-    run, vm, found = one({"host": "hp-dl580-g7", "vms": [{"name": "sql", "vcpus": 22, "memory": "64GB",
+    vm, found = one({"host": "hp-dl580-g7", "vms": [{"name": "sql", "vcpus": 22, "memory": "64GB",
                                                           "workload": "sql-server"}]})
     assert "numa.vcpu.preferHT" not in vm.recommended_vmx
     assert not any("numa.vcpu.preferHT" in s.get("vmx", {}) for s in vm.suggested_vmx)
@@ -64,6 +65,6 @@ def test_class1_sql_server_gets_no_prefer_ht_at_all():
 
 def test_class1_the_measured_case_stays_written():
     # seed 001, "1 VM x 64 vCPU Configuration": 64 vCPUs on 40 cores, [10×6, 4] -> [16×4], +30%.
-    run, vm, found = one({"host": "hp-dl580-g7", "vms": [{"name": "sql", "vcpus": 64, "memory": "256GB",
+    vm, found = one({"host": "hp-dl580-g7", "vms": [{"name": "sql", "vcpus": 64, "memory": "256GB",
                                                           "workload": "sql-server"}]})
     assert vm.recommended_vmx["numa.vcpu.preferHT"] == "TRUE" and "NUMA013" not in found
