@@ -80,7 +80,7 @@ def facts_for(host: Host | None, vm: VM, version: Version | None,
         if hit is not None:
             topo, shape_facts, prefer_ht_fits = hit
             facts.update(shape_facts)
-            facts.update(memory_facts(host, vm, topo, prefer_ht_fits))
+            facts.update(memory_facts(host, vm, topo, prefer_ht_fits, version))
             facts.update(_per_vm_topology_facts(host, vm, topo))
             prefer_aligned_sockets(vm, facts, facts.get("topo.aligned_cores_per_socket"))
             if cluster:

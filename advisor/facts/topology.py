@@ -11,7 +11,7 @@ from typing import Any
 
 from advisor.model.spec import VM, Host
 from advisor.model.versions import Version
-from advisor.numa.controls import hardware_class
+from advisor.numa.controls import DEFAULT_VCPU_MIN, HW_VTOPOLOGY, V8, hardware_class, int_setting, read_controls
 from advisor.numa.layout import UNEVEN_SPLIT
 from advisor.numa.topology import Topology, predict, remote_mib, with_memory
 from advisor.vmx.mapping import normalised_advanced
@@ -133,6 +133,23 @@ def topology_facts(host: Host, vm: VM, version: Version, topo: Topology,
         out["topo.aligned_cores_per_socket"] = socket_per_vnode(topo.vnuma_nodes, v)
         out["topo.vnode_below_physical"] = False
         out["topo.cps_unbalances"] = False
+    # Class 4 (issue 35): a virtual socket split between two vNUMA nodes is certain from the
+    # node sizes alone, whatever ESXi does with the clients (VROOM! rules; Denneman 2021-12-02).
+    cps = vm.cores_per_socket or 1
+    out["topo.socket_spans_vnodes"] = (topo.vnuma_exposed and not topo.follows_cores_per_socket and cps > 1
+                                       and any(size % cps for size in topo.vnuma_nodes))
+    # numa.vcpu.maxPerVirtualNode / coresPerNode showing the guest more nodes than the VM's
+    # clients have physical nodes: nodes the guest believes remote share one node's memory.
+    controls = read_controls(host, vm, version)
+    out["topo.manual_vnodes_exceed_physical"] = bool(
+        controls.manual_size and topo.vnuma_exposed and topo.numa_managed
+        and len(topo.vnuma_nodes) > topo.physical_nodes_spanned)
+    out["topo.manual_vnode_key"] = ("numa.vcpu.coresPerNode" if "coresPerNode" in controls.manual_why
+                                    else "numa.vcpu.maxPerVirtualNode")
+    # Class 6: numa.nodeAffinity leaving the VM fewer cores than vCPUs on the nodes it allows.
+    allowed = topo.node_affinity or ()
+    out["topo.affinity_cores"] = len(allowed) * host.cores_per_node if allowed else 0
+    out["topo.affinity_squeezes"] = bool(allowed) and topo.numa_managed and v > len(allowed) * host.cores_per_node
     out["topo.spans_needlessly"] = (
         topo.numa_managed and topo.physical_nodes_spanned > 1 and v <= host.cores_per_node
         and vm.memory <= host.memory_per_node
@@ -190,9 +207,58 @@ def prefer_ht_fits(prefer_ht: Topology | None, host: Host, memory: int) -> bool:
     return prefer_ht is not None and remote_mib(prefer_ht, host, memory) == 0
 
 
-def memory_facts(host: Host, vm: VM, topo: Topology, prefer_ht_memory_fits: bool) -> dict[str, Any]:
+def memory_split(host: Host, vm: VM, topo: Topology, version: Version | None) -> dict[str, Any]:
+    """Memory as an input to the layout (issue 35, classes 2 and 3): the fewest nodes whose memory
+    holds the VM's, the vCPUs per node that divides the VM evenly over them, and the keys that
+    build that layout on this version. Exactly one of the three fixes is known (not None):
+
+    - vSphere 8 with hardware version 20 (or unstated): cores per socket and
+      numa.vcpu.coresPerNode (Denneman 2022-11-03: 12 vCPUs / 384 GB -> CPS 6, two NUMA nodes);
+    - before that: numa.vcpu.maxPerVirtualNode, with numa.vcpu.min lowered for a VM below it
+      (vSphere "Advanced Virtual NUMA Attributes", GUID-89C52376; VROOM! rightsizing rule 3:
+      divide the vCPUs evenly over the fewest nodes that hold the memory);
+    - where no even split exists: the memory the current layout keeps local.
+    """
+    v, per_node = vm.vcpus, host.memory_per_node
+    needed = max(1, -(-vm.memory // per_node)) if per_node else 1
+    nodes = next((n for n in range(max(needed, 2), host.nodes + 1)
+                  if v % n == 0 and v // n <= host.cores_per_node), 0)
+    size = v // nodes if nodes else 0
+    vtopology = version is not None and version >= V8 and (
+        vm.hardware_version is None or vm.hardware_version >= HW_VTOPOLOGY)
+    vcpu_min = int_setting(vm, "numa.vcpu.min") or DEFAULT_VCPU_MIN
+    load: dict[int, int] = {}
+    for vcpus, node in zip(topo.numa_clients, topo.client_nodes, strict=False):
+        load[node] = load.get(node, 0) + vcpus
+    busiest = max(load.values(), default=v) or v
+    local_memory = per_node * v // busiest // 1024 * 1024  # the most memory this layout keeps local
+    if vtopology:
+        text = (f"On vSphere 8, give the VM {nodes} NUMA nodes of {size} vCPUs: cores per socket {size} and "
+                f"numa.vcpu.coresPerNode = {size}")
+    else:
+        text = f"Give the VM {nodes} vNUMA nodes of {size} vCPUs: numa.vcpu.maxPerVirtualNode = {size}" + (
+            f" and numa.vcpu.min = {size}" if v < vcpu_min else "")
+    if not nodes:
+        text = (f"No even split of {v} vCPUs over {needed} or more of the host's {host.nodes} nodes fits their cores: "
+                f"reduce memory to {local_memory} MiB, or resize the VM")
+    return {
+        "topo.memory_nodes_needed": needed,
+        "topo.memory_split_nodes": nodes,
+        "topo.memory_split_vcpus": size,
+        "topo.memory_fix_text": text,
+        "topo.memory_fix_cores_per_node": size if nodes and vtopology else None,
+        "topo.memory_fix_max_per_vnode": size if nodes and not vtopology else None,
+        "topo.memory_fix_vcpu_min": size if nodes and not vtopology and v < vcpu_min else None,
+        "topo.memory_fix_memory_mib": None if nodes else local_memory,
+        "topo.memory_interleaved": topo.memory_interleaved,
+    }
+
+
+def memory_facts(host: Host, vm: VM, topo: Topology, prefer_ht_memory_fits: bool,
+                 version: Version | None = None) -> dict[str, Any]:
     """The topology facts that depend on the VM's own memory size."""
     return {
+        **memory_split(host, vm, topo, version),
         "topo.memory_remote_mib": topo.memory_remote_mib,
         "topo.prefer_ht_memory_fits": prefer_ht_memory_fits,
         "topo.memory_fits_node": vm.memory <= host.memory_per_node,

@@ -68,3 +68,138 @@ def test_class1_the_measured_case_stays_written():
     vm, found = one({"host": "hp-dl580-g7", "vms": [{"name": "sql", "vcpus": 64, "memory": "256GB",
                                                           "workload": "sql-server"}]})
     assert vm.recommended_vmx["numa.vcpu.preferHT"] == "TRUE" and "NUMA013" not in found
+
+
+# -- classes 2 and 3: memory as an input to the layout ----------------------------------------
+
+VROOM_RULES = "https://blogs.vmware.com/performance/2017/03/virtual-machine-vcpu-and-vnuma-rightsizing-rules-of-thumb.html"
+VNUMA_DOC = ("https://docs.vmware.com/en/VMware-vSphere/8.0/vsphere-resource-management/"
+             "GUID-17B629DE-75DF-4C23-B831-08107007FBB9.html")
+DENNEMAN_V8_MEMORY = ("https://frankdenneman.nl/2022/11/03/"
+                      "vsphere-8-cpu-topology-for-large-memory-footprint-vms-exceeding-numa-boundaries/")
+DENNEMAN_2017 = "https://frankdenneman.nl/2017/10/05/vm-memory-config-exceeds-memory-capacity-physical-numa-node/"
+
+
+def test_class2_wide_vm_with_more_memory_per_node_than_a_node_holds():
+    # VNUMA_DOC: the virtual NUMA topology does not consider the configured memory. VROOM_RULES
+    # rule 3: divide the vCPUs evenly over the fewest nodes that hold the memory (768 GB on 256 GB
+    # nodes needs 3; 28 does not divide by 3, so 4 nodes of 7).
+    _vm, found = one({"host": host(4, 14, memory="1TB"), "vms": [{"name": "big", "vcpus": 28, "memory": "768GB"}]})
+    finding = found["NUMA014"]
+    assert "262144 MiB must be remote" in finding.message and finding.fix["kind"] == "suggest"
+    assert finding.fix["vmx"] == {"numa.vcpu.maxPerVirtualNode": "7"}
+    fixed, after = one({"host": host(4, 14, memory="1TB"), "vms": [{"name": "big", "vcpus": 28, "memory": "768GB",
+                                                                   "advanced": {"numa.vcpu.maxPerVirtualNode": "7"}}]})
+    assert fixed.topology["memory_remote_mib"] == 0 and "NUMA014" not in after
+
+
+def test_class2_prefer_ht_vm_whose_memory_does_not_fit_its_node():
+    # DEEP_DIVE_5: with preferHT make sure the VM's memory fits the node. 24 vCPUs / 400 GB on one
+    # 256 GB node: 144 GB remote.
+    _vm, found = one({"host": host(4, 14, memory="1TB"), "vms": [{"name": "ht", "vcpus": 24, "memory": "400GB",
+                                                                "advanced": {"numa.vcpu.preferHT": "TRUE"}}]})
+    assert "147456 MiB must be remote" in found["NUMA014"].message
+    assert found["NUMA014"].fix["vmx"] == {"numa.vcpu.maxPerVirtualNode": "12"}
+
+
+def test_class2_on_vsphere_8_the_fix_is_the_cpu_topology():
+    _vm, found = one({"host": host(4, 14, memory="1TB", esxi="8.0"),
+                     "vms": [{"name": "big", "vcpus": 28, "memory": "768GB", "hardware_version": 20}]})
+    assert found["NUMA014"].fix["vmx"] == {"numa.vcpu.coresPerNode": "7"}
+    assert found["NUMA014"].fix["resize"] == {"cores_per_socket": "7"}
+
+
+def test_class2_memory_no_even_split_can_hold_is_reduced():
+    # 2 nodes of 128 GB, 300 GB: the host cannot hold it locally whatever the split.
+    _vm, found = one({"host": host(2, 10, memory="256GB"), "vms": [{"name": "big", "vcpus": 16, "memory": "300GB"}]})
+    finding = found["NUMA014"]
+    assert "vmx" not in finding.fix and finding.fix["resize"] == {"memory": "262144"}
+
+
+def test_class3_denneman_12_vcpu_384_gb_names_the_vsphere_8_topology():
+    # DENNEMAN_V8_MEMORY: 12 vCPUs / 384 GB on 2 x 20 cores with 256 GB per node; by default
+    # 226 GB local and 155 GB remote; with cores per socket 6 and two NUMA nodes all local.
+    two_by_20 = host(2, 20, esxi="8.0")
+    _vm, found = one({"host": two_by_20, "vms": [{"name": "big", "vcpus": 12, "memory": "384GB",
+                                                 "hardware_version": 20}]})
+    finding = found["NUMA007"]
+    assert finding.fix["vmx"] == {"numa.vcpu.coresPerNode": "6"} and finding.fix["resize"] == {"cores_per_socket": "6"}
+    assert "cores per socket 6" in finding.fix["text"]
+    fixed, after = one({"host": two_by_20, "vms": [{"name": "big", "vcpus": 12, "cores_per_socket": 6,
+                                                    "memory": "384GB", "hardware_version": 20,
+                                                    "advanced": {"numa.vcpu.coresPerNode": "6"}}]})
+    assert fixed.topology["vnuma_nodes"] == [6, 6] and not {"NUMA007", "NUMA014"} & set(after)
+
+
+def test_class3_numa_consolidate_false_leaves_nothing_remote():
+    # DENNEMAN_2017: numa.consolidate = FALSE spreads the VM over more NUMA clients so its memory
+    # is balanced over the nodes.
+    vm, found = one({"host": host(2, 20, esxi="7.0"), "vms": [{"name": "big", "vcpus": 12, "memory": "384GB",
+                                                              "advanced": {"numa.consolidate": "FALSE"}}]})
+    assert vm.topology["memory_remote_mib"] == 0 and "NUMA007" not in found
+
+
+def test_class3_small_vm_before_vsphere_8_lowers_numa_vcpu_min():
+    # DENNEMAN_2017: 8 vCPUs / 96 GB on 2 x 12 cores of 64 GB; below numa.vcpu.min (9) the VM
+    # needs the minimum lowered to get two nodes.
+    _vm, found = one({"host": host(2, 12, memory="128GB", esxi="6.7"),
+                     "vms": [{"name": "db", "vcpus": 8, "memory": "96GB"}]})
+    fix = found["NUMA007"].fix
+    assert fix["vmx"] == {"numa.vcpu.maxPerVirtualNode": "4", "numa.vcpu.min": "4"}
+    fixed, after = one({"host": host(2, 12, memory="128GB", esxi="6.7"),
+                        "vms": [{"name": "db", "vcpus": 8, "memory": "96GB", "advanced": fix["vmx"]}]})
+    assert fixed.topology["memory_remote_mib"] == 0 and "NUMA007" not in after
+
+
+# -- class 4: cores per socket and manual node sizes that misalign the guest's view ------------
+
+DENNEMAN_CPS = "https://frankdenneman.nl/2021/12/02/vsphere-7-cores-per-socket-and-virtual-numa/"
+ADVANCED_VNUMA = ("https://docs.vmware.com/en/VMware-vSphere/6.0/com.vmware.vsphere.resmgmt.doc/"
+                  "GUID-89C52376-60C3-452A-A269-9F4F7FE489C6.html")
+NUMA_CONTROLS = ("https://docs.vmware.com/en/VMware-vSphere/8.0/vsphere-resource-management/"
+                 "GUID-68817061-CAA9-4997-8384-3C1A0DF7F3E9.html")
+
+
+def test_class4_a_socket_split_between_vnuma_nodes_is_a_warning_not_only_a_note():
+    # VROOM_RULES and DENNEMAN_CPS: align virtual sockets with vNUMA nodes. 40 vCPUs at 8 per
+    # socket on 2 x 20 cores: nodes of 20, five sockets of 8, one split 4 + 4.
+    _vm, found = one({"host": host(2, 20), "vms": [{"name": "app", "vcpus": 40, "cores_per_socket": 8,
+                                                   "memory": "128GB"}]})
+    assert found["NUMA015"].severity == "warning" and found["NUMA015"].fix["resize"] == {"cores_per_socket": "20"}
+    _, after = one({"host": host(2, 20), "vms": [{"name": "app", "vcpus": 40, "cores_per_socket": 20,
+                                                  "memory": "128GB"}]})
+    assert "NUMA015" not in after
+
+
+def test_class4_windows_default_two_cores_per_socket_stays_quiet():
+    # DENNEMAN_CPS: keep the default; 30 vCPUs at 2 per socket is a minor imbalance.
+    _, found = one({"host": host(2, 20), "vms": [{"name": "app", "vcpus": 30, "cores_per_socket": 2,
+                                                  "memory": "128GB", "guest_os": "windows2019srv-64"}]})
+    assert not {"NUMA009", "NUMA015"} & set(found)
+
+
+def test_class4_max_per_virtual_node_4_makes_two_nodes_look_like_four():
+    # ADVANCED_VNUMA: numa.vcpu.maxPerVirtualNode sets the vNUMA node size by hand.
+    vm, found = one({"host": host(2, 10, memory="256GB"), "vms": [{"name": "app", "vcpus": 16, "memory": "64GB",
+                                                                    "advanced": {"numa.vcpu.maxPerVirtualNode": "4"}}]})
+    assert vm.topology["vnuma_nodes"] == [4, 4, 4, 4] and vm.topology["physical_nodes_spanned"] == 2
+    assert found["NUMA016"].fix["vmx"] == {"numa.vcpu.maxPerVirtualNode": "REMOVE"}
+
+
+# -- class 6: NUMA controls that squeeze or split --------------------------------------------
+
+def test_class6_node_affinity_forcing_16_vcpus_onto_a_12_core_node():
+    # NUMA_CONTROLS: with NUMA node affinity the VM is scheduled only on the listed nodes.
+    _, found = one({"host": host(2, 12, memory="256GB"), "vms": [{"name": "app", "vcpus": 16, "memory": "64GB",
+                                                                   "advanced": {"numa.nodeAffinity": "0"}}]})
+    assert "12 cores" in found["NUMA017"].message
+    assert found["NUMA017"].fix["vmx"] == {"numa.nodeAffinity": "REMOVE"}
+
+
+def test_class6_max_per_machine_node_split_has_a_fix_that_settles():
+    # ADVANCED_VNUMA: numa.vcpu.maxPerMachineNode caps the vCPUs per NUMA client; removing it is
+    # what homes the VM on one node again.
+    vm, found = one({"host": "dell-r720-e5-2697v2", "vms": [{"name": "db", "vcpus": 8, "memory": "32GB",
+                                                             "advanced": {"numa.vcpu.maxPerMachineNode": "4"}}]})
+    assert found["NUMA008"].fix["vmx"] == {"numa.vcpu.maxPerMachineNode": "REMOVE"}
+    assert "numa.vcpu.maxPerMachineNode" not in vm.recommended_vmx  # the settled VM is without it
