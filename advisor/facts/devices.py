@@ -19,8 +19,9 @@ from advisor.vocab import read_bool
 _CONNECTED_DEVICE = re.compile(r"^(ide\d+:\d+|sata\d+:\d+|scsi\d+:\d+|floppy\d+)\.(devicetype|filetype)$")
 _PORT = re.compile(r"^(serial\d+|parallel\d+)\.filetype$")
 _PASSTHROUGH = re.compile(r"^pcipassthru\d+\.present$")
-# Device backings that are the host's own hardware (a drive, a port), not a file on a datastore.
-_HOST_BACKINGS = {"cdrom-raw", "atapi-cdrom", "device"}
+# Device backings that are the host's own hardware (a drive, a port, a SCSI device passed through
+# from /vmfs/devices/...), not a file on a datastore.
+_HOST_BACKINGS = {"cdrom-raw", "atapi-cdrom", "device", "scsi-passthru"}
 
 
 def device_facts(vm: VM, joined: str | None = None) -> dict[str, Any]:

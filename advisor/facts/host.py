@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 from typing import Any
 
-from advisor.model.spec import Host
+from advisor.model.spec import VM, Host
 from advisor.model.versions import Version, ft_limits, limits_for
+from advisor.resources import limits_table
 
 
 @lru_cache(maxsize=4096)
@@ -25,6 +27,27 @@ def version_facts(version: Version) -> dict[str, Any]:
         # the ethernetN.intrMode workaround has no purpose on 5.0 and later.
         "version.intrmode_fixed": version >= Version(5, 0),
     }
+
+
+_NPS = re.compile(r"\bnps\s*-?\s*([124])\b")
+_SNC = re.compile(r"\bsnc\s*-?\s*([1-4])\b")
+_CCX = re.compile(r"\b(ccx|llc|l3)\b[\s_-]*(as[\s_-]*numa|numa)")
+
+
+@lru_cache(maxsize=256)
+def numa_mode_facts(mode: str | None) -> tuple[bool, int, int]:
+    """The BIOS NUMA mode the host's `numa_mode` text names (issue 35, class 5): CCX-as-NUMA
+    (AMD's "L3 as NUMA"; Broadcom KB 432801), NPS 1/2/4 (the same KB), and the sub-NUMA factor
+    of Intel SNC-n or Cluster-on-Die (2). Unstated: the factors 0, and CCX-as-NUMA off, taken
+    as the BIOS default (an assumption: AMD ships the option disabled; the `numa_mode` field
+    says otherwise where it is on)."""
+    if not mode:
+        return False, 0, 0
+    text = mode.strip().lower()
+    nps = _NPS.search(text)
+    snc = _SNC.search(text)
+    sub = int(snc.group(1)) if snc else 2 if re.search(r"\bcod\b|cluster[\s-]*on[\s-]*die", text) else 0
+    return bool(_CCX.search(text)), int(nps.group(1)) if nps else 0, sub
 
 
 # Power.CpuPolicy when the host does not state it: Balanced since ESX(i) 5.0, High Performance
@@ -59,8 +82,12 @@ def power_facts(host: Host, version: Version) -> dict[str, Any]:
 
 def host_facts(host: Host, version: Version) -> dict[str, Any]:
     gpu = host.gpus[0].model if host.gpus else None
+    ccx, nps, sub_numa = numa_mode_facts(host.numa_mode)
     return {
         **power_facts(host, version),
+        "host.ccx_as_numa": ccx,
+        "host.nps": nps,
+        "host.sub_numa": sub_numa,
         "host.name": host.name,
         "host.sockets": host.sockets,
         "host.cores": host.cores,
@@ -84,3 +111,33 @@ def host_facts(host: Host, version: Version) -> dict[str, Any]:
         "host.gpus": sum(g.count for g in host.gpus),
     }
 
+
+
+@lru_cache(maxsize=1)
+def clock_bounds() -> tuple[int, int]:
+    """The nominal core clock every server core lies within (rules/limits/hardware.yaml)."""
+    row = limits_table("hardware")["core_clock_mhz"]
+    return int(row["min"]), int(row["max"])
+
+
+def clock_facts(vm: VM, host: Host | None, limit: int | None, reserved: int | None) -> dict[str, Any]:
+    """A CPU limit or reservation judged against the core clock, decided without a host where
+    the outcome is the same for every clock in clock_bounds() (issue 35, class 8): a limit of
+    276 MHz per vCPU is below any server core, 17.7 GHz on one vCPU above any. None (unknown)
+    where the clock is unknown and the outcome depends on it, or the setting is unknown."""
+    mhz = host.core_mhz if host is not None else None
+    low, high = (mhz, mhz) if mhz else clock_bounds()
+    v = vm.vcpus
+    below: bool | None = None
+    if limit is not None:
+        below = False if limit <= 0 else True if limit < v * low else False if limit >= v * high else None
+    above: bool | None = None
+    if reserved is not None:
+        above = True if reserved > v * high else False if reserved <= v * low else None
+    return {
+        "vm.cpu_limit_below_vcpus": below,
+        "vm.cpu_reservation_above_vcpus": above,
+        "vm.core_clock_text": f"{mhz} MHz" if mhz else f"any server core's {low}-{high} MHz",
+        # The fix writes a full reservation only where the clock is known (it is vCPUs x clock).
+        "vm.cpu_reservation_fix": "full" if mhz else None,
+    }

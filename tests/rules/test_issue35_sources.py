@@ -203,3 +203,74 @@ def test_class6_max_per_machine_node_split_has_a_fix_that_settles():
                                                              "advanced": {"numa.vcpu.maxPerMachineNode": "4"}}]})
     assert found["NUMA008"].fix["vmx"] == {"numa.vcpu.maxPerMachineNode": "REMOVE"}
     assert "numa.vcpu.maxPerMachineNode" not in vm.recommended_vmx  # the settled VM is without it
+
+
+# -- class 8: decidable without a host ---------------------------------------------------------
+
+LIMIT_DOC = ("https://docs.vmware.com/en/VMware-vSphere/8.0/vsphere-resource-management/"
+             "GUID-117972E1-ECAF-4DA8-B8E5-B2ED1E3DB5E0.html")
+# "Virtual Machine Conditions and Limitations for vMotion" (HOST006's reference)
+VMOTION_LIMITS = ("https://docs.vmware.com/en/VMware-vSphere/8.0/vsphere-vcenter-esxi-management/"
+                  "GUID-3D7B8E43-C291-4D85-9C49-F4F6F4F9FEC3.html")
+
+
+def lint_vmx(tmp_path, body: str, host_ref: str | None = None):
+    from advisor.engine.lint import LintJob, lint_paths
+
+    vmx = tmp_path / "vm.vmx"
+    vmx.write_text('.encoding = "UTF-8"\ndisplayName = "vm"\nmemsize = "4096"\n' + body)
+    run = lint_paths([vmx], LintJob(rule_dirs=[], policy=Policy(), host_ref=host_ref, vsphere=None))
+    return run, {f.rule: f for f in run.findings}
+
+
+def test_class8_a_cpu_limit_below_any_server_clock_is_decided_without_a_host(tmp_path):
+    # LIMIT_DOC: a limit caps the VM even on an idle host. 1104 MHz over 4 vCPUs is 276 MHz a
+    # vCPU, below the slowest server core (rules/limits/hardware.yaml: 1,000-6,000 MHz).
+    run, found = lint_vmx(tmp_path, 'numvcpus = "4"\nsched.cpu.max = "1104"\n')
+    assert "any server core's 1000-6000 MHz" in found["SCHED007"].message
+    assert not any(s.startswith("SCHED007") for vm in run.vms for s in vm.skipped)
+
+
+def test_class8_a_limit_the_clock_decides_stays_not_evaluated(tmp_path):
+    run, found = lint_vmx(tmp_path, 'numvcpus = "4"\nsched.cpu.max = "8000"\n')  # 2 GHz a vCPU
+    assert "SCHED007" not in found
+    assert any(s.startswith("SCHED007") for vm in run.vms for s in vm.skipped)
+
+
+def test_class8_a_reservation_above_any_server_clock_is_decided_without_a_host(tmp_path):
+    # LIMIT_DOC ("Reservation"): a vCPU can use at most one core's clock; 17.7 GHz on one vCPU is
+    # above the fastest server core. Nothing is written: the full reservation needs the clock.
+    _run, found = lint_vmx(tmp_path, 'numvcpus = "1"\nsched.cpu.min = "17700"\n')
+    assert "SCHED008" in found and "resize" not in found["SCHED008"].fix
+
+
+def test_class8_scsi_passthrough_of_a_host_device_pins_the_vm(tmp_path):
+    # VMOTION_LIMITS: a device backed by the source host's hardware prevents migration.
+    _run, found = lint_vmx(tmp_path, 'numvcpus = "1"\nscsi0.present = "TRUE"\nscsi0:1.present = "TRUE"\n'
+                                    'scsi0:1.deviceType = "scsi-passthru"\n'
+                                    'scsi0:1.fileName = "/vmfs/devices/cdrom/mpx.vmhba0:C0:T0:L0"\n')
+    assert "scsi0:1" in found["HOST006"].message
+
+
+# -- class 5: host BIOS NUMA modes ------------------------------------------------------------
+
+KB_432801 = "https://knowledge.broadcom.com/external/article/432801/guidance-for-amd-epyc-bios-and-numa-conf.html"
+
+
+def epyc(numa_mode: str, esxi: str = "8.0", nodes_per_socket: int = 8) -> dict:
+    return {"name": "epyc", "cpu": "AMD EPYC 7763", "sockets": 2, "cores_per_socket": 64, "threads_per_core": 2,
+            "numa_nodes_per_socket": nodes_per_socket, "memory": "1TB", "esxi": esxi, "numa_mode": numa_mode}
+
+
+def test_class5_ccx_as_numa_on_esxi_8_is_flagged():
+    # KB_432801 (ESXi 8.x/9.x): disable the CCX-as-NUMA option on modern ESXi.
+    run = check({"host": epyc("NPS1, CCX-as-NUMA"), "vms": [{"name": "app", "vcpus": 8, "memory": "32GB"}]})
+    [finding] = [f for f in run.findings if f.rule == "HOST007"]
+    assert finding.fix["host"] == {"BIOS CCX-as-NUMA (L3 as NUMA)": "Disabled"}
+
+
+def test_class5_nps_alone_and_older_esxi_are_not_flagged():
+    # KB_432801 describes NPS 1/2/4 as a choice, not a fault, and covers ESXi 8.x/9.x only.
+    for host_ in (epyc("NPS4", nodes_per_socket=4), epyc("L3 as NUMA", esxi="7.0")):
+        run = check({"host": host_, "vms": [{"name": "app", "vcpus": 8, "memory": "32GB"}]})
+        assert "HOST007" not in {f.rule for f in run.findings}
