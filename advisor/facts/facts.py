@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any, Literal
 
 from advisor.facts.cluster import cluster_facts
-from advisor.facts.host import clock_facts, host_facts, version_facts
+from advisor.facts.host import clock_facts, host_facts, tiering_facts, version_facts
 from advisor.facts.limits import limit_facts, prefer_aligned_sockets, smt_of
 from advisor.facts.names import BOOL, DOUBLE, FACTS, INT, LIST_INT, LIST_STRING, STRING, FactDef
 from advisor.facts.placement import packing_suggestion, placement_facts
@@ -86,6 +86,7 @@ def facts_for(host: Host | None, vm: VM, version: Version | None,
             if cluster:
                 facts.update(cluster_facts(host, vm, version, topo, cluster, cache))
     facts.update(clock_facts(vm, host, facts.get("vm.cpu_limit_mhz"), facts.get("vm.cpu_reservation_mhz")))
+    facts.update(tiering_facts(vm, host))
     facts.update(reshape_facts(host, vm, version, facts, cache))
     return facts, topo
 

@@ -85,6 +85,7 @@ def host_facts(host: Host, version: Version) -> dict[str, Any]:
     ccx, nps, sub_numa = numa_mode_facts(host.numa_mode)
     return {
         **power_facts(host, version),
+        "host.memory_tiering": host.memory_tiering,
         "host.ccx_as_numa": ccx,
         "host.nps": nps,
         "host.sub_numa": sub_numa,
@@ -141,3 +142,17 @@ def clock_facts(vm: VM, host: Host | None, limit: int | None, reserved: int | No
         # The fix writes a full reservation only where the clock is known (it is vCPUs x clock).
         "vm.cpu_reservation_fix": "full" if mhz else None,
     }
+
+
+def tiering_facts(vm: VM, host: Host | None) -> dict[str, Any]:
+    """Memory tiering and the VM's active memory (issue 35, class 9). Broadcom sizes memory
+    tiering so that active memory fits half the DRAM (the default 1:1 DRAM:NVMe ratio puts the
+    other half on NVMe): a VM whose own active memory exceeds half the host's DRAM breaks that
+    whatever else runs there. Decided False on a host without tiering; unknown on a tiering host
+    when the VM's active memory is not stated."""
+    if host is None:
+        return {"vm.active_memory_over_tier": None}
+    if not host.memory_tiering:
+        return {"vm.active_memory_over_tier": False}
+    active = vm.active_memory
+    return {"vm.active_memory_over_tier": None if active is None else active * 2 > host.memory}

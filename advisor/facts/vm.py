@@ -104,6 +104,7 @@ def vm_facts(vm: VM, unknown: frozenset[str] = frozenset()) -> dict[str, Any]:
         "vm.vcpus": vm.vcpus,
         "vm.cores_per_socket": vm.cores_per_socket or 0,
         "vm.memory_mib": vm.memory,
+        "vm.active_memory_mib": vm.active_memory,
         "vm.hardware_version": hw,
         "vm.hw_max_vcpus": hw_max,
         "vm.cpu_reservation_mhz": cpr if isinstance(cpr, int) else 0,

@@ -82,6 +82,9 @@ class Host(Strict):
     deep_cstates: bool | None = Field(None, description="Whether deep C-states (C3/C6) are enabled in the BIOS.")
     prefer_ht: bool = Field(False, description="Host advanced setting Numa.PreferHT = 1.")
     follow_cores_per_socket: bool = Field(False, description="Host advanced setting Numa.FollowCoresPerSocket = 1.")
+    memory_tiering: bool = Field(
+        False, description="NVMe memory tiering is on (vSphere 9; `memory` is then the DRAM). Off unless stated: the "
+        "feature is opt-in (an NVMe device claimed as a tier, then a reboot).")
     gpus: list[HostGpu] = Field(default_factory=list, description="GPUs installed in the host.")
     license: Literal["standard", "enterprise", "enterprise-plus"] | None = Field(
         None, description="vSphere licence edition; sets the Fault Tolerance vCPU limit (unset: Enterprise Plus)."
@@ -237,6 +240,8 @@ class VM(Strict):
         "normal", description="sched.cpu.latencySensitivity ('high-ht': High with hyper-threading, vSphere 8).")
     cpu_reservation: int | Literal["full"] | None = Field(None, description="MHz, or 'full'.")
     memory_reservation: ReservationMiB | Literal["full"] | None = None
+    active_memory: SizeMiB | None = Field(
+        None, description="Active memory measured in the VM (vCenter 'Active' / RVTools), for memory tiering.")
     cpu_hot_add: bool = Field(False, description="vcpu.hotadd (CPU hot add enabled).")
     memory_hot_add: bool = Field(False, description="mem.hotadd (memory hot add enabled).")
     cpu_affinity: str | None = Field(None, description="sched.cpu.affinity: 'all' or a list of pCPUs.")

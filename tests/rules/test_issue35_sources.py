@@ -274,3 +274,46 @@ def test_class5_nps_alone_and_older_esxi_are_not_flagged():
     for host_ in (epyc("NPS4", nodes_per_socket=4), epyc("L3 as NUMA", esxi="7.0")):
         run = check({"host": host_, "vms": [{"name": "app", "vcpus": 8, "memory": "32GB"}]})
         assert "HOST007" not in {f.rule for f in run.findings}
+
+
+# -- class 9: vSphere 9 -----------------------------------------------------------------------
+
+VSPHERE_FACTS_HW = "../shared/reference/vsphere-facts.md §3 (9.0: hardware version 22, 960 vCPUs)"
+TIERING_SIZING = "https://blogs.vmware.com/cloud-foundation/?p=26970"  # active memory <= 50% of DRAM
+
+
+def tiered(**extra) -> dict:
+    return {"name": "tiered", "sockets": 2, "cores_per_socket": 32, "threads_per_core": 2, "memory": "512GB",
+            "esxi": "9.0", "memory_tiering": True, **extra}
+
+
+def test_class9_vsphere_9_limits_960_vcpus_and_hardware_version_22():
+    big = {"name": "big9", "sockets": 8, "cores_per_socket": 64, "threads_per_core": 2, "memory": "24TB",
+           "esxi": "9.0"}
+    ok = check({"host": big, "vms": [{"name": "a", "vcpus": 960, "cores_per_socket": 64, "memory": "2TB",
+                                      "hardware_version": 22}]})
+    assert not {"HOST004", "HYG004"} & {f.rule for f in ok.findings}
+    over = check({"host": big, "vms": [{"name": "a", "vcpus": 961, "memory": "2TB", "hardware_version": 23}]})
+    rules = {f.rule: f for f in over.findings}
+    assert "960" in rules["HOST004"].message and "version 22" in rules["HYG004"].message
+
+
+def test_class9_latency_sensitive_vm_on_tiered_memory_gets_a_suggestion_only():
+    _vm, found = one({"host": tiered(), "vms": [{"name": "trade", "vcpus": 8, "memory": "32GB",
+                                               "latency_sensitivity": "high", "cpu_reservation": "full",
+                                               "memory_reservation": "full"}]})
+    assert found["MEM005"].fix["kind"] == "suggest" and "vmx" not in found["MEM005"].fix
+
+
+def test_class9_active_memory_over_half_the_dram():
+    # TIERING_SIZING: with the default 1:1 ratio, active memory should be at most half the DRAM.
+    _, found = one({"host": tiered(), "vms": [{"name": "db", "vcpus": 16, "memory": "400GB",
+                                               "active_memory": "300GB"}]})
+    assert "MEM006" in found
+    _, fits = one({"host": tiered(), "vms": [{"name": "db", "vcpus": 16, "memory": "400GB",
+                                              "active_memory": "256GB"}]})
+    assert "MEM006" not in fits
+    run = check({"host": tiered(), "vms": [{"name": "db", "vcpus": 16, "memory": "400GB"}]})
+    assert any(s.startswith("MEM006") for s in run.vms[0].skipped)  # unknown stays unknown
+    plain = check({"host": tiered(memory_tiering=False), "vms": [{"name": "db", "vcpus": 16, "memory": "400GB"}]})
+    assert not any(s.startswith(("MEM005", "MEM006")) for s in plain.vms[0].skipped)
