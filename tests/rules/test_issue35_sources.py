@@ -317,3 +317,48 @@ def test_class9_active_memory_over_half_the_dram():
     assert any(s.startswith("MEM006") for s in run.vms[0].skipped)  # unknown stays unknown
     plain = check({"host": tiered(memory_tiering=False), "vms": [{"name": "db", "vcpus": 16, "memory": "400GB"}]})
     assert not any(s.startswith(("MEM005", "MEM006")) for s in plain.vms[0].skipped)
+
+
+# -- class 7: workload guidance beyond SQL Server ---------------------------------------------
+
+EXCHANGE_2013 = ("http://download.microsoft.com/download/4/a/c/4ac32fd3-220e-45dc-aa97-dbdbe19c15b2/"
+                 "best_practices_for_virtualizing_and_managing_exchange_2013.pdf")
+ORACLE_23_HUGEPAGES = ("https://docs.oracle.com/en/database/oracle/oracle-database/23/cwlin/"
+                       "restrictions-for-hugepages-and-transparent-hugepages-configurations.html")
+NVIDIA_INFERENCE = ("https://docs.nvidia.com/ai-enterprise/release-9/latest/infra-software/vgpu/features/"
+                    "inference-mode-decision.html")
+
+
+def test_class7_exchange_at_one_and_a_half_vcpus_per_logical_processor():
+    # EXCHANGE_2013: virtual to logical processors 1:1 recommended, up to 2:1 supported.
+    run = check({"host": host(2, 10), "vms": [{"name": "mbx", "count": 5, "vcpus": 12, "memory": "64GB",
+                                               "workload": "exchange"}]})
+    [finding] = [f for f in run.findings if f.rule == "HOST008"]
+    assert "1.5:1" in finding.message and finding.severity == "warning"
+    over = check({"host": host(2, 10, memory="1TB"), "vms": [{"name": "mbx", "count": 7, "vcpus": 12,
+                                                              "memory": "64GB", "workload": "exchange"}]})
+    assert "HOST009" in {f.rule for f in over.findings}
+
+
+def test_class7_oracle_on_linux_without_hugepages():
+    # ORACLE_23_HUGEPAGES: Oracle continues to recommend standard HugePages for Linux.
+    _, found = one({"host": "dell-r620", "vms": [{"name": "ora", "vcpus": 8, "memory": "64GB", "workload": "oracle",
+                                                  "guest_os": "oraclelinux8-64"}]})
+    assert "MEM007" in found
+    _, done = one({"host": "dell-r620", "vms": [{"name": "ora", "vcpus": 8, "memory": "64GB", "workload": "oracle",
+                                                 "guest_os": "oraclelinux8-64", "guest": {"large_pages": True}}]})
+    assert "MEM007" not in done
+
+
+def test_class7_inference_vm_on_a_fractional_a100_profile_keeps_it():
+    # NVIDIA_INFERENCE: time-sliced and MIG-backed vGPU share a GPU between inference VMs by design.
+    a100 = {"name": "a100", "sockets": 2, "cores_per_socket": 32, "threads_per_core": 2, "memory": "1TB",
+            "esxi": "8.0", "gpus": [{"model": "A100", "count": 1}]}
+    vm, found = one({"host": a100, "vms": [{"name": "infer", "vcpus": 8, "memory": "64GB", "workload": "ml-gpu",
+                                            "memory_reservation": "full",
+                                            "gpu": {"profile": "grid_a100-10c", "purpose": "ml-inference"}}]})
+    assert "GPU001" not in found and "pciPassthru0.vgpu" not in vm.recommended_vmx
+    _, training = one({"host": a100, "vms": [{"name": "train", "vcpus": 8, "memory": "64GB", "workload": "ml-gpu",
+                                              "memory_reservation": "full",
+                                              "gpu": {"profile": "grid_a100-10c", "purpose": "ml-training"}}]})
+    assert "GPU001" in training
