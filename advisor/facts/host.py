@@ -113,7 +113,6 @@ def host_facts(host: Host, version: Version) -> dict[str, Any]:
     }
 
 
-
 @lru_cache(maxsize=1)
 def clock_bounds() -> tuple[int, int]:
     """The nominal core clock every server core lies within (rules/limits/hardware.yaml)."""

@@ -41,6 +41,8 @@ HOST = {
     "Power.MaxFreqPct": ("max_freq_pct", None),
     "BIOS power management": ("bios_power", "os-controlled"),
     "BIOS C-states": ("deep_cstates", False),
+    "BIOS CCX-as-NUMA (L3 as NUMA)": ("numa_mode", None),
+    "NVMe memory tiering": ("memory_tiering", False),
 }
 
 
