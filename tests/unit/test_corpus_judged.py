@@ -97,7 +97,9 @@ JUDGED: dict[str, tuple[tuple[str, ...], str]] = {
     "vmx/005": (("NET001",), "E1000E, hw 11"),
     "vmx/006": ((), "NVMe and VMXNET3; the host CD-ROM is not connected at power-on"),
     "vmx/007": (("STO005",), "a data disk on SATA"),
-    "vmx/008": (("MEM003", "SCHED001"), "a 118 MB memory limit under 1000 MB, and CPU affinity"),
+    "vmx/008": (("MEM003", "SCHED001", "SCHED007"),
+                "a 118 MB memory limit under 1000 MB, CPU affinity, and a CPU limit of 276 MHz a vCPU, below any "
+                "server core's clock (issue 35, class 8)"),
     "vmx/009": ((), "VMXNET3; the serial port goes to a network vSPC, not a host device"),
     "vmx/010": (("NET001",), "named in the issue: two NICs without virtualDev (Flexible for XP)"),
     "vmx/011": ((), "E1000 at hw 4, which has no VMXNET3"),
