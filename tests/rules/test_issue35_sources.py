@@ -343,7 +343,7 @@ def test_class7_exchange_at_one_and_a_half_vcpus_per_logical_processor():
 def test_class7_oracle_on_linux_without_hugepages():
     # ORACLE_23_HUGEPAGES: Oracle continues to recommend standard HugePages for Linux.
     _, found = one({"host": "dell-r620", "vms": [{"name": "ora", "vcpus": 8, "memory": "64GB", "workload": "oracle",
-                                                  "guest_os": "oraclelinux8-64"}]})
+                                                  "guest_os": "oraclelinux8-64", "guest": {"large_pages": False}}]})
     assert "MEM007" in found
     _, done = one({"host": "dell-r620", "vms": [{"name": "ora", "vcpus": 8, "memory": "64GB", "workload": "oracle",
                                                  "guest_os": "oraclelinux8-64", "guest": {"large_pages": True}}]})
