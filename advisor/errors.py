@@ -77,13 +77,20 @@ class UsageError(Exception):
 
 # C0/C1 controls, plus the Unicode line and paragraph separators (some viewers and JavaScript
 # break lines on them) and the bidirectional overrides and isolates that make text display in
-# another order than it reads ("Trojan Source", CVE-2021-42574). Every output escapes these.
-CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]")
+# another order than it reads ("Trojan Source", CVE-2021-42574). Also what XML 1.0 cannot hold
+# beyond C0 (§2.2 "Char": the noncharacters U+FFFE/U+FFFF and surrogates) and what UTF-8 cannot
+# encode: a lone surrogate is a file name's undecodable byte (os.fsdecode's surrogateescape).
+# Every output escapes these (advisor/output/escape.py).
+CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\ud800-\udfff\ufffe\uffff]")
 
 
 def shown(ch: str) -> str:
-    """How an escaped character is written: \\xNN, or \\uNNNN beyond Latin-1."""
-    return f"\\x{ord(ch):02x}" if ord(ch) < 0x100 else f"\\u{ord(ch):04x}"
+    """How an escaped character is written: \\xNN, or \\uNNNN beyond Latin-1; a surrogate-escaped
+    byte of a file name (U+DC80-U+DCFF) as the byte, \\xNN."""
+    code = ord(ch)
+    if 0xDC80 <= code <= 0xDCFF:
+        code -= 0xDC00
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
 def printable(text: str) -> str:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 
 import click
@@ -72,7 +71,9 @@ def command(files: tuple[str, ...], only: tuple[str, ...], fmt: str, compare: bo
                 for loaded, placement, vms in results
             ],
         }
-        text = json.dumps(doc, indent=2, ensure_ascii=False)
+        from advisor.output.escape import json_for_terminal
+
+        text = json_for_terminal(doc)
     elif fmt in ("html", "svg"):
         from advisor.output import render as render_report
 

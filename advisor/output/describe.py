@@ -10,28 +10,13 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from advisor.errors import CONTROL, shown
+from advisor.output.escape import one_line, terminal
 from advisor.report.findings import Finding, Run
 
+# The terminal escaping under the names the formatters have long used (advisor.output.escape).
+visible = terminal
+
 REMOVE = "REMOVE"  # a fix's .vmx value that means "delete this key" (advisor.engine.engine.REMOVE)
-
-
-def visible(text: object, keep: str = "\n") -> str:
-    """Text from user input with control characters shown as ``\\xNN`` instead of obeyed.
-
-    An ESC in a VM name would otherwise start a terminal escape sequence, and a CR would let a
-    name overwrite the line it is printed on. The characters in ``keep`` (newlines by default)
-    are left alone; each format decides how to show them.
-    """
-    text = str(text)
-    if CONTROL.search(text) is None:  # nearly always: no replacement to build
-        return text
-    return CONTROL.sub(lambda m: m.group() if m.group() in keep else shown(m.group()), text)
-
-
-def one_line(text: object) -> str:
-    """``visible`` text with line breaks turned into spaces, for places a newline cannot go."""
-    return visible(text).replace("\r\n", " ").replace("\n", " ")
 
 
 def vmx_line(key: str, value: object) -> str:

@@ -15,29 +15,19 @@ annotate the diff. Input errors are errors on their file.
 
 from __future__ import annotations
 
-from advisor.output.describe import IN_JSON, not_evaluated_lines, totals, visible
+from advisor.output.describe import IN_JSON, not_evaluated_lines, totals
+from advisor.output.escape import github_data, github_property
 from advisor.report.findings import Finding, InputProblem, Run
 
 COMMANDS = {"error": "error", "warning": "warning", "info": "notice"}
-# Line breaks are percent-encoded below; every other control character (an ESC would colour
-# GitHub's log view) is shown as \xNN text.
-_KEEP = "\r\n"
-
-
-def escape_data(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-
-
-def escape_property(text: str) -> str:
-    return escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
 def command(name: str, message: str, **properties: object) -> str:
     """`::name k=v,k=v::message` with every part escaped; properties that are None are left out."""
     props = ",".join(
-        f"{key}={escape_property(visible(value, keep=_KEEP))}" for key, value in properties.items() if value is not None
+        f"{key}={github_property(value)}" for key, value in properties.items() if value is not None
     )
-    return f"::{name}{' ' + props if props else ''}::{escape_data(visible(message, keep=_KEEP))}"
+    return f"::{name}{' ' + props if props else ''}::{github_data(message)}"
 
 
 def _finding(f: Finding) -> str:

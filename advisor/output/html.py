@@ -17,7 +17,8 @@ from html import escape
 
 import advisor
 from advisor.output import numamap
-from advisor.output.describe import fix_lines, report_files, topology_summary, totals, visible
+from advisor.output.describe import fix_lines, report_files, topology_summary, totals
+from advisor.output.escape import command_safe, xml
 from advisor.report.findings import Finding, HostResult, Run, VmResult
 
 RULE_DOCS = "https://github.com/vsphere-advisor/advisor/blob/v{version}/docs/rules.md#{anchor}"
@@ -106,7 +107,7 @@ def _summary(run: Run) -> str:
 
 
 def _text(value: object) -> str:
-    return escape(visible(value, keep=""))
+    return xml(value)
 
 
 def _file_section(run: Run, file: str, shown: list[Finding], placed: set[int], palette: dict[str, str]) -> str:
@@ -176,7 +177,8 @@ def _findings(findings: Iterable[Finding]) -> str:
             f"<span class=\"sev sev-{escape(f.severity)}\">{escape(f.severity)}</span> "
             f"<span class=\"subject\">{_text(f.subject)}</span> <span class=\"muted\">{_text(where)}</span>"
             f"<p class=\"message\">{_text(f.message)}</p>"
-            + (f"<pre class=\"fix\">{escape(chr(10).join(fix))}</pre>" if fix else "")
+            # One line per fix line: each begins with a key from outside, so none may begin with `::`.
+            + (f"<pre class=\"fix\">{chr(10).join(command_safe(xml(line)) for line in fix)}</pre>" if fix else "")
             + (f"<ul class=\"refs muted\">{refs}</ul>" if refs else "")
             + "</li>")
     return "<ul class=\"findings\">" + "".join(items) + "</ul>"
@@ -195,7 +197,7 @@ def _reference(text: str) -> str:
     for match in re.finditer(r"https?://[^\s<>\"]+", text):
         out.append(_text(text[last:match.start()]))
         url = match.group().rstrip(".,;)")
-        out.append(f"<a href=\"{escape(url)}\">{escape(url)}</a>")
+        out.append(f"<a href=\"{xml(url)}\">{xml(url)}</a>")
         last = match.start() + len(url)
     out.append(_text(text[last:]))
     return "".join(out)

@@ -23,6 +23,7 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 
 from advisor.output.describe import first_reference, fix_lines, one_line, visible
+from advisor.output.escape import command_safe
 from advisor.report.findings import Finding, InputProblem, Run
 from advisor.vocab import BLOCKING, SEVERITY_RANK
 
@@ -143,7 +144,8 @@ def document(run: Run) -> ET.Element:
     if notes and suites:
         # Notes (unused or expired suppressions) belong to no single test; the first suite
         # carries them, as <testsuites> itself has no output element in common JUnit schemas.
-        ET.SubElement(next(iter(suites.values())).element, "system-out").text = "\n".join(map(one_line, notes))
+        lines = (command_safe(one_line(note)) for note in notes)
+        ET.SubElement(next(iter(suites.values())).element, "system-out").text = "\n".join(lines)
     return root
 
 

@@ -24,18 +24,13 @@ from advisor.output.describe import (
     topology_summary,
     totals,
     unknowns_by_file,
-    visible,
     vmx_line,
 )
+from advisor.output.escape import command_safe, markdown, markdown_code
 from advisor.report.findings import Finding, Run
 
-_SPECIAL = re.compile(r"([\\`*_\[\]{}<>|#!~])")
-
-
-def cell(text: object) -> str:
-    """Text safe inside a table cell: Markdown and HTML characters escaped, line breaks as <br>."""
-    escaped = _SPECIAL.sub(r"\\\1", visible(text)).replace("&", "&amp;")
-    return "<br>".join(escaped.replace("\r\n", "\n").replace("\r", "\n").split("\n"))
+# Text safe inside a table cell or a list item (advisor.output.escape.markdown).
+cell = markdown
 
 
 def _table(header: Iterable[str], rows: Iterable[Iterable[object]]) -> list[str]:
@@ -75,7 +70,7 @@ def _vmx_block(run: Run, shown: list[Finding]) -> list[str]:
     for (file, vm), lines in groups.items():
         if body_lines:
             body_lines.append("")
-        body_lines.append(f"# {visible(vm)} ({visible(file)})".replace("\n", " "))
+        body_lines.append(f"# {markdown_code(vm)} ({markdown_code(file)})".replace("\n", " "))
         body_lines.extend(lines)
     body = "\n".join(body_lines)
     fence = _fence(body)
@@ -176,4 +171,5 @@ def render(run: Run, limit: int = LIMIT) -> str:
                            for v in placed]), _TAIL // 2)
     if run.notes:
         _collapsed(budget, "Notes", [f"- {cell(note)}" for note in run.notes], 0)
-    return "\n".join(budget.lines).rstrip("\n") + "\n"
+    # The fenced .vmx lines begin with keys from outside: none may begin a line of a CI log with `::`.
+    return "\n".join(map(command_safe, "\n".join(budget.lines).split("\n"))).rstrip("\n") + "\n"

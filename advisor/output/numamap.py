@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from html import escape
 from typing import TYPE_CHECKING
+
+from advisor.output.escape import xml as escape
 
 if TYPE_CHECKING:
     from advisor.report.findings import HostResult, Layout, VmResult

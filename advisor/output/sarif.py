@@ -18,6 +18,8 @@ from typing import Any
 from urllib.parse import quote
 
 import advisor
+from advisor.output.escape import markdown as escape_markdown
+from advisor.output.escape import terminal
 from advisor.output.indented import dumps
 from advisor.report.findings import Finding, Run
 from advisor.vocab import BLOCKING
@@ -43,7 +45,9 @@ def artifact_uri(path: str) -> str:
     posix = path.replace("\\", "/")
     if PurePosixPath(posix).is_absolute():
         return PurePosixPath(posix).as_uri()
-    return quote(posix, safe="/-._~")
+    # A name's undecodable bytes (surrogate-escaped by os.fsdecode) are percent-encoded as the
+    # bytes they are, so the URI names the very file.
+    return quote(posix, safe="/-._~", errors="surrogateescape")
 
 
 def pascal_case(name: str) -> str:
@@ -52,20 +56,22 @@ def pascal_case(name: str) -> str:
 
 
 def _descriptor(rule_id: str, meta: dict[str, Any]) -> dict[str, Any]:
-    rationale = meta.get("rationale") or meta.get("summary") or rule_id
-    references = list(meta.get("references") or [])
+    # A user rule's texts come from outside: shown text escaped for a viewer, Markdown made inert
+    # (advisor.output.escape) but for the references' URLs, which stay links.
+    rationale = terminal(meta.get("rationale") or meta.get("summary") or rule_id)
+    references = [terminal(r) for r in meta.get("references") or []]
     text = [rationale]
-    markdown = [rationale]
+    markdown = [escape_markdown(rationale)]
     if meta.get("fix_text"):
-        text.append(f"Fix: {meta['fix_text']}")
-        markdown.append(f"**Fix:** {meta['fix_text']}")
+        text.append(f"Fix: {terminal(meta['fix_text'])}")
+        markdown.append(f"**Fix:** {escape_markdown(meta['fix_text'])}")
     if references:
         text.append("References:\n" + "\n".join(f"- {r}" for r in references))
-        markdown.append("**References:**\n\n" + "\n".join(f"- {r}" for r in references))
+        markdown.append("**References:**\n\n" + "\n".join(f"- {_markdown_reference(r)}" for r in references))
     descriptor: dict[str, Any] = {
         "id": rule_id,
         "name": pascal_case(meta.get("name") or rule_id),
-        "shortDescription": {"text": meta.get("summary") or rule_id},
+        "shortDescription": {"text": terminal(meta.get("summary") or rule_id)},
         "fullDescription": {"text": rationale},
         "help": {"text": "\n\n".join(text), "markdown": "\n\n".join(markdown)},
         "defaultConfiguration": {"level": LEVELS.get(meta.get("severity", "warning"), "warning")},
@@ -78,6 +84,17 @@ def _descriptor(rule_id: str, meta: dict[str, Any]) -> dict[str, Any]:
     if urls:
         descriptor["helpUri"] = urls[0]
     return descriptor
+
+
+def _markdown_reference(reference: str) -> str:
+    """A reference in Markdown: its text escaped, each http(s) URL in it an autolink."""
+    out, last = [], 0
+    for match in _URL.finditer(reference):
+        out.append(escape_markdown(reference[last:match.start()]))
+        out.append(f"<{match.group()}>")
+        last = match.end()
+    out.append(escape_markdown(reference[last:]))
+    return "".join(out)
 
 
 def _tags(rule_id: str, meta: dict[str, Any]) -> list[str]:
@@ -102,7 +119,7 @@ def _location(uri: Callable[[str], str], file: str, line: int | None, column: in
 def _fingerprint(f: Finding) -> str:
     """Stable across edits that only move lines, so a dashboard tracks the same finding."""
     key = "\0".join((f.rule, f.subject, f.file or ""))
-    return hashlib.sha256(key.encode("utf-8")).hexdigest()[:32]
+    return hashlib.sha256(key.encode("utf-8", "surrogateescape")).hexdigest()[:32]
 
 
 def _result(f: Finding, index: int, uri: Callable[[str], str]) -> dict[str, Any]:
@@ -110,7 +127,7 @@ def _result(f: Finding, index: int, uri: Callable[[str], str]) -> dict[str, Any]
         "ruleId": f.rule,
         "ruleIndex": index,
         "level": LEVELS[f.severity],
-        "message": {"text": f.message},
+        "message": {"text": terminal(f.message)},
     }
     if f.file:
         result["locations"] = [_location(uri, f.file, f.line, f.column)]
@@ -119,7 +136,7 @@ def _result(f: Finding, index: int, uri: Callable[[str], str]) -> dict[str, Any]
         result["suppressions"] = [{
             "kind": SUPPRESSION_KINDS.get(f.suppressed.kind, "external"),
             "status": "accepted",
-            "justification": f.suppressed.reason,
+            "justification": terminal(f.suppressed.reason),
         }]
     result["properties"] = {"subject": f.subject, "fix": f.fix, "references": list(f.references),
                             # Whether advisor writes this fix (vmx, fix, emitters) or only shows it
@@ -154,11 +171,12 @@ def document(run: Run) -> dict[str, Any]:
     notifications = [
         {
             "level": "error",
-            "message": {"text": (f"{e.field}: " if e.field else "") + e.message},
+            "message": {"text": terminal((f"{e.field}: " if e.field else "") + e.message)},
             "locations": [_location(uri, e.file, e.line)],
         }
         for e in run.errors
-    ] + [{"level": "note", "message": {"text": note}} for note in run.all_notes()] + _not_evaluated(run, index)
+    ] + [{"level": "note", "message": {"text": terminal(note)}} for note in run.all_notes()]
+    notifications += _not_evaluated(run, index)
     invocation: dict[str, Any] = {"executionSuccessful": not run.errors}
     if notifications:
         invocation["toolExecutionNotifications"] = notifications
@@ -197,7 +215,7 @@ def _not_evaluated(run: Run, index: dict[str, int]) -> list[dict[str, Any]]:
         rule = skipped_rule(line)
         notification: dict[str, Any] = {
             "level": "note",
-            "message": {"text": f"not evaluated for {count} {kind}{'s' if count != 1 else ''}: {line}"},
+            "message": {"text": terminal(f"not evaluated for {count} {kind}{'s' if count != 1 else ''}: {line}")},
             "properties": {"count": count},
         }
         if rule in index:

@@ -7,9 +7,8 @@ shows. Each map keeps its title, so the picture reads without the page around it
 
 from __future__ import annotations
 
-from html import escape
-
 from advisor.output import numamap
+from advisor.output.escape import xml as escape
 from advisor.report.findings import Run
 
 GAP = 16

@@ -41,6 +41,7 @@ from advisor.output.describe import (
     unknowns_by_file,
     visible,
 )
+from advisor.output.escape import command_safe
 from advisor.report.findings import Finding, HostResult, Run, VmResult
 
 # Rich is imported by the lines that need it: a report without colour is written as plain text
@@ -386,7 +387,7 @@ def render(run: Run, *, color: bool = False, quiet: bool = False, width: int | N
 def _finish(text: str) -> str:
     """The captured report without the spaces Rich pads each line to the full width with, and
     with no line that a CI runner would take for a `::command::` (see the module docstring)."""
-    lines = [_defused(_trimmed(line)) for line in text.splitlines()]
+    lines = [command_safe(_trimmed(line)) for line in text.splitlines()]
     return "\n".join(lines) + "\n" if lines else ""
 
 
@@ -395,9 +396,3 @@ def _trimmed(line: str) -> str:
     if "\x1b" not in line:
         return line.rstrip()  # str.rstrip() and the pattern's \s take the same characters
     return re.sub(_TRAILING, lambda m: "".join(re.findall(_CODE, m.group())), line)
-
-
-def _defused(line: str) -> str:
-    if "::" not in line or not re.sub(_CODE, "", line).lstrip().startswith("::"):
-        return line
-    return line.replace("::", "\\x3a:", 1)

@@ -11,6 +11,7 @@ from rich.table import Table
 from rich.text import Text
 
 from advisor.model.units import format_mib
+from advisor.output.escape import command_safe, one_line
 from advisor.output.terminal import use_color, width
 
 _PALETTE = ["cyan", "magenta", "green", "yellow", "blue", "red", "bright_cyan", "bright_magenta"]
@@ -61,10 +62,11 @@ def _topology_panel(title: str, topo: Any, host: Any) -> Panel:
             )
         )
     for reason in topo.reasons:
-        body.add_row(Text(f"· {reason}", style="dim"))
+        body.add_row(Text(f"· {one_line(reason)}", style="dim"))
     for note in topo.uncertain:
-        body.add_row(Text(f"? uncertain: {note}", style="italic yellow"))
-    return Panel(body, title=title, expand=True)
+        body.add_row(Text(f"? uncertain: {one_line(note)}", style="italic yellow"))
+    # A title given as text would be read as Rich markup: a VM called `[/x]` must print as itself.
+    return Panel(body, title=Text(title), expand=True)
 
 
 def _host_panel(loaded: Any, placement: Any) -> Panel:
@@ -82,32 +84,35 @@ def _host_panel(loaded: Any, placement: Any) -> Panel:
         for name, size, instances in placement.residents[node]:
             colours.setdefault(name, _PALETTE[len(colours) % len(_PALETTE)])
             times = f"×{instances}" if instances > 1 else ""
-            residents.append(f"{name}:{size}{times} ", style=colours[name])
+            residents.append(f"{one_line(name)}:{size}{times} ", style=colours[name])
         table.add_row(
             str(node), str(node // host.numa_nodes_per_socket),
             Text(f"{load}/{host.threads_per_node}", style=style), residents,
         )
     title = (
-        f"host {host.name}: {host.sockets}×{host.cores_per_socket} cores×{host.threads_per_core} threads, "
+        f"host {one_line(host.name)}: {host.sockets}×{host.cores_per_socket} cores×{host.threads_per_core} threads, "
         f"{host.nodes} NUMA nodes × {host.cores_per_node} cores, {format_mib(host.memory_per_node)}/node, "
         f"vSphere {loaded.version}"
     )
-    return Panel(table, title=title, expand=False)
+    return Panel(table, title=Text(title), expand=False)
 
 
 def render(results: list[tuple[Any, Any, list[tuple[Any, Any, Any]]]], console: Console | None = None) -> None:
     """Print the layouts to `console` (default: standard output)."""
     console = console or _console()
     for loaded, placement, vms in results:
-        console.print(Text(loaded.file, style="bold underline"))
+        # The one line that begins with text from outside: a file named `::error::x` must not be a
+        # workflow command in a CI log.
+        console.print(Text(command_safe(one_line(loaded.file)), style="bold underline"))
         for vm, topo, alt in vms:
             count = f" ×{vm.count}" if vm.count > 1 else ""
-            current = _topology_panel(f"{vm.name}{count} as specified", topo, loaded.host)
+            current = _topology_panel(f"{one_line(vm.name)}{count} as specified", topo, loaded.host)
             if alt is not None and not topo.balanced and alt.balanced:
                 pair = Table.grid(expand=True, padding=(0, 1))
                 pair.add_column(ratio=1)
                 pair.add_column(ratio=1)
-                pair.add_row(current, _topology_panel(f"{vm.name} with numa.vcpu.preferHT = TRUE", alt, loaded.host))
+                pair.add_row(current, _topology_panel(f"{one_line(vm.name)} with numa.vcpu.preferHT = TRUE", alt,
+                                                      loaded.host))
                 console.print(pair)
             else:
                 console.print(current)

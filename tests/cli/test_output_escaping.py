@@ -20,13 +20,18 @@ What each format must do:
 from __future__ import annotations
 
 import json
+import os
 import re
 import xml.etree.ElementTree as ET
+from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 import pytest
+import yaml
 from conftest import CliResult
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from advisor.output.describe import visible
 from advisor.vmx.document import escape as vmx_escape
@@ -131,9 +136,11 @@ def test_sarif(tmp_path: Path, cli, source: str) -> None:
     run = json.loads(report.out)["runs"][0]
     assert run["results"] and {r["properties"]["subject"] for r in run["results"]} >= {f"vm {NAME}"}
     if source == "check":
-        assert any(NAME in r["message"]["text"] for r in run["results"])
+        # Message text is shown to a reader (code scanning's page): controls shown, not obeyed; the
+        # subject in the properties is data and round-trips.
+        assert any(visible(NAME) in r["message"]["text"] for r in run["results"])
         notes = run["invocations"][0]["toolExecutionNotifications"]
-        assert any(BAD_VALUE in n["message"]["text"] for n in notes)
+        assert any(visible(BAD_VALUE) in n["message"]["text"] for n in notes)
     uris = [a["location"]["uri"] for a in run["artifacts"]]
     assert str(report.spec) in [unquote(urlsplit(u).path) for u in uris]  # `,` `:` `%` percent-encoded
     assert all(re.fullmatch(r"[A-Za-z0-9/._~%:-]+", u) for u in uris), uris
@@ -238,3 +245,136 @@ def test_a_report_block_without_escapes_is_written_as_is_and_one_with_them_as_be
     assert emit(Run(), s) == 0
     assert capsys.readouterr().out == plain + (coloured if color else "red\n")
     assert searched == ([] if color else [coloured])
+
+
+# --- The property test of issue 39: generated hostile names through every report format -------
+
+_PIECES = ("\x00", "\x07", "\x08", "\t", "\x0b", "\x1b[31m", "\x1b]0;title\x07", "\x1b]8;;http://e\x1b\\", "\x1bP",
+           "\x7f", "\x85", "\x9b31m", "\u061c", "\u200e", "\u2028", "\u202e", "\u2066", "\u2069", "\ufffe", "\uffff",
+           "\r", "\n", "\r\n", "::error::forged", "::warning file=a,line=1::x", "  ::notice::", "@user", "@org/team",
+           "{{ 7*7 }}", "{% if x %}", "${var.x}", "<b>", "</svg>", "&amp;", "&#27;", "]]>", "<!--", "|", "%", "%0A",
+           ",", ":", "=", "`", "```", "[l](http://e)", "<http://e>", "www.e.com", "https://e/x", "a@b.com", "#1", "'",
+           '"', "\\", "*_~", "é", "名", "\u00a0", "-->", "x" * 40)
+# File names hold anything but `/` and NUL; an undecodable byte (\udce9: the byte 0xE9, `café`
+# in Latin-1) arrives from the file system as a surrogate escape.
+_FILE_PIECES = (*(p.replace("\x00", "") for p in _PIECES if "/" not in p and p.replace("\x00", "")), "\udce9")
+_OUTPUTS = {"text": "t.txt", "json": "r.json", "sarif": "r.sarif", "junit": "r.xml", "github": "r.gh",
+            "markdown": "r.md", "html": "r.html", "svg": "r.svg"}
+_RAW = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\ud800-\udfff\ufffe\uffff]")
+_WORKFLOW_COMMAND = re.compile(r"::(error|warning|notice)( [a-zA-Z]+=[^,:\r\n]*(,[a-zA-Z]+=[^,:\r\n]*)*)?::[^\r\n]*")
+_VOID = {"meta", "br", "hr", "img", "input", "link"}
+
+
+def _hostile(pieces: tuple[str, ...], max_size: int) -> st.SearchStrategy[str]:
+    return st.lists(st.sampled_from(pieces) | st.characters(codec="utf-8", exclude_characters="/"),
+                    min_size=1, max_size=max_size).map("".join)
+
+
+def _no_raw(text: str, fmt: str) -> None:
+    found = _RAW.search(text)
+    assert found is None, f"{fmt}: raw {found.group()!r} in {text[max(found.start() - 60, 0):found.end() + 20]!r}"
+    for line in text.splitlines():
+        assert not line.lstrip(" \t").startswith("::"), f"{fmt}: a line a CI runner would run: {line[:120]!r}"
+
+
+class _Html(HTMLParser):
+    """The page through Python's HTML tokenizer: every tag closed in order (void elements aside)."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.open: list[str] = []
+        self.values: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.values += [v for _, v in attrs if v]
+        if tag not in _VOID:
+            self.open.append(tag)
+
+    def handle_endtag(self, tag: str) -> None:
+        assert self.open and self.open.pop() == tag, (tag, self.open[-3:])
+
+    def handle_data(self, data: str) -> None:
+        self.values.append(data)
+
+
+def _check_reports(folder: Path, names: list[str], files: list[str], sarif_schema: dict) -> None:
+    import defusedxml.ElementTree as DET
+    import jsonschema
+
+    texts = {fmt: (folder / name).read_bytes().decode("utf-8") for fmt, name in _OUTPUTS.items()}
+    for fmt, text in texts.items():
+        if fmt != "github":
+            _no_raw(text, fmt)
+    doc = json.loads(texts["json"])
+    assert texts["json"].isascii()
+    assert sorted(vm["name"] for vm in doc["vms"]) == sorted(names)  # the data round-trips exactly
+    assert set(doc["files"]) >= set(files)
+    sarif = json.loads(texts["sarif"])
+    jsonschema.validate(sarif, sarif_schema)
+    for result in sarif["runs"][0]["results"]:
+        assert _RAW.search(result["message"]["text"]) is None
+    for fmt in ("junit", "svg"):
+        root = DET.fromstring(texts[fmt])
+        for element in root.iter():
+            for value in [element.text or "", element.tail or "", *element.attrib.values()]:
+                assert _RAW.search(value) is None, (fmt, value)
+    page = _Html()
+    page.feed(texts["html"])
+    page.close()
+    assert page.open == []
+    for value in page.values:
+        assert _RAW.search(value) is None, value
+    for picture in re.findall(r"<svg .*?</svg>", texts["html"], flags=re.S):
+        DET.fromstring(picture)
+    for line in texts["github"].splitlines():  # the runner's view: every line one command of ours
+        assert _WORKFLOW_COMMAND.fullmatch(line), line
+        assert _RAW.search(line) is None, line
+    markdown_text = re.sub(r"`{3,}.*?`{3,}", "", texts["markdown"], flags=re.S)
+    assert re.search(r"@[A-Za-z0-9]", markdown_text) is None  # no mention GitHub would notify
+    assert re.search(r"[A-Za-z]://|\bwww\.", markdown_text) is None  # no bare link GitHub would make
+
+
+@pytest.mark.slow
+def test_generated_hostile_names_through_every_format(tmp_path: Path, cli) -> None:
+    """At least 2,000 generated VM names (and a file name per run, and a broken spec's value) through
+    every report format of `check`, `topology` text and JSON, each parsed by a real parser."""
+    sarif_schema = json.loads((Path(__file__).resolve().parents[1] / "schemas" / "sarif-schema-2.1.0.json").read_text())
+    seen: list[str] = []
+    runs = [0]
+
+    @settings(max_examples=60, derandomize=True, database=None, deadline=None,
+              suppress_health_check=list(HealthCheck))
+    @given(st.lists(_hostile(_PIECES, 12), min_size=40, max_size=40, unique_by=str.strip),
+           _hostile(_FILE_PIECES, 6), _hostile(_PIECES, 6))
+    def run(names: list[str], file_name: str, bad_value: str) -> None:
+        runs[0] += 1
+        folder = tmp_path / f"run{runs[0]}"
+        folder.mkdir()
+        kept = [n for n in names if n.strip() and len(n) <= 200]
+        file_bytes = os.fsencode(file_name)[:200] + b".yaml"
+        spec_path = Path(os.fsdecode(os.path.join(os.fsencode(folder), file_bytes)))
+        spec_path.write_text(HOST + yaml.safe_dump({"vms": [{"name": n, "vcpus": 24, "memory": "8GB",
+                                                             "workload": "sql-server"} for n in kept]}),
+                             encoding="utf-8")
+        bad = folder / "bad.yaml"
+        bad.write_text(yaml.safe_dump({"vsphere": bad_value}) + HOST + "vms: [{name: a, vcpus: 4, memory: 8GB}]\n")
+        args: list[object] = ["check", "--fail-on", "never"]
+        for fmt, out in _OUTPUTS.items():
+            args += ["--format", fmt, "-o", folder / out]
+        report = cli(*args, spec_path, bad)
+        assert report.code == 2 and "Traceback" not in report.err, report.err
+        _no_raw(report.err, "stderr")
+        loaded = yaml.safe_load(spec_path.read_text(encoding="utf-8"))
+        vm_names = [vm["name"] for vm in loaded["vms"]]  # as YAML reads them back (the spec's own view)
+        _check_reports(folder, vm_names, [str(spec_path)], sarif_schema)
+        topo = cli("topology", spec_path)
+        assert topo.code == 0, topo.err
+        _no_raw(topo.out, "topology text")
+        topo_json = cli("topology", "--format", "json", spec_path)
+        assert topo_json.code == 0, topo_json.err
+        _no_raw(topo_json.out, "topology json")
+        assert [vm["name"] for vm in json.loads(topo_json.out)["files"][0]["vms"]] == vm_names
+        seen.extend(vm_names)
+
+    run()
+    assert len(seen) >= 2000, len(seen)
