@@ -7,10 +7,12 @@ each subcommand module (advisor/commands/<name>.py) is loaded on demand.
 from __future__ import annotations
 
 import atexit
+import errno
 import gc
 import importlib
 import os
 import sys
+from typing import NoReturn
 
 from advisor import __version__
 from advisor.collector import gc_paused
@@ -112,16 +114,37 @@ def main() -> None:
     except KeyboardInterrupt:
         click.echo("advisor: interrupted", err=True)
         sys.exit(130)
+    except OSError as exc:
+        if exc.errno != errno.ENAMETOOLONG or debug:
+            _internal_error(exc, debug)
+        # A path the user gave that the file system cannot hold (a component over NAME_MAX, or a
+        # path over PATH_MAX): the user's to fix, wherever it was first used.
+        click.echo(f"advisor: {_clipped(exc.filename)}: file name too long for the file system", err=True)
+        sys.exit(2)
     except Exception as exc:
-        if debug:
-            raise
-        click.echo(
-            f"advisor: internal error: {type(exc).__name__}: {printable(str(exc))} "
-            "(run with --debug for a traceback, and please report it)",
-            err=True,
-        )
-        sys.exit(3)
+        _internal_error(exc, debug)
     sys.exit(code if isinstance(code, int) else 0)
+
+
+def _clipped(name: object) -> str:
+    """A path for a message: escaped, and its middle left out past 120 characters."""
+    from advisor.errors import printable
+
+    text = printable(os.fsdecode(name) if isinstance(name, bytes) else str(name))
+    return text if len(text) <= 120 else f"{text[:60]}...{text[-40:]} ({len(text):,} characters)"
+
+
+def _internal_error(exc: Exception, debug: bool) -> NoReturn:
+    from advisor.errors import printable
+
+    if debug:
+        raise exc
+    click.echo(
+        f"advisor: internal error: {type(exc).__name__}: {printable(str(exc))} "
+        "(run with --debug for a traceback, and please report it)",
+        err=True,
+    )
+    sys.exit(3)
 
 
 def run() -> None:

@@ -85,7 +85,12 @@ def stdin_inputs(inputs: list[str], stdin_filename: str | None) -> tuple[list[st
     if stdin_filename is not None and (not stdin_filename or Path(stdin_filename).is_dir()):
         raise click.UsageError("--stdin-filename names a file (the path standard input stands for)")
     name = str(Path(stdin_filename)) if stdin_filename else STDIN
-    data = sys.stdin.buffer.read(MAX_FILE_BYTES + 1)
+    if sys.stdin is None or getattr(sys.stdin, "buffer", None) is None:  # started with standard input closed (<&-)
+        raise InputError("standard input is closed: nothing to read for -", file=name)
+    try:
+        data = sys.stdin.buffer.read(MAX_FILE_BYTES + 1)
+    except OSError as exc:  # a descriptor that cannot be read (a folder, a write-only pipe)
+        raise InputError(f"standard input cannot be read: {exc.strerror or exc}", file=name) from None
     if len(data) > MAX_FILE_BYTES:
         raise InputError(f"standard input is larger than the {MAX_FILE_BYTES >> 20} MiB limit every input has",
                          file=name)

@@ -3,8 +3,9 @@
 Found the way ruff finds its own, for each input file: walking up from the file's folder, the
 nearest folder holding either file wins (`.advisor.yaml` before pyproject.toml in the same
 folder). The walk stops at the repository's root (the folder holding `.git`), so a checkout
-never picks up a configuration from the folders it was cloned into; outside a repository it
-goes on to the filesystem root. `--config FILE` names one for every input. Paths inside the
+never picks up a configuration from the folders it was cloned into; outside a repository only
+the input's own folder is looked in. A configuration found this way is used only when it is
+owned by the user running advisor and not writable by others (as git trusts a repository). `--config FILE` names one for every input. Paths inside the
 configuration (rule folders, host profile folders, `exclude:` patterns) are relative to the
 file that states them.
 """
@@ -155,19 +156,26 @@ def _from_pyproject(path: Path) -> LoadedConfig | None:
 
 
 def discover(start: Path, cache: dict[Path, LoadedConfig] | None = None) -> LoadedConfig:
-    """The nearest configuration at or above `start` (a file or folder), up to the repository's
-    root; empty when none. `cache` (folder -> configuration, filled for every folder the walk
-    passes) spares a run of many files the same walks and the same parses."""
-    try:
-        folder = start.resolve()
-    except (OSError, RuntimeError):  # a symlink loop: reading the input will report it
-        folder = Path(os.path.abspath(start))
-    if not folder.is_dir():
+    """The nearest configuration at or above `start` (a file or folder) within its repository,
+    as git finds a repository's own settings; empty when none. Outside a repository (no `.git`
+    in any folder above) only `start`'s own folder is looked in: a walk to `/` would let anyone
+    who can write a folder above (`/tmp/.advisor.yaml`) configure the run. The path is followed
+    as given (`os.path.abspath`, not `resolve`): a symlinked folder inside a repository belongs
+    to the repository it is reached through, not to its target's parents. `cache` (folder ->
+    configuration, filled for every folder the walk passes) spares a run of many files the same
+    walks and the same parses."""
+    folder = Path(os.path.abspath(start))
+    if not _is_dir(folder):
         folder = folder.parent
     cache = {} if cache is None else cache
+    if folder in cache:
+        return cache[folder]
+    chain = [folder, *folder.parents]
+    top = next((i for i, candidate in enumerate(chain) if _exists(candidate / ".git")), None)
+    candidates = chain[:top + 1] if top is not None else [folder]
     passed: list[Path] = []
     found = LoadedConfig()
-    for candidate in (folder, *folder.parents):
+    for candidate in candidates:
         if candidate in cache:
             found = cache[candidate]
             break
@@ -176,25 +184,78 @@ def discover(start: Path, cache: dict[Path, LoadedConfig] | None = None) -> Load
         if here is not None:
             found = here
             break
-        if (candidate / ".git").exists():  # the repository's root: nothing above belongs to it
-            break
     for candidate in passed:
         cache[candidate] = found
     return found
 
 
+def _is_dir(path: Path) -> bool:
+    try:
+        return path.is_dir()
+    except OSError:  # a name too long for the file system: not a folder advisor can look in
+        return False
+
+
+def _exists(path: Path) -> bool:
+    try:
+        return path.exists()
+    except OSError:
+        return False
+
+
 def _here(candidate: Path) -> LoadedConfig | None:
-    """The configuration a folder holds itself, if any."""
+    """The configuration a folder holds itself, if any and if trusted."""
     for name in CONFIG_NAMES:
         path = candidate / name
-        if path.is_file():
+        if _is_file(path) and _trusted(path):
             return _inside(_from_yaml(_own(path)))
     pyproject = candidate / "pyproject.toml"
-    if pyproject.is_file():
+    if _is_file(pyproject) and _trusted(pyproject):
         found = _from_pyproject(_own(pyproject))
         if found is not None:
             return _inside(found)
     return None
+
+
+def _is_file(path: Path) -> bool:
+    try:
+        return path.is_file()
+    except OSError:
+        return False
+
+
+_SKIPPED: set[str] = set()  # each skipped file is named once per run
+
+
+def _trusted(path: Path) -> bool:
+    """Whether a configuration found by itself may configure the run: owned by the user running
+    advisor and not writable by others, as git refuses a repository owned by someone else
+    (safe.directory, CVE-2022-24765). A skipped file is named on standard error with the reason.
+    On a system without user ids (Windows) every file is trusted."""
+    import stat
+
+    geteuid = getattr(os, "geteuid", None)
+    if geteuid is None:
+        return True
+    try:
+        info = path.stat()
+    except OSError:
+        return False
+    if info.st_uid != geteuid():
+        reason = f"owned by another user (uid {info.st_uid})"
+    elif info.st_mode & stat.S_IWOTH:
+        reason = "writable by every user"
+    else:
+        return True
+    if str(path) not in _SKIPPED:
+        import click
+
+        from advisor.errors import printable
+
+        _SKIPPED.add(str(path))
+        click.echo(f"advisor: {printable(str(path))}: configuration skipped: {reason}; name it with --config "
+                   "to use it anyway", err=True)
+    return False
 
 
 _EXPLICIT = "; name it with --config to use it anyway"
@@ -214,7 +275,9 @@ def _inside(loaded: LoadedConfig) -> LoadedConfig:
     repository's config does not make advisor read elsewhere unless the user names it."""
     root = Path(loaded.file).parent.resolve() if loaded.file else None
     cfg = loaded.config
-    for key, values in (("host", [cfg.host] if cfg.host and cfg.host.endswith((".yaml", ".yml")) else []),
+    # `host:` whatever its suffix: a bundled profile's name resolves inside the folder anyway,
+    # while `host: ../../etc/passwd` would have been read.
+    for key, values in (("host", [cfg.host] if cfg.host else []),
                         ("rules", list(cfg.rules)), ("host_profiles", list(cfg.host_profiles))):
         for value in values:
             target = Path(loaded.path(value)).resolve()

@@ -19,6 +19,7 @@ silently hide a finding.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable, ItemsView, Iterator, Mapping, ValuesView
 from operator import itemgetter
@@ -77,7 +78,10 @@ def read(path: Path, data: bytes) -> list[TemplateVM]:
         raise InputError('has no `key = "value"` lines, so it is not a .vmx file', file=str(path))
     settings = VmxSettings(doc)
     display = settings.get("displayname")
-    name = display.value.strip() if display is not None and display.value.strip() else path.stem
+    # Without displayName the file's stem; a name's undecodable bytes (surrogate-escaped by
+    # os.fsdecode, `café` in Latin-1) shown as \xNN, as a VM name is text.
+    name = (display.value.strip() if display is not None and display.value.strip()
+            else os.fsencode(path.stem).decode("utf-8", "backslashreplace"))
     vm = TemplateVM(name=name, file=str(path), kind=KIND, line=display.line if display else 1,
                     settings=settings, spelling=_Spellings(settings.index))
     vm.value_column = _value_columns(data, doc.encoding)

@@ -147,6 +147,7 @@ def test_config_discovery_walks_up(tmp_path):
     (project / "vms" / "db").mkdir(parents=True)
     spec = project / "vms" / "db" / "vm.yaml"
     spec.write_text(SPEC_64)
+    (project / ".git").mkdir()  # a repository: discovery walks up to its root (outside one it does not climb)
     (project / ".advisor.yaml").write_text("ignore: [NUMA001]\n")
     assert "NUMA001" not in {f["rule"] for f in findings(advisor("check", str(spec), "--format", "json"))}
     # pyproject.toml [tool.advisor] in a nearer folder wins over the .advisor.yaml further up

@@ -100,6 +100,7 @@ def test_exclude_from_config_and_flag(tmp_path):
     (tmp_path / "vendor" / "b.vmx").write_text(WIDE_VMX)
     _, doc = lint_json(str(tmp_path), "--exclude", "vendor/")
     assert [Path(f).name for f in doc["files"]] == ["a.vmx"]
+    (tmp_path / ".git").mkdir()  # a repository: its files below take the root's configuration
     (tmp_path / ".advisor.yaml").write_text("exclude: ['keep/']\n")
     _, doc = lint_json(str(tmp_path))
     assert [Path(f).name for f in doc["files"]] == ["b.vmx"]
