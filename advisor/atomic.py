@@ -10,6 +10,7 @@ rename removes the temporary file and leaves the original exactly as it was.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import re
 import stat
@@ -45,18 +46,92 @@ def write_atomic(
     original = _stat_or_none(target)
     if original is not None and not stat.S_ISREG(original.st_mode):
         raise InputError("is not a regular file; refusing to replace it", file=str(target))
+    if expect is None:  # a read-modify-write (advisor fix --write) replaces the file it read on purpose
+        refuse_read([target])
     current = None
     if expect is not None or (backup and original is not None):
         current = _read_current(target) if original is not None else None
         if expect is not None and current != expect:
             raise InputError("changed while advisor was working on it (another run or an editor); "
                              "nothing written: run advisor again", file=str(target))
+    if expect is not None and original is not None and original.st_nlink > 1:
+        raise InputError(f"has {original.st_nlink} hard links; advisor writes a new file and renames it over this "
+                         "one, which would leave the other names with the old content: nothing written "
+                         "(copy it to break the links, or edit it by hand)", file=str(target))
     if backup and current is not None:
         bak = target.with_name(target.name + ".bak")
         check_target(bak)
         _commit(bak, current, original)
-    _commit(target, bytes(data) if isinstance(data, (bytearray, memoryview)) else data, original)
+    content = bytes(data) if isinstance(data, (bytearray, memoryview)) else data
+    if expect is not None and original is not None:
+        _commit_unless_changed(target, content, original, expect)
+    else:
+        _commit(target, content, original)
     return target
+
+
+_CHANGED = ("changed while advisor was working on it (another run or an editor); nothing written, the "
+            "file holds that other version: run advisor again")
+
+
+def _commit_unless_changed(dest: Path, data: bytes | Iterable[bytes], like: os.stat_result, expect: bytes) -> None:
+    """Replace ``dest`` only if, at the instant of the replacement, it still holds ``expect``.
+
+    Comparing and then renaming leaves a window in which an editor's save is overwritten. On
+    Linux the new file is swapped in with renameat2(RENAME_EXCHANGE), which leaves the replaced
+    file at the temporary name: it is compared there, and if it is not what the fixes were
+    computed on (a save landed in between), the two are swapped back, so the user's version is
+    in place again. Elsewhere the file is held open across the rename: a save written into it
+    is seen after the rename and written back (a save by rename in that instant is the
+    remaining window)."""
+    temp = _write_temp(dest, data, like, keep_xattrs_of=dest)
+    try:
+        if _exchange(temp, dest):
+            replaced = _read_current(temp)
+            if replaced != expect:
+                _exchange(temp, dest)
+                raise InputError(_CHANGED, file=str(dest))
+            _discard(temp)
+        else:
+            with open(dest, "rb") as held:
+                _replace(temp, dest)
+                replaced = held.read()
+            if replaced != expect:
+                _commit(dest, replaced, like)
+                raise InputError(_CHANGED, file=str(dest))
+    except OSError as exc:
+        _discard(temp)
+        raise InputError(f"cannot replace it: {exc.strerror or exc}", file=str(dest)) from None
+    except BaseException:
+        _discard(temp)
+        raise
+    _fsync_folder(dest.parent)
+
+
+_RENAME_EXCHANGE = 2  # linux/fs.h
+_AT_FDCWD = -100
+
+
+def _exchange(first: Path, second: Path) -> bool:
+    """Atomically swap two names (Linux renameat2 RENAME_EXCHANGE, glibc 2.28+); False when the
+    platform or the file system cannot, so the caller falls back to a rename."""
+    import sys
+
+    if not sys.platform.startswith("linux"):
+        return False
+    import ctypes
+
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        renameat2 = libc.renameat2
+    except (OSError, AttributeError):
+        return False
+    if renameat2(_AT_FDCWD, os.fsencode(first), _AT_FDCWD, os.fsencode(second), _RENAME_EXCHANGE) == 0:
+        return True
+    code = ctypes.get_errno()
+    if code in (errno.EINVAL, errno.ENOSYS, errno.ENOTSUP):  # a file system without the exchange
+        return False
+    raise OSError(code, os.strerror(code), str(second))
 
 
 @contextlib.contextmanager
@@ -142,6 +217,58 @@ def refuse_inputs(targets: Iterable[str | Path | None], inputs: Iterable[str | P
                                  file=wanted[(info.st_dev, info.st_ino)])
 
 
+# Every file this process has read as an input (advisor.load.yamlfile opens them all), by device
+# and inode: the host profile a spec names, a rule file, a discovered .advisor.yaml, a --var-file.
+_READ: dict[tuple[int, int], str] = {}
+
+
+def note_read(info: os.stat_result, name: str) -> None:
+    """Remember a file read as an input of this run (its fstat), so no output replaces it."""
+    _READ.setdefault((info.st_dev, info.st_ino), name)
+
+
+def forget_reads() -> None:
+    """Start a run with no file read."""
+    _READ.clear()
+
+
+def refuse_read(targets: Iterable[str | Path | None]) -> None:
+    """Refuse an output over any file the run has read, directly or through another input (the
+    host file a spec names, a --rules file, the discovered configuration, a --var-file)."""
+    if not _READ:
+        return
+    for target in targets:
+        if target is None:
+            continue
+        try:
+            info = os.stat(target)
+        except OSError:
+            continue
+        source = _READ.get((info.st_dev, info.st_ino))
+        if source is not None:
+            raise InputError(f"is an input of this run (read as {source}); refusing to overwrite it", file=str(target))
+
+
+def refuse_shared(targets: Iterable[str | Path | None]) -> None:
+    """Refuse two outputs of one run on one file (`-o x --write-baseline x`): the second would
+    replace the first. Compared by the path with symlinks and `..` resolved, and by device and
+    inode where the file exists."""
+    seen: dict[object, str] = {}
+    for target in targets:
+        if target is None:
+            continue
+        keys: list[object] = [os.path.realpath(target)]
+        with contextlib.suppress(OSError):
+            info = os.stat(target)
+            keys.append((info.st_dev, info.st_ino))
+        for key in keys:
+            if key in seen:
+                raise InputError(f"is also the output {seen[key]} of this run; give each output its own file",
+                                 file=str(target))
+        for key in keys:
+            seen[key] = str(target)
+
+
 def _target(path: Path, follow_symlinks: bool) -> Path:
     try:
         link = path.is_symlink()
@@ -181,8 +308,10 @@ def _commit(dest: Path, data: bytes | Iterable[bytes], like: os.stat_result | No
     _fsync_folder(dest.parent)
 
 
-def _write_temp(dest: Path, data: bytes | Iterable[bytes], like: os.stat_result | None) -> Path:
-    """A fully written, fsynced temporary file in dest's folder with the final permissions."""
+def _write_temp(dest: Path, data: bytes | Iterable[bytes], like: os.stat_result | None,
+                keep_xattrs_of: Path | None = None) -> Path:
+    """A fully written, fsynced temporary file in dest's folder with the final permissions (and
+    the extended attributes of `keep_xattrs_of`, or an InputError when one cannot be kept)."""
     import tempfile  # only a run that writes pays for it (with shutil and random)
 
     try:
@@ -201,6 +330,8 @@ def _write_temp(dest: Path, data: bytes | Iterable[bytes], like: os.stat_result 
                     handle.write(chunk)
             handle.flush()
             _match_metadata(temp, handle.fileno(), like)
+            if keep_xattrs_of is not None:
+                _copy_xattrs(keep_xattrs_of, handle.fileno(), dest)
             os.fsync(handle.fileno())
     except OSError as exc:  # the disk is full, a quota, an I/O error: the user's to fix
         _discard(temp)
@@ -226,6 +357,27 @@ def _match_metadata(temp: Path, fd: int, like: os.stat_result | None) -> None:
         # Keeping the owner needs privileges a normal user lacks; the mode above still holds.
         with contextlib.suppress(OSError):
             os.fchown(fd, like.st_uid, like.st_gid)
+
+
+def _copy_xattrs(source: Path, fd: int, dest: Path) -> None:
+    """Every extended attribute of `source` (labels, ACLs as system.posix_acl_*, a user's tags)
+    set on the new file, which a rename would otherwise drop; one that cannot be set refuses
+    the write rather than losing it silently. Nothing to do where the OS has no xattr calls."""
+    if not hasattr(os, "listxattr"):
+        return
+    try:
+        names = os.listxattr(source)
+    except OSError:  # a file system without extended attributes
+        return
+    for name in names:
+        try:
+            value = os.getxattr(source, name)
+            if name in os.listxattr(fd) and os.getxattr(fd, name) == value:
+                continue  # given to the new file already (an inherited ACL, a security label)
+            os.setxattr(fd, name, value)
+        except OSError as exc:
+            raise InputError(f"cannot keep its extended attribute {name}: {exc.strerror or exc}; nothing written",
+                             file=str(dest)) from None
 
 
 def _current_umask() -> int:

@@ -55,11 +55,11 @@ def command(paths, host_ref, vsphere, workload, exclude, respect_gitignore, base
     """
     from pathlib import Path
 
-    from advisor.atomic import refuse_inputs, write_atomic
+    from advisor.atomic import refuse_inputs, refuse_read, refuse_shared, write_atomic
     from advisor.commands.scopes import merge, not_excluded, note_unused_exemptions, pick
     from advisor.engine.lint import Baseline, LintJob
     from advisor.errors import InputError
-    from advisor.readers import template_files
+    from advisor.readers import template_files, variable_siblings
     from advisor.report.findings import InputProblem, Run
 
     if not paths and stdin_filename is None:
@@ -79,8 +79,13 @@ def command(paths, host_ref, vsphere, workload, exclude, respect_gitignore, base
     for scope in groups:  # each configuration's `exclude:` is relative to its own folder
         scope.files = not_excluded(scope, scope.files, named)
     files = [f for scope in groups for f in scope.files]
-    refuse_inputs([write_baseline, *(t for _, t in s.pairs)], [*files, *([baseline] if baseline else [])])
+    outputs_ = [write_baseline, *(t for _, t in s.pairs)]
+    refuse_shared(outputs_)
+    # The Packer/Terraform files beside a template are read for its variables (terraform.tfvars,
+    # *.auto.tfvars, ...), by the workers: inputs of the run as much as the templates themselves.
+    refuse_inputs(outputs_, [*files, *([baseline] if baseline else []), *variable_siblings(files)])
     var_values = tuple((name, _var_file(name)) for name in var_files)
+    refuse_read(outputs_)  # the --var-files, the configuration and rule files read so far
     jobs_by_group = []
     for scope in groups:
         cfg = scope.loaded.config

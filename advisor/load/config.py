@@ -5,7 +5,8 @@ nearest folder holding either file wins (`.advisor.yaml` before pyproject.toml i
 folder). The walk stops at the repository's root (the folder holding `.git`), so a checkout
 never picks up a configuration from the folders it was cloned into; outside a repository only
 the input's own folder is looked in. A configuration found this way is used only when it is
-owned by the user running advisor and not writable by others (as git trusts a repository). `--config FILE` names one for every input. Paths inside the
+owned by the user running advisor and not writable by others (as git trusts a repository).
+`--config FILE` names one for every input. Paths inside the
 configuration (rule folders, host profile folders, `exclude:` patterns) are relative to the
 file that states them.
 """

@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from advisor.atomic import note_read
 from advisor.collector import gc_paused
 from advisor.errors import InputError
 
@@ -131,6 +132,7 @@ def _open_regular_fd(path: str | os.PathLike[str]) -> tuple[int, os.stat_result]
         if not stat.S_ISREG(info.st_mode):
             kind = next((text for test, text in _KINDS if test(info.st_mode)), "a special file")
             raise InputError(f"is {kind}, not a regular file; not read", file=str(path))
+        note_read(info, str(path))
         return fd, info
     except BaseException:
         os.close(fd)

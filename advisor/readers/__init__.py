@@ -177,6 +177,23 @@ def _read_prefix(path: Path, size: int) -> bytes:
         raise InputError(exc.strerror or str(exc), file=str(path)) from None
 
 
+# The files beside a Packer/Terraform template that may define or assign its variables.
+SIBLING_SUFFIXES = (".tf", ".tf.json", ".tfvars", ".tfvars.json", ".pkr.hcl", ".pkr.json", ".pkrvars.hcl",
+                    ".pkrvars.json")
+
+
+def variable_siblings(files: Iterable[str | os.PathLike[str]]) -> list[Path]:
+    """Every file a folder reader may read beside the given templates (for the output guard)."""
+    folders = {Path(f).parent for f in files if str(f).lower().endswith((*SIBLING_SUFFIXES, ".json", ".hcl"))}
+    found: list[Path] = []
+    for folder in sorted(folders):
+        try:
+            found += [p for p in folder.iterdir() if p.name.lower().endswith(SIBLING_SUFFIXES)]
+        except OSError:
+            continue
+    return found
+
+
 def _folder_siblings(path: Path) -> Iterator[tuple[Path, bytes]]:
     """The Packer/Terraform files beside `path` that may define or assign its variables.
 
@@ -185,12 +202,11 @@ def _folder_siblings(path: Path) -> Iterator[tuple[Path, bytes]]:
     `~/.secrets/prod.tfvars` would pour values from outside the repository into the report (a
     file given with --var-file is read wherever it is: the user named it).
     """
-    wanted = (".tf", ".tf.json", ".tfvars", ".tfvars.json", ".pkr.hcl", ".pkr.json", ".pkrvars.hcl", ".pkrvars.json")
     try:
         entries = sorted(path.parent.iterdir())
     except OSError:
         return
-    candidates = [p for p in entries if p != path and p.name.lower().endswith(wanted)]
+    candidates = [p for p in entries if p != path and p.name.lower().endswith(SIBLING_SUFFIXES)]
     try:
         folder = path.parent.resolve()
     except (OSError, RuntimeError):
