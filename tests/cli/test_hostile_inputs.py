@@ -15,6 +15,7 @@ naming the file, and no traceback.
 from __future__ import annotations
 
 import io
+import json
 import os
 import subprocess
 import sys
@@ -455,3 +456,253 @@ def test_cel_long_expression_under_the_limit_runs_within_bounds(tmp_path: Path) 
     assert "ORG001" in outcome.out
     outcome, rule = _run_rule(tmp_path, " && ".join(["vm.vcpus > 1"] * 6_000))
     assert_refused(outcome, rule, words="may have at most 1,000")
+
+
+# -- Issue 39: paths in any encoding and length, closed stdin, configuration trust, writes -------
+# In-process (the `cli` fixture) where nothing is bounded but the outcome; each check counts
+# what it asserts (lines of stderr, bytes of files), never time.
+
+FIX_VMX = ('.encoding = "UTF-8"\ndisplayName = "db"\nnumvcpus = "64"\nmemsize = "262144"\n'
+           'ethernet0.present = "TRUE"\nethernet0.virtualDev = "e1000"\n')
+ONE_LINE_FORMATS = ("text", "json", "sarif", "junit", "github", "markdown", "html", "svg")
+
+
+def _one_clean_line(result) -> None:
+    assert result.code == 2, (result.code, result.err)
+    # One line from advisor (fix also prints the suggestions it leaves out, as `# not written` lines).
+    lines = [line for line in result.err.splitlines() if not line.startswith("# not written:")]
+    assert len(lines) == 1 and "internal error" not in result.err and "Traceback" not in result.err, result.err[:500]
+
+
+def test_latin1_file_names_in_every_format_to_files_and_stdout(tmp_path: Path, cli) -> None:
+    folder = os.fsencode(tmp_path)
+    spec = Path(os.fsdecode(folder + b"/caf\xe9.yaml"))
+    spec.write_text(HOST + "vms:\n  - {name: wide, vcpus: 24, memory: 8GB}\n")  # findings: every format names the file
+    for fmt in ONE_LINE_FORMATS:
+        target = tmp_path / f"report.{fmt}"
+        written = cli("check", "--fail-on", "never", "--format", fmt, "-o", target, spec)
+        assert written.code == 0, (fmt, written.err)
+        text = target.read_bytes().decode("utf-8")  # UTF-8 throughout: the byte is shown, not written raw
+        # JSON keeps the name exactly (\udce9 escaped); SARIF's URI has the byte (%E9); Markdown
+        # escapes the backslash of \xe9; every other format shows \xe9 (the SVG names no file).
+        assert fmt == "svg" or any(shown in text for shown in ("caf\\xe9", "caf\\\\xe9", "caf%E9", "caf\\udce9")), fmt
+        shown = cli("check", "--fail-on", "never", "--format", fmt, spec)
+        assert shown.code == 0, (fmt, shown.err)
+    vmx = Path(os.fsdecode(folder + b"/caf\xe9.vmx"))
+    vmx.write_text('config.version = "8"\nnumvcpus = "4"\nmemsize = "8192"\n')  # no displayName
+    linted = cli("lint", "--format", "json", vmx)
+    assert linted.code == 0, linted.err
+    assert [vm["name"] for vm in json.loads(linted.out)["vms"]] == ["caf\\xe9"]
+
+
+def _long(tmp: Path, kind: str) -> str:
+    if kind == "component":  # one name of 300 characters (NAME_MAX is 255 bytes on Linux)
+        return str(tmp / ("a" * 300))
+    return str(tmp / "/".join(["b" * 200] * 21))  # 4,200+ characters (PATH_MAX is 4,096)
+
+
+@pytest.mark.parametrize("kind", ["component", "path"])
+@pytest.mark.parametrize("case", ["lint", "check", "vmx", "config", "rules", "size-host", "fix-host",
+                                  "stdin-filename", "output"])
+def test_over_long_paths_are_one_line_and_exit_2(tmp_path: Path, cli, monkeypatch, case: str, kind: str) -> None:
+    long = _long(tmp_path, kind)
+    spec = tmp_path / "s.yaml"
+    spec.write_text(GOOD_SPEC)
+    vmx = tmp_path / "a.vmx"
+    vmx.write_text(GOOD_VMX)
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(GOOD_SPEC.encode())))
+    args = {
+        "lint": ["lint", long + ".vmx"],
+        "check": ["check", long + ".yaml"],
+        "vmx": ["vmx", long + ".yaml"],
+        "config": ["check", "--config", long + ".yaml", spec],
+        "rules": ["check", "--rules", long, spec],
+        "size-host": ["size", "--host", long + ".yaml", "--vcpus", "4", "--memory", "8GB", "--workload", "generic"],
+        "fix-host": ["fix", "--host", long + ".yaml", vmx],
+        "stdin-filename": ["check", "--stdin-filename", long + ".yaml", "-"],
+        "output": ["check", "-o", long + ".json", spec],
+    }[case]
+    _one_clean_line(cli(*args))
+
+
+def test_lint_with_standard_input_closed_is_one_line(tmp_path: Path) -> None:
+    for command in ("lint", "check"):
+        result = subprocess.run([sys.executable, "-m", "advisor", command, "-"], cwd=tmp_path, env=ENV,
+                                capture_output=True, text=True,
+                                preexec_fn=lambda: os.close(0), timeout=KILL_AFTER)
+        assert result.returncode == 2, result.stderr
+        assert result.stderr.strip() == "advisor: -: standard input is closed: nothing to read for -"
+
+
+SILENCE = "ignore: [ALL]\nfail_on: never\n"
+WIDE_SPEC = HOST + "vms:\n  - {name: wide, vcpus: 24, memory: 8GB}\n"
+
+
+def _rules(result) -> set[str]:
+    return {f["rule"] for f in json.loads(result.out)["findings"] if f["suppressed"] is None}
+
+
+def test_outside_a_repository_discovery_does_not_climb(tmp_path: Path, cli) -> None:
+    (tmp_path / ".advisor.yaml").write_text(SILENCE)  # like /tmp/.advisor.yaml above a user's files
+    (tmp_path / "work").mkdir()
+    (tmp_path / "work" / "s.yaml").write_text(WIDE_SPEC)
+    result = cli("check", "--format", "json", "--fail-on", "never", tmp_path / "work" / "s.yaml")
+    assert result.code == 0 and _rules(result), result.err  # the folder above is not honoured
+    (tmp_path / "work" / ".advisor.yaml").write_text(SILENCE)  # the input's own folder is
+    assert not _rules(cli("check", "--format", "json", tmp_path / "work" / "s.yaml"))
+    (tmp_path / "work" / ".advisor.yaml").unlink()
+    (tmp_path / ".git").mkdir()  # inside a repository the walk goes up to its root
+    assert not _rules(cli("check", "--format", "json", tmp_path / "work" / "s.yaml"))
+
+
+@pytest.mark.parametrize("why", ["another-user", "writable-by-all"])
+def test_an_untrusted_configuration_is_skipped_with_the_reason(tmp_path: Path, cli, monkeypatch, why: str) -> None:
+    from advisor.load import config
+
+    (tmp_path / ".advisor.yaml").write_text(SILENCE)
+    (tmp_path / "s.yaml").write_text(WIDE_SPEC)
+    if why == "another-user":  # the file is ours, so advisor is told it runs as someone else
+        uid = os.geteuid() + 1
+        monkeypatch.setattr(config.os, "geteuid", lambda: uid)
+    else:
+        (tmp_path / ".advisor.yaml").chmod(0o666)
+    monkeypatch.setattr(config, "_SKIPPED", set())
+    result = cli("check", "--format", "json", "--fail-on", "never", tmp_path / "s.yaml")
+    assert result.code == 0 and _rules(result)
+    reason = "owned by another user" if why == "another-user" else "writable by every user"
+    assert result.err.count("\n") == 1 and f"configuration skipped: {reason}" in result.err
+    explicit = cli("check", "--format", "json", "--config", tmp_path / ".advisor.yaml", tmp_path / "s.yaml")
+    assert explicit.code == 0 and not _rules(explicit)  # named with --config: the user's consent
+
+
+def test_discovery_follows_a_symlinked_folder_as_given(tmp_path: Path, cli) -> None:
+    outside = tmp_path / "outside"
+    (outside / "sub").mkdir(parents=True)
+    (outside / ".git").mkdir()
+    (outside / ".advisor.yaml").write_text(SILENCE)
+    (outside / "sub" / "s.yaml").write_text(WIDE_SPEC)
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    (repo / "link").symlink_to(outside / "sub", target_is_directory=True)
+    through_link = cli("check", "--format", "json", "--fail-on", "never", repo / "link" / "s.yaml")
+    assert through_link.code == 0 and _rules(through_link)  # the repository it is reached through: no config
+    direct = cli("check", "--format", "json", outside / "sub" / "s.yaml")
+    assert direct.code == 0 and not _rules(direct)
+
+
+def test_every_path_a_configuration_names_stays_inside_whatever_its_suffix(tmp_path: Path, cli) -> None:
+    (tmp_path / "secret").write_text("name: x\n")
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    (repo / ".advisor.yaml").write_text("host: ../secret\n")
+    (repo / "s.yaml").write_text("vms: [{name: a, vcpus: 4, memory: 8GB}]\n")
+    result = cli("check", repo / "s.yaml")
+    _one_clean_line(result)
+    assert "outside the configuration's folder" in result.err
+
+
+def _fix_write(cli, vmx: Path):
+    return cli("fix", vmx, "--host", "hp-dl580-g7", "--write")
+
+
+@pytest.mark.parametrize("exchange", [True, False], ids=["rename-exchange", "held-open"])
+def test_fix_write_never_reverts_a_save_that_lands_before_the_replace(tmp_path: Path, cli, monkeypatch,
+                                                                      exchange: bool) -> None:
+    """The save is made at the worst moment, every time: after advisor compared the file and
+    wrote its new version, before that version replaces the file."""
+    from advisor import atomic
+
+    vmx = tmp_path / "db.vmx"
+    vmx.write_text(FIX_VMX)
+    saved = FIX_VMX + 'annotation = "the editor saved this"\n'
+    real = atomic._write_temp
+    saves = []
+
+    def write_then_editor_saves(dest, data, like, keep_xattrs_of=None):
+        temp = real(dest, data, like, keep_xattrs_of)
+        if dest == vmx and not saves:  # once: putting the save back writes the file again
+            vmx.write_text(saved)  # in place, as many editors save
+            saves.append(dest)
+        return temp
+
+    monkeypatch.setattr(atomic, "_write_temp", write_then_editor_saves)
+    if not exchange:
+        monkeypatch.setattr(atomic, "_exchange", lambda first, second: False)
+    result = _fix_write(cli, vmx)
+    assert saves == [vmx]
+    _one_clean_line(result)
+    assert "changed while advisor was working on it" in result.err
+    assert vmx.read_text() == saved
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+
+
+def test_fix_write_refuses_a_file_with_hard_links(tmp_path: Path, cli) -> None:
+    vmx = tmp_path / "db.vmx"
+    vmx.write_text(FIX_VMX)
+    os.link(vmx, tmp_path / "other-name.vmx")
+    result = _fix_write(cli, vmx)
+    _one_clean_line(result)
+    assert "hard links" in result.err
+    assert vmx.read_text() == FIX_VMX and os.stat(vmx).st_nlink == 2
+
+
+def test_fix_write_keeps_extended_attributes(tmp_path: Path, cli) -> None:
+    vmx = tmp_path / "db.vmx"
+    vmx.write_text(FIX_VMX)
+    try:
+        os.setxattr(vmx, "user.advisor-test", b"kept")
+    except (OSError, AttributeError) as exc:
+        pytest.skip(f"no user extended attributes here: {exc}")
+    result = _fix_write(cli, vmx)
+    assert result.code == 0, result.err
+    assert vmx.read_text() != FIX_VMX and os.getxattr(vmx, "user.advisor-test") == b"kept"
+
+
+def _outputs_over_inputs(tmp: Path) -> dict[str, tuple[list[object], Path]]:
+    """Each case: the command line, and the input it must not overwrite."""
+    (tmp / "host.yaml").write_text(HOST.split("host: ", 1)[1].replace("{", "").replace("}", "")
+                                   .replace(", ", "\n").replace(": ", ": ") + "\n")
+    profile = tmp / "profile.yaml"
+    profile.write_text((REPO / "hosts" / "hp-dl580-g7.yaml").read_text())
+    (tmp / "s.yaml").write_text("host: ./profile.yaml\nvms: [{name: a, vcpus: 4, memory: 8GB}]\n")
+    rules = tmp / "rules"
+    rules.mkdir()
+    (rules / "org.yaml").write_text(org_rule())
+    repo = tmp / "repo"
+    (repo / ".git").mkdir(parents=True)
+    (repo / ".advisor.yaml").write_text("fail_on: never\n")
+    (repo / "s.yaml").write_text(GOOD_SPEC)
+    tf = tmp / "tf"
+    tf.mkdir()
+    (tf / "main.tf").write_text('variable "cpus" {}\nresource "vsphere_virtual_machine" "a" {\n  name = "a"\n'
+                                '  num_cpus = var.cpus\n  memory = 4096\n}\n')
+    (tf / "terraform.tfvars").write_text("cpus = 4\n")
+    (tmp / "extra.tfvars").write_text("cpus = 4\n")
+    (tmp / "a.vmx").write_text(GOOD_VMX)
+    return {
+        "spec's host file": (["check", "-o", profile, "--format", "json", tmp / "s.yaml"], profile),
+        "--rules file": (["check", "--rules", rules, "-o", rules / "org.yaml", "--format", "json", tmp / "s.yaml"],
+                         rules / "org.yaml"),
+        "discovered config": (["check", "-o", repo / ".advisor.yaml", "--format", "json", repo / "s.yaml"],
+                              repo / ".advisor.yaml"),
+        "--var-file": (["lint", "--var-file", tmp / "extra.tfvars", "-o", tmp / "extra.tfvars", "--format", "json",
+                        tf], tmp / "extra.tfvars"),
+        "auto-loaded terraform.tfvars": (["lint", "-o", tf / "terraform.tfvars", "--format", "json", tf],
+                                         tf / "terraform.tfvars"),
+        "size --emit-spec over --host": (["size", "--host", profile, "--vcpus", "4", "--memory", "8GB",
+                                          "--workload", "generic", "--emit-spec", profile], profile),
+        "two outputs on one file": (["lint", "-o", tmp / "x.json", "--format", "json", "--write-baseline",
+                                     tmp / "x.json", tmp / "a.vmx"], tmp / "x.json"),
+    }
+
+
+@pytest.mark.parametrize("case", ["spec's host file", "--rules file", "discovered config", "--var-file",
+                                  "auto-loaded terraform.tfvars", "size --emit-spec over --host",
+                                  "two outputs on one file"])
+def test_no_output_replaces_an_input_or_another_output(tmp_path: Path, cli, case: str) -> None:
+    args, kept = _outputs_over_inputs(tmp_path)[case]
+    before = kept.read_bytes() if kept.exists() else None
+    result = cli(*args)
+    _one_clean_line(result)
+    assert "refusing to overwrite it" in result.err or "give each output its own file" in result.err
+    assert (kept.read_bytes() if kept.exists() else None) == before
