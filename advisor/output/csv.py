@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import io
 
+from advisor.output.escape import terminal
 from advisor.report.findings import Run
 from advisor.report.vmrows import COLUMNS, rows
 
@@ -17,7 +18,13 @@ _FORMULA = ("=", "+", "-", "@", "\t", "\r")
 
 
 def _cell(value: object) -> object:
-    if isinstance(value, str) and value.startswith(_FORMULA):
+    if not isinstance(value, str):
+        return value
+    # Control characters (and a line break, which would start a physical line with outside text)
+    # shown as for a terminal (advisor.output.escape): a CSV is often printed, not only opened;
+    # a leading `::` would be a workflow command in a CI log.
+    value = terminal(value, keep="")
+    if value.startswith(_FORMULA) or value.startswith("::"):
         return "'" + value
     return value
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from advisor.errors import printable
+from advisor.output.escape import command_safe
 from advisor.report.findings import Run
 from advisor.report.vmrows import rows
 
@@ -16,4 +17,4 @@ def render(run: Run) -> str:
     head = [title for _, title in _SHOWN]
     widths = [max(len(c) for c in column) for column in zip(head, *table, strict=True)]
     lines = ["  ".join(c.ljust(w) for c, w in zip(line, widths, strict=True)).rstrip() for line in [head, *table]]
-    return "\n".join(lines) + f"\n{len(table)} VM(s)\n"
+    return "\n".join(map(command_safe, lines)) + f"\n{len(table)} VM(s)\n"  # a VM named `::error::` leads its line

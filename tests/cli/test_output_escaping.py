@@ -19,6 +19,7 @@ What each format must do:
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import re
@@ -259,7 +260,7 @@ _PIECES = ("\x00", "\x07", "\x08", "\t", "\x0b", "\x1b[31m", "\x1b]0;title\x07",
 # in Latin-1) arrives from the file system as a surrogate escape.
 _FILE_PIECES = (*(p.replace("\x00", "") for p in _PIECES if "/" not in p and p.replace("\x00", "")), "\udce9")
 _OUTPUTS = {"text": "t.txt", "json": "r.json", "sarif": "r.sarif", "junit": "r.xml", "github": "r.gh",
-            "markdown": "r.md", "html": "r.html", "svg": "r.svg"}
+            "markdown": "r.md", "html": "r.html", "svg": "r.svg", "table": "r.table", "csv": "r.csv"}
 _RAW = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\ud800-\udfff\ufffe\uffff]")
 _WORKFLOW_COMMAND = re.compile(r"::(error|warning|notice)( [a-zA-Z]+=[^,:\r\n]*(,[a-zA-Z]+=[^,:\r\n]*)*)?::[^\r\n]*")
 _VOID = {"meta", "br", "hr", "img", "input", "link"}
@@ -305,6 +306,10 @@ def _check_reports(folder: Path, names: list[str], files: list[str], sarif_schem
     for fmt, text in texts.items():
         if fmt != "github":
             _no_raw(text, fmt)
+    import csv
+
+    cells = [cell for row in csv.reader(io.StringIO(texts["csv"])) for cell in row]
+    assert sum(1 for cell in cells if cell.startswith(("=", "+", "-", "@", "::"))) == 0  # no formula, no command
     doc = json.loads(texts["json"])
     assert texts["json"].isascii()
     assert sorted(vm["name"] for vm in doc["vms"]) == sorted(names)  # the data round-trips exactly
@@ -337,7 +342,7 @@ def _check_reports(folder: Path, names: list[str], files: list[str], sarif_schem
 @pytest.mark.slow
 def test_generated_hostile_names_through_every_format(tmp_path: Path, cli) -> None:
     """At least 2,000 generated VM names (and a file name per run, and a broken spec's value) through
-    every report format of `check`, `topology` text and JSON, each parsed by a real parser."""
+    every report format of `check` (table and csv too), `topology` text and JSON, each parsed by a real parser."""
     sarif_schema = json.loads((Path(__file__).resolve().parents[1] / "schemas" / "sarif-schema-2.1.0.json").read_text())
     seen: list[str] = []
     runs = [0]
