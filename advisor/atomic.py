@@ -85,7 +85,7 @@ def _commit_unless_changed(dest: Path, data: bytes | Iterable[bytes], like: os.s
     is seen after the rename and written back (a save by rename in that instant is the
     remaining window)."""
     temp = _write_temp(dest, data, like, keep_xattrs_of=dest)
-    try:
+    with _replacing(temp, dest):
         if _exchange(temp, dest):
             replaced = _read_current(temp)
             if replaced != expect:
@@ -99,13 +99,6 @@ def _commit_unless_changed(dest: Path, data: bytes | Iterable[bytes], like: os.s
             if replaced != expect:
                 _commit(dest, replaced, like)
                 raise InputError(_CHANGED, file=str(dest))
-    except OSError as exc:
-        _discard(temp)
-        raise InputError(f"cannot replace it: {exc.strerror or exc}", file=str(dest)) from None
-    except BaseException:
-        _discard(temp)
-        raise
-    _fsync_folder(dest.parent)
 
 
 _RENAME_EXCHANGE = 2  # linux/fs.h
@@ -297,8 +290,16 @@ def _stat_or_none(path: Path) -> os.stat_result | None:
 def _commit(dest: Path, data: bytes | Iterable[bytes], like: os.stat_result | None) -> None:
     """Write ``data`` beside ``dest`` and rename it over ``dest``; clean up on any failure."""
     temp = _write_temp(dest, data, like)
-    try:
+    with _replacing(temp, dest):
         _replace(temp, dest)
+
+
+@contextlib.contextmanager
+def _replacing(temp: Path, dest: Path) -> Iterator[None]:
+    """The step that puts `temp` in `dest`'s place: on any failure the temporary file is removed
+    (an OS failure is an InputError naming `dest`); on success the rename is made durable."""
+    try:
+        yield
     except OSError as exc:
         _discard(temp)
         raise InputError(f"cannot replace it: {exc.strerror or exc}", file=str(dest)) from None
