@@ -38,7 +38,12 @@ def vm_layouts(topo: Topology, host: Host | None, vm: VM, version: Version | Non
     from advisor.numa.variants import PREFER_HT_TITLE, better_prefer_ht
 
     own = topo.as_dict()
-    layouts = [Layout("as specified", own, topo.client_nodes)]
+    pinned: tuple[tuple[int, int], ...] = ()
+    if not topo.numa_managed:  # sched.cpu.affinity: no client is homed, the pictures draw its CPUs
+        from advisor.numa.affinity import parse
+
+        pinned = tuple(parse((vm.cpu_affinity or "").strip().lower()) or ())
+    layouts = [Layout("as specified", own, topo.client_nodes, pinned)]
     if alternatives and host is not None and version is not None and not topo.balanced:
         alt = better_prefer_ht(host, vm, version, topo)
         if alt is not None:

@@ -122,7 +122,7 @@ def _file_section(run: Run, file: str, shown: list[Finding], placed: set[int], p
     for vm in vms:
         own = [f for f in mine if f.vm == vm.name]
         placed.update(id(f) for f in own)
-        out.append(_vm(vm, hosts, own, palette))
+        out.append(_vm(vm, hosts, own, palette, vms))
     rest = [f for f in mine if id(f) not in placed]
     if rest:
         placed.update(id(f) for f in rest)
@@ -139,7 +139,8 @@ def _host(host: HostResult, vms: list[VmResult], findings: list[Finding], palett
             + (_findings(findings) if findings else "") + "</section>")
 
 
-def _vm(vm: VmResult, hosts: list[HostResult], findings: list[Finding], palette: dict[str, str]) -> str:
+def _vm(vm: VmResult, hosts: list[HostResult], findings: list[Finding], palette: dict[str, str],
+        neighbours: list[VmResult]) -> str:
     count = f" ×{vm.count}" if vm.count > 1 else ""
     where = f" on {_text(vm.host)}" if vm.host else ""
     out = [f"<article class=\"vm\" data-vm=\"{_text(vm.name)}\"><h3>vm {_text(vm.name)}{count}{where}</h3>",
@@ -148,10 +149,12 @@ def _vm(vm: VmResult, hosts: list[HostResult], findings: list[Finding], palette:
     if host is not None and vm.layouts:
         out.append("<div class=\"maps\">")
         for layout in vm.layouts:
-            caption = f"{layout.title}: {layout.topology.get('summary', '')}"
+            drawn = numamap.layout_map(host, vm, layout, [v for v in neighbours if v.host == host.name])
+            where = "placed beside the host's other VMs (grey)" if numamap.has_others(drawn) else "alone on the host"
+            caption = f"{layout.title} ({where}): {layout.topology.get('summary', '')}"
             out.append(f"<figure class=\"layout\" data-layout=\"{_text(layout.title)}\">"
                        f"<div class=\"map-scroll\">"
-                       f"{numamap.svg(numamap.layout_map(host, vm, layout), layout.title, palette)}</div>"
+                       f"{numamap.svg(drawn, layout.title, palette)}</div>"
                        f"<figcaption>{_text(caption)}</figcaption></figure>")
         out.append("</div>")
     for reason in (vm.topology or {}).get("reasons", []):

@@ -24,6 +24,8 @@ PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F
            "#7F3C8D", "#11A579", "#3969AC", "#F2B701", "#E73F74", "#80BA5A", "#E68310", "#008695")
 FREE = "#eeeeee"
 OVER = "#c00000"
+OTHER = "#b8b8b8"  # the other VMs of the host, on one VM's own map
+OTHERS = "\x00others"  # the legend's key for them (no VM name holds a NUL)
 
 CELL = 13  # one hardware thread
 GAP = 3
@@ -41,6 +43,9 @@ class Resident:
     label: str  # as shown: the VM, or `name×4` for four instances of a counted VM's client
     vcpus: int
     memory_mib: int
+    vnuma: tuple[int, ...] = ()  # the guest's vNUMA node of each of these vCPUs, when drawn
+    instance: int | None = None  # which instance of a counted VM, on a VM's own map
+    other: bool = False  # another VM of the host, drawn grey on a VM's own map
 
 
 @dataclass(slots=True)
@@ -54,6 +59,7 @@ class HostMap:
     threads_per_core: int
     memory_per_node_mib: int
     residents: list[list[Resident]] = field(default_factory=list)  # per physical node
+    pinned: dict[tuple[int, int], list[str]] = field(default_factory=dict)  # (node, thread slot) -> VMs
 
     @property
     def nodes_per_socket(self) -> int:
@@ -74,19 +80,20 @@ def _grid(cores: int) -> tuple[int, int]:
     return cols, math.ceil(cores / cols)
 
 
-def _threads(node: list[Resident], cores: int, threads_per_core: int) -> tuple[list[Resident | None], int]:
-    """The resident drawn on each thread (cores' first threads, then their second...), and how
-    many vCPUs did not fit the node's threads at all."""
-    order: list[Resident | None] = [None] * (cores * threads_per_core)
+def _threads(node: list[Resident], cores: int, threads_per_core: int
+             ) -> tuple[list[tuple[Resident, int] | None], int]:
+    """The resident drawn on each thread with which of its vCPUs (cores' first threads, then their
+    second...), and how many vCPUs did not fit the node's threads at all."""
+    order: list[tuple[Resident, int] | None] = [None] * (cores * threads_per_core)
     slot = 0
     over = 0
     for resident in node:
-        for _ in range(resident.vcpus):
+        for vcpu in range(resident.vcpus):
             if slot >= len(order):
                 over += 1
                 continue
             thread, core = divmod(slot, cores)
-            order[core * threads_per_core + thread] = resident
+            order[core * threads_per_core + thread] = (resident, vcpu)
             slot += 1
     return order, over
 
@@ -119,7 +126,7 @@ class _Box:
 
 TITLE_H = 22
 LEGEND_ROW = 16  # one row of the legend under a map
-LEGEND_NOTE = "node n · v/t: v vCPUs homed on t threads; bar: memory"
+LEGEND_NOTE = "node n · v/t: v vCPUs homed on t threads; digit: vNUMA node; ring: pinned; bar: memory"
 
 
 def _box(layout: HostMap, caption: str) -> _Box:
@@ -135,7 +142,8 @@ def _box(layout: HostMap, caption: str) -> _Box:
     # Wide enough for the caption too (about 7 units per character at font-size 12).
     width = max(socket_cols * socket_w + (socket_cols - 1) * PAD + 2, math.ceil(len(caption) * 7.2) + 2)
     maps_h = TITLE_H + socket_rows * socket_h + (socket_rows - 1) * PAD + 2
-    keys = [(r.vm, _short(r.vm)) for r in _legend_residents(layout)] + [("", "free")]
+    keys = [(r.vm, _short(r.vm)) for r in _legend_residents(layout)]
+    keys += [(OTHERS, "other VMs")] * has_others(layout) + [("", "free")]
     width = max(width, max(_entry_w(label) for _, label in keys), math.ceil(len(LEGEND_NOTE) * 6) + 2)
     lines: list[list[tuple[str, str, int]]] = [[]]
     x = 1
@@ -167,8 +175,17 @@ def _legend_residents(layout: HostMap) -> list[Resident]:
     seen: dict[str, Resident] = {}
     for node in layout.residents:
         for resident in node:
-            seen.setdefault(resident.vm, resident)
+            if not resident.other:
+                seen.setdefault(resident.vm, resident)
+    for names in layout.pinned.values():
+        for name in names:
+            seen.setdefault(name, Resident(name, name, 0, 0))
     return list(seen.values())
+
+
+def has_others(layout: HostMap) -> bool:
+    """Whether the map draws other VMs of the host (grey) beside its own."""
+    return any(r.other for node in layout.residents for r in node)
 
 
 def size(layout: HostMap, caption: str) -> tuple[int, int]:
@@ -217,9 +234,10 @@ def _legend(layout: HostMap, box: _Box, palette: dict[str, str]) -> str:
     y = box.legend_y
     for row in box.legend:
         for key, label, x in row:
-            colour = palette.get(key, "#999") if key else FREE
-            parts.append('<g class="legend-entry"' + (f' data-vm="{escape(key)}"' if key else ' data-free=""')
-                         + f'><title>{escape(key or "free")}</title>'
+            colour = OTHER if key == OTHERS else (palette.get(key, "#999") if key else FREE)
+            mark = (' data-others=""' if key == OTHERS else f' data-vm="{escape(key)}"') if key else ' data-free=""'
+            parts.append('<g class="legend-entry"' + mark
+                         + f'><title>{escape("other VMs" if key == OTHERS else key or "free")}</title>'
                          f'<rect x="{x}" y="{y + 3}" width="10" height="10" fill="{colour}" stroke="#555" '
                          f'stroke-width="0.5"/><text x="{x + 14}" y="{y + 12}" font-size="10">'
                          f"{escape(label)}</text></g>")
@@ -236,10 +254,12 @@ def _node(layout: HostMap, node: int, x: int, y: int, w: int, h: int, cols: int,
     threads = layout.cores_per_node * layout.threads_per_core
     order, over = _threads(residents, layout.cores_per_node, layout.threads_per_core)
     stroke = OVER if over else ("#b07000" if load > layout.cores_per_node else "#777")
-    head = f"node {node} · {load}/{threads}"
+    pinned = sum(1 for (n, _) in layout.pinned if n == node)
+    head = f"node {node} · {load}/{threads}" + (f" · {pinned} pinned" if pinned else "")
     parts = [
-        f'<g class="node" data-node="{node}" data-load="{load}" data-threads="{threads}">'
-        f"<title>node {node}: {load} vCPUs homed on {threads} hardware threads</title>",
+        f'<g class="node" data-node="{node}" data-load="{load}" data-threads="{threads}" data-pinned="{pinned}">'
+        f"<title>node {node}: {load} vCPUs homed on {threads} hardware threads"
+        + (f"; {pinned} of them pinned by sched.cpu.affinity" if pinned else "") + "</title>",
         f'<rect x="{x}" y="{y}" width="{w}" height="{h}" rx="4" fill="#fff" stroke="{stroke}"/>',
         f'<text x="{x + PAD}" y="{y + 12}" font-size="10">{escape(head)}'
         + (f' <tspan fill="{OVER}" font-weight="bold">+{over} over</tspan>' if over else "") + "</text>",
@@ -250,16 +270,47 @@ def _node(layout: HostMap, node: int, x: int, y: int, w: int, h: int, cols: int,
         parts.append(f'<rect class="core" x="{cx - 0.5}" y="{cy - 0.5}" width="{core_w + 1}" height="{CELL + 1}" '
                      'fill="none" stroke="#444" stroke-width="0.6"/>')
         for thread in range(layout.threads_per_core):
-            resident = order[core * layout.threads_per_core + thread]
-            fill = palette.get(resident.vm, "#999") if resident else FREE
+            slot = core * layout.threads_per_core + thread
             tx = cx + thread * (CELL + 1)
-            tip = f"core {core} thread {thread}: " + (resident.label if resident else "free")
-            parts.append(f'<rect class="thread" x="{tx}" y="{cy}" width="{CELL}" height="{CELL}" fill="{fill}"'
-                         + (f' data-vm="{escape(resident.vm)}"' if resident else "")
-                         + f'><title>{escape(tip)}</title></rect>')
+            parts.append(_thread(order[slot], core, thread, tx, cy, palette))
+            for name in layout.pinned.get((node, slot), ()):
+                parts.append(f'<rect class="pinned" x="{tx + 2}" y="{cy + 2}" width="{CELL - 4}" height="{CELL - 4}" '
+                             f'fill="none" stroke="{palette.get(name, "#999")}" stroke-width="2.5" '
+                             f'data-vm="{escape(name)}" data-slot="{slot}">'
+                             f"<title>{escape(name)}: pinned to this logical CPU (sched.cpu.affinity)</title></rect>")
     parts.append(_memory_bar(layout, residents, x + PAD, y + h - PAD - MEM_BAR, w - 2 * PAD, palette))
     parts.append("</g>")
     return "".join(parts)
+
+
+def _thread(drawn: tuple[Resident, int] | None, core: int, thread: int, x: int, y: int,
+            palette: dict[str, str]) -> str:
+    """One hardware thread: free, or the VM (another VM in grey) whose vCPU is homed on it, with
+    the guest's vNUMA node of that vCPU as a digit and a lighter shade on odd vNUMA nodes, so
+    the split reads over the cores."""
+    if drawn is None:
+        return (f'<rect class="thread" x="{x}" y="{y}" width="{CELL}" height="{CELL}" fill="{FREE}">'
+                f"<title>core {core} thread {thread}: free</title></rect>")
+    resident, vcpu = drawn
+    tip = f"core {core} thread {thread}: {resident.label}"
+    if resident.other:
+        return (f'<rect class="thread" x="{x}" y="{y}" width="{CELL}" height="{CELL}" fill="{OTHER}" '
+                f'data-other="{escape(resident.vm)}"><title>{escape(tip)}</title></rect>')
+    marks = f' data-vm="{escape(resident.vm)}"'
+    if resident.instance is not None:
+        marks += f' data-instance="{resident.instance}"'
+    vnode = resident.vnuma[vcpu] if vcpu < len(resident.vnuma) else None
+    if vnode is not None:
+        marks += f' data-vnuma="{vnode}"'
+        tip += f", vNUMA node {vnode}"
+    shade = ' fill-opacity="0.6"' if vnode is not None and vnode % 2 else ""
+    out = (f'<rect class="thread" x="{x}" y="{y}" width="{CELL}" height="{CELL}" '
+           f'fill="{palette.get(resident.vm, "#999")}"{shade}{marks}><title>{escape(tip)}</title></rect>')
+    if vnode is not None:
+        out += (f'<text class="vnuma" x="{x + CELL / 2}" y="{y + CELL - 3}" font-size="{8 if vnode < 10 else 6}" '
+                'text-anchor="middle" fill="#fff" stroke="#000" stroke-width="0.3" pointer-events="none">'
+                f"{vnode}</text>")
+    return out
 
 
 def _memory_bar(layout: HostMap, residents: list[Resident], x: int, y: int, w: int, palette: dict[str, str]) -> str:
@@ -270,8 +321,9 @@ def _memory_bar(layout: HostMap, residents: list[Resident], x: int, y: int, w: i
     offset = 0.0
     for resident in residents:
         share = w * resident.memory_mib / max(capacity, used)
+        colour, mark = (OTHER, "data-other") if resident.other else (palette.get(resident.vm, "#999"), "data-vm")
         parts.append(f'<rect class="memory-use" x="{x + offset:.1f}" y="{y}" width="{share:.1f}" height="{MEM_BAR}" '
-                     f'fill="{palette.get(resident.vm, "#999")}" data-vm="{escape(resident.vm)}">'
+                     f'fill="{colour}" {mark}="{escape(resident.vm)}">'
                      f"<title>{escape(resident.label)}: {escape(_mib(resident.memory_mib))}</title></rect>")
         offset += share
     if used > capacity:
@@ -286,23 +338,92 @@ def host_caption(host: HostResult) -> str:
 
 
 def host_map(host: HostResult, vms: list[VmResult]) -> HostMap:
-    """Every VM of the host where the placement homed its NUMA clients."""
+    """Every VM of the host where the placement homed its NUMA clients, and every pinned VM on
+    the logical CPUs it is pinned to."""
     by_name = {v.name: v for v in vms}
     # The placement keeps identical instances of a counted VM together: (name, client vCPUs,
     # instances), so a node shows `name×N` with N times the client's vCPUs and memory.
     residents = [[Resident(name, f"{name}×{count}" if count > 1 else name, size * count,
                            _share(by_name.get(name), size) * count)
                   for name, size, count in node] for node in host.residents]
-    return _map(host, residents)
+    return _pin(_map(host, residents), vms)
 
 
-def layout_map(host: HostResult, vm: VmResult, layout: Layout) -> HostMap:
-    """One VM alone on the host, in one of its layouts."""
+def layout_map(host: HostResult, vm: VmResult, layout: Layout, vms: list[VmResult] | None = None) -> HostMap:
+    """One VM on the host in one of its layouts. The layout as specified is drawn where the host's
+    placement homes it, each instance of a counted VM apart, with the host's other VMs in grey so
+    every cell matches the host map; another layout (a what-if) is drawn alone on the host."""
+    placed = layout.title == "as specified" and any(name == vm.name for node in host.residents for name, _, _ in node)
+    if not placed:
+        return _pin(_alone(host, vm, layout), [vm])
+    by_name = {v.name: v for v in vms or []}
+    clients = [int(c) for c in layout.topology.get("numa_clients", [])]
+    pool = [(instance, index) for instance in range(max(1, vm.count)) for index in range(len(clients))]
+    vnuma = _vnuma_of_clients(layout.topology, clients)
+    residents: list[list[Resident]] = []
+    for node in host.residents:
+        here: list[Resident] = []
+        for name, size, count in node:
+            if name != vm.name:
+                here.append(Resident(name, f"{name}×{count}" if count > 1 else name, size * count,
+                                     _share(by_name.get(name), size) * count, other=True))
+                continue
+            for _ in range(count):
+                # Which of the VM's equal-sized clients (and instances) sits on which node is the
+                # placement's order, not something ESXi documents: the first free one is drawn.
+                pick = next((p for p in pool if clients[p[1]] == size), None)
+                if pick is not None:
+                    pool.remove(pick)
+                instance, index = pick if pick is not None else (0, -1)
+                here.append(Resident(vm.name, f"{vm.name} #{instance + 1}" if vm.count > 1 else vm.name,
+                                     size, _share(vm, size, layout.topology),
+                                     vnuma[index] if index >= 0 else (),
+                                     instance if vm.count > 1 else None))
+        residents.append(here)
+    return _pin(_map(host, residents), [vm])
+
+
+def _alone(host: HostResult, vm: VmResult, layout: Layout) -> HostMap:
     residents: list[list[Resident]] = [[] for _ in range(int(host.capacity.get("numa_nodes", 1)))]
-    for size, node in zip(layout.topology.get("numa_clients", []), layout.client_nodes, strict=False):
+    clients = [int(c) for c in layout.topology.get("numa_clients", [])]
+    vnuma = _vnuma_of_clients(layout.topology, clients)
+    for index, (size, node) in enumerate(zip(clients, layout.client_nodes, strict=False)):
         if 0 <= node < len(residents):
-            residents[node].append(Resident(vm.name, vm.name, size, _share(vm, size, layout.topology)))
+            residents[node].append(Resident(vm.name, vm.name, size, _share(vm, size, layout.topology), vnuma[index]))
     return _map(host, residents)
+
+
+def _vnuma_of_clients(topology: dict, clients: list[int]) -> list[tuple[int, ...]]:
+    """For each NUMA client, the guest's vNUMA node of each of its vCPUs: vCPUs are numbered
+    across the clients in order and across the vNUMA nodes in order (empty when the guest sees no
+    vNUMA split or the two do not add up to the same vCPUs)."""
+    nodes = [int(n) for n in topology.get("vnuma_nodes", [])]
+    if len(nodes) < 2 or sum(nodes) != sum(clients):
+        return [()] * len(clients)
+    of_vcpu = [index for index, size in enumerate(nodes) for _ in range(size)]
+    out, start = [], 0
+    for size in clients:
+        out.append(tuple(of_vcpu[start:start + size]))
+        start += size
+    return out
+
+
+def _pin(layout: HostMap, vms: list[VmResult]) -> HostMap:
+    """Mark the logical CPUs each pinned VM (sched.cpu.affinity) may run on. Logical CPUs are
+    taken as numbered node by node (advisor.numa.memory.affinity_nodes names this assumption),
+    and a core's hyper-threads as consecutive numbers: vSphere Resource Management,
+    "Hyperthreading" (CPUs 0 and 1 are the first core's two logical processors)."""
+    per_node = layout.cores_per_node * layout.threads_per_core
+    logical = per_node * layout.nodes
+    for vm in vms:
+        for lo, hi in (vm.layouts[0].pinned if vm.layouts else ()):
+            for cpu in range(lo, min(hi, logical - 1) + 1):  # bounded by the host's CPUs
+                node, local = divmod(cpu, per_node)
+                core, thread = divmod(local, layout.threads_per_core)
+                names = layout.pinned.setdefault((node, core * layout.threads_per_core + thread), [])
+                if vm.name not in names:
+                    names.append(vm.name)
+    return layout
 
 
 def _map(host: HostResult, residents: list[list[Resident]]) -> HostMap:

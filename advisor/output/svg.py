@@ -21,7 +21,8 @@ def render(run: Run) -> str:
         vms = [v for v in run.vms if v.file == host.file and v.host == host.name]
         rows.append([(numamap.host_map(host, vms), numamap.host_caption(host))])
         for vm in vms:
-            rows.append([(numamap.layout_map(host, vm, layout), f"{vm.name}: {layout.title}") for layout in vm.layouts])
+            rows.append([(numamap.layout_map(host, vm, layout, vms), f"{vm.name}: {layout.title}")
+                         for layout in vm.layouts])
     parts: list[str] = []
     y, width = 0, 0
     for row in rows:

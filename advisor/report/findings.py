@@ -83,6 +83,7 @@ class Layout(NamedTuple):
     title: str
     topology: dict[str, Any]
     client_nodes: tuple[int, ...]
+    pinned: tuple[tuple[int, int], ...] = ()  # sched.cpu.affinity's (first, last) logical CPUs
 
 
 @dataclass(slots=True)

@@ -214,3 +214,84 @@ def test_a_2x56_core_host_is_readable_at_390_px(tmp_path):
     for m in measure["maps"]:
         assert m["width"] == m["viewbox"] > 390  # drawn at full size, not scaled down
         assert m["overflow"] == "auto" and m["boxClient"] <= 390 and m["boxScroll"] >= m["width"]
+
+
+def _per_node(svg: Node, vm: str) -> dict[int, int]:
+    """vCPUs of `vm` drawn on each physical node of a map."""
+    out = {}
+    for node in svg.all("g", "node"):
+        out[int(node.attrs["data-node"])] = sum(1 for r in node.all("rect", "thread") if r.attrs.get("data-vm") == vm)
+    return out
+
+
+def _own_maps(root: Node, vm: str) -> dict[str, Node]:
+    article = next(a for a in root.all("article", "vm") if a.attrs["data-vm"] == vm)
+    return {f.attrs["data-layout"]: f.all("svg", "numa-map")[0] for f in article.all("figure", "layout")}
+
+
+def test_the_vnuma_split_is_drawn_over_the_cores_of_each_layout(tmp_path):
+    root, _ = _report(tmp_path, SQL)
+    topo = json.loads(_advisor("topology", SQL, "--format", "json", cwd=tmp_path).stdout)["files"][0]["vms"][0]
+    maps = _own_maps(root, "sql-oltp01")
+    for title, topology in (("as specified", topo["topology"]),
+                            ("with numa.vcpu.preferHT = TRUE", topo["prefer_ht_topology"])):
+        cells = [r for r in maps[title].all("rect", "thread") if r.attrs.get("data-vm") == "sql-oltp01"]
+        drawn = Counter(int(r.attrs["data-vnuma"]) for r in cells)
+        assert [drawn[i] for i in range(len(drawn))] == topology["vnuma_nodes"], title  # [10×6, 4], then [16×4]
+        digits = Counter(t.content() for t in maps[title].all("text", "vnuma"))
+        assert digits == Counter(str(i) for i in drawn.elements())  # each cell says its vNUMA node
+        for node in maps[title].all("g", "node"):  # a vNUMA node's vCPUs are homed on one physical node
+            here = {r.attrs["data-vnuma"] for r in node.all("rect", "thread") if "data-vnuma" in r.attrs}
+            for other in maps[title].all("g", "node"):
+                if other is not node:
+                    assert not here & {r.attrs.get("data-vnuma") for r in other.all("rect", "thread")}
+
+
+COUNTED = """host: hp-dl580-g7
+vms:
+  - {name: web, vcpus: 4, memory: 8GB, count: 5}
+  - {name: pinned-db, vcpus: 4, memory: 16GB, cpu_affinity: "20-23"}
+  - {name: sql, vcpus: 24, memory: 64GB}
+"""
+
+
+@pytest.mark.parametrize("spec", ["mixed", "counted"])
+def test_each_vm_and_counted_instance_is_drawn_where_the_host_map_places_it(tmp_path, spec):
+    if spec == "counted":
+        (tmp_path / "counted.yaml").write_text(COUNTED)
+        files = [str(tmp_path / "counted.yaml")]
+    else:
+        files = [MIXED]
+    root, report = _report(tmp_path, *files)
+    host_map = root.all("figure", "host-map")[0].all("svg", "numa-map")[0]
+    placed = 0
+    for vm in report["vms"]:
+        if not vm["topology"]["numa_managed"]:
+            continue
+        own = _own_maps(root, vm["name"])["as specified"]
+        assert _per_node(own, vm["name"]) == _per_node(host_map, vm["name"]), vm["name"]
+        assert sum(_per_node(own, vm["name"]).values()) == vm["topology"]["vcpus"] * vm["count"]
+        instances = {r.attrs.get("data-instance") for r in own.all("rect", "thread") if r.attrs.get("data-vm")}
+        assert instances == ({str(i) for i in range(vm["count"])} if vm["count"] > 1 else {None})
+        placed += 1
+    assert placed == 2
+    if spec == "mixed":  # the case issue 34 names: the smaller VM is homed on node 1, beside sql-wide
+        own = _own_maps(root, "sql-sized-for-the-cluster")["as specified"]
+        assert _per_node(own, "sql-sized-for-the-cluster") == {0: 0, 1: 24}
+        assert {r.attrs["data-other"] for r in own.all("rect", "thread") if "data-other" in r.attrs} == {"sql-wide"}
+
+
+def test_a_pinned_vm_is_drawn_on_its_pinned_cpus(tmp_path):
+    (tmp_path / "counted.yaml").write_text(COUNTED)
+    root, report = _report(tmp_path, str(tmp_path / "counted.yaml"))
+    (pinned,) = [v for v in report["vms"] if not v["topology"]["numa_managed"]]
+    host_map = root.all("figure", "host-map")[0].all("svg", "numa-map")[0]
+    own = _own_maps(root, pinned["name"])["as specified"]
+    for svg in (host_map, own):
+        # CPUs 20-23 of a host with 10 cores × 2 threads per node: node 1, its first two cores' threads.
+        marks = [(int(r.parent.attrs["data-node"]), int(r.attrs["data-slot"])) for r in svg.all("rect", "pinned")]
+        assert sorted(marks) == [(1, 0), (1, 1), (1, 2), (1, 3)]
+        assert all(r.attrs["data-vm"] == "pinned-db" for r in svg.all("rect", "pinned"))
+        assert {n.attrs["data-node"]: n.attrs["data-pinned"] for n in svg.all("g", "node")} == {
+            "0": "0", "1": "4", "2": "0", "3": "0"}
+        assert "pinned-db" in {e.attrs.get("data-vm") for e in svg.all("g", "legend-entry")}
