@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING
 from advisor.output.escape import xml as escape
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+
     from advisor.report.findings import HostResult, Layout, VmResult
 
 # Colour-blind-safe categorical palette (Okabe & Ito), then a few more distinct hues.
@@ -318,13 +320,23 @@ def _memory_bar(layout: HostMap, residents: list[Resident], x: int, y: int, w: i
     used = sum(r.memory_mib for r in residents)
     parts = [f'<rect class="memory" x="{x}" y="{y}" width="{w}" height="{MEM_BAR}" fill="{FREE}" stroke="#999" '
              f'stroke-width="0.5"><title>memory {escape(_mib(used))} of {escape(_mib(capacity))}</title></rect>']
-    offset = 0.0
+    # One segment per run of the same VM: a counted VM's instances are drawn apart on the threads,
+    # but thousands of slivers of one colour would only weigh on the file.
+    runs: list[tuple[Resident, int, int]] = []  # (first resident, memory, residents)
     for resident in residents:
-        share = w * resident.memory_mib / max(capacity, used)
+        if runs and (runs[-1][0].vm, runs[-1][0].other) == (resident.vm, resident.other):
+            first, memory, n = runs[-1]
+            runs[-1] = (first, memory + resident.memory_mib, n + 1)
+        else:
+            runs.append((resident, resident.memory_mib, 1))
+    offset = 0.0
+    for resident, memory, n in runs:
+        share = w * memory / max(capacity, used)
         colour, mark = (OTHER, "data-other") if resident.other else (palette.get(resident.vm, "#999"), "data-vm")
+        label = resident.label if n == 1 else f"{resident.vm}, {n} NUMA clients"
         parts.append(f'<rect class="memory-use" x="{x + offset:.1f}" y="{y}" width="{share:.1f}" height="{MEM_BAR}" '
                      f'fill="{colour}" {mark}="{escape(resident.vm)}">'
-                     f"<title>{escape(resident.label)}: {escape(_mib(resident.memory_mib))}</title></rect>")
+                     f"<title>{escape(label)}: {escape(_mib(memory))}</title></rect>")
         offset += share
     if used > capacity:
         parts.append(f'<rect x="{x}" y="{y}" width="{w}" height="{MEM_BAR}" fill="none" stroke="{OVER}" '
@@ -358,7 +370,11 @@ def layout_map(host: HostResult, vm: VmResult, layout: Layout, vms: list[VmResul
         return _pin(_alone(host, vm, layout), [vm])
     by_name = {v.name: v for v in vms or []}
     clients = [int(c) for c in layout.topology.get("numa_clients", [])]
-    pool = [(instance, index) for instance in range(max(1, vm.count)) for index in range(len(clients))]
+    # Per client size, the (instance, client) pairs not drawn yet, in order: one step per pick,
+    # never a search, since a counted VM can have thousands of instances.
+    pool: dict[int, Iterator[tuple[int, int]]] = {
+        size: iter([(i, c) for i in range(max(1, vm.count)) for c in range(len(clients)) if clients[c] == size])
+        for size in set(clients)}
     vnuma = _vnuma_of_clients(layout.topology, clients)
     residents: list[list[Resident]] = []
     for node in host.residents:
@@ -371,10 +387,7 @@ def layout_map(host: HostResult, vm: VmResult, layout: Layout, vms: list[VmResul
             for _ in range(count):
                 # Which of the VM's equal-sized clients (and instances) sits on which node is the
                 # placement's order, not something ESXi documents: the first free one is drawn.
-                pick = next((p for p in pool if clients[p[1]] == size), None)
-                if pick is not None:
-                    pool.remove(pick)
-                instance, index = pick if pick is not None else (0, -1)
+                instance, index = next(pool.get(size, iter(())), (0, -1))
                 here.append(Resident(vm.name, f"{vm.name} #{instance + 1}" if vm.count > 1 else vm.name,
                                      size, _share(vm, size, layout.topology),
                                      vnuma[index] if index >= 0 else (),
