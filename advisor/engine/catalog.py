@@ -140,6 +140,14 @@ class RuleDef(_Strict):
     rationale: str = Field(min_length=40)
     references: list[Reference] = Field(min_length=1)
     fix: Fix
+    # Issue 33: the recommendation keeps a rule's written entries only while the rule still fires
+    # on the VM with the rest of the recommendation applied. The rules whose written fix can take
+    # this rule's premise away (or write a key it writes) are named here, on this rule only: the
+    # engine checks the rule again when one of them is written too, and the sweep in
+    # tests/rules/test_justified.py fails on a pair it finds that is not named.
+    yields_to: list[str] = Field(
+        default_factory=list, description="rules whose written fix can undo this rule's premise: this rule's "
+        "keys are written only while it still fires with theirs applied")
     examples: Examples
 
     @field_validator("id")
@@ -279,6 +287,10 @@ class Catalog:
     def ids(self) -> list[str]:
         return [r.id for r in self.rules]
 
+    def yields(self) -> dict[str, frozenset[str]]:
+        """Rule id -> the rules it yields to (RuleDef.yields_to), for the rules that name any."""
+        return {r.id: frozenset(r.d.yields_to) for r in self.rules if r.d.yields_to}
+
 
 def _check_placeholders(rule: Rule, file: str, root: Any, index: int) -> None:
     for name in sorted(rule.template_facts()):
@@ -407,5 +419,37 @@ def _checked(catalog: Catalog) -> Catalog:
             raise InputError(f"rule id {rule.id} is already defined in {first.file}:{first.line}",
                              file=rule.file, line=rule.line, field="id")
         seen[rule.id] = rule
+    for rule in catalog.rules:
+        for other in rule.d.yields_to:
+            if other not in seen or other == rule.id:
+                raise InputError(f"{rule.id}: yields_to names {other!r}, " +
+                                 ("the rule itself" if other == rule.id else "which is no rule of the catalog"),
+                                 file=rule.file, line=rule.line, field="yields_to")
+    cycle = _yield_cycle({r.id: r.d.yields_to for r in catalog.rules})
+    if cycle:
+        rule = seen[cycle[0]]
+        raise InputError(f"yields_to goes round in a circle ({' -> '.join(cycle)}): one rule of a pair yields, "
+                         "the other does not", file=rule.file, line=rule.line, field="yields_to")
     catalog.rules.sort(key=lambda r: r.id)
     return catalog
+
+
+def _yield_cycle(yields: dict[str, list[str]]) -> list[str]:
+    """A circle of yields_to (A yields to B, B to A), as the ids round it; [] when there is none.
+    The engine decides a rule after the rules it yields to, which needs an order."""
+    state: dict[str, int] = {}  # 1: on the current path, 2: done
+
+    def visit(rule: str, path: list[str]) -> list[str]:
+        state[rule] = 1
+        for other in yields.get(rule, ()):
+            if state.get(other) == 1:
+                return [*path[path.index(other):], rule, other] if other in path else [rule, other]
+            if other not in state and (found := visit(other, [*path, rule])):
+                return found
+        state[rule] = 2
+        return []
+
+    for rule in sorted(yields):
+        if rule not in state and (found := visit(rule, [])):
+            return found
+    return []

@@ -28,7 +28,7 @@ from advisor.engine.conditions import (
     cel_value_fits,
     known_values,
 )
-from advisor.engine.fixpoint import MAX_PASSES, resizes, settle
+from advisor.engine.fixpoint import MAX_PASSES, justified, resizes, settle
 from advisor.engine.group import OUTCOMES, Bound, Decisions, all_bools, decide
 from advisor.engine.group import Group as _Group
 from advisor.engine.hostresult import capacity_summary, host_result, vm_layouts
@@ -123,6 +123,7 @@ class Evaluator:
         self._last_groups: dict[tuple[str, Version | None, bool], _Group] = {}  # (workload, version, hosted)
         self._shapes: dict[str, tuple[FindingShape, str]] = {}
         self.catalog = catalog
+        self._yields = catalog.yields()  # rule -> the rules whose written fix can undo its premise
         self.policy = policy or Policy()
         self.env = cel_env()
         self._decisions = Decisions()  # rules decided one by one, by the values they read
@@ -417,8 +418,9 @@ class Evaluator:
                 fixes.append(Fixed(rule.id, finding.severity, rule.d.summary, finding.fix))
         return fixes
 
-    def _again(self, s: Subject, vm: VM) -> tuple[Recommendation, list[dict[str, Any]]]:
-        """The keys the written fixes of `vm` (a pass of advisor.engine.fixpoint) change."""
+    def _again(self, s: Subject, vm: VM) -> tuple[Recommendation, list[dict[str, Any]], frozenset[str]]:
+        """The keys the written fixes of `vm` (a pass of advisor.engine.fixpoint) change, their
+        resizes, and the rules that fire on it unsuppressed."""
         host, version, cache, cluster, place_facts = self._context
         facts, _ = facts_for(host, vm, version, s.unknown, cache, cluster)
         facts.update(place_facts)
@@ -426,7 +428,8 @@ class Evaluator:
         group = self._group_of(vm.workload, version, known, host is not None)
         fixes = self._fixes(s, vm, facts, self._fired(group, known)[0], record=False)
         core_mhz = host.core_mhz if host else None
-        return recommend(fixes, None, self.explicit, vm, core_mhz, typed=False), resizes(fixes, self.explicit)
+        return (recommend(fixes, None, self.explicit, vm, core_mhz, typed=False), resizes(fixes, self.explicit),
+                frozenset(f.rule for f in fixes))
 
     def _recommend(self, s: Subject, vm: VM, host: Host | None, fixes: list[Fixed]) -> Recommendation:
         core_mhz = host.core_mhz if host else None
@@ -439,11 +442,27 @@ class Evaluator:
             if not settled:
                 self.run.notes.append(f"vm {vm.name}: the written recommendation did not settle within "
                                       f"{MAX_PASSES} passes; checking the VM with it applied may recommend more")
+        if self._yields and len(fixes) > 1:
+            rec = self._justified(s, vm, rec, base, core_mhz)
         keys = {**(base or {}), **rec.changes}
         if self.typed:
-            rec.vm, rec.vmx = read_keys(vm.name, keys, rec.reasons)
+            rec.vm, rec.vmx = read_keys(vm.name, keys, rec.reasons, sources=rec.sources)
         else:
             rec.vmx = written_keys(keys) if keys else {}  # a quarter of templates: no fix writes a key
+        return rec
+
+    def _justified(self, s: Subject, vm: VM, rec: Recommendation, base: dict[str, str] | None,
+                   core_mhz: int | None) -> Recommendation:
+        """The recommendation without the entries whose premise another written fix took away
+        (advisor.engine.fixpoint.justified), settled again on the VM they leave: a value computed
+        with a dropped entry applied (NUMA002's cores per socket for NUMA001's preferHT layout)
+        is computed anew."""
+        again = lambda following: self._again(s, following)  # noqa: E731  (the same callback twice)
+        for _ in range(MAX_PASSES):
+            pruned = justified(vm, rec, base, again, self._yields)
+            if pruned is rec:
+                break
+            rec, _ = settle(vm, pruned, base, core_mhz, again, [r for _, r in pruned.resized])
         return rec
 
     def _note_exemption(self, ex: Exemption, vm_name: str | None) -> None:

@@ -10,6 +10,11 @@ resize takes a second pass: .vmx keys alone are computed on the shape they leave
 
 The findings reported stay those of the VM as specified; only what is written changes. A
 recommendation still moving after MAX_PASSES is kept as the last pass left it, with a note.
+
+Folding only adds. What a fix asked for can stop being needed once another written fix is
+applied (issue 33: SCHED002 sets latency back to Normal, and SCHED004's reservations were for
+High); `justified` then takes it back, ruff-style, for the rule pairs the catalog declares
+(`yields_to`), and the engine settles what is left again.
 """
 
 from __future__ import annotations
@@ -128,20 +133,26 @@ def _same(following: VM, current: VM) -> bool:
     return following == current and following.model_fields_set == current.model_fields_set
 
 
+# again(vm): that VM's recommendation (only the keys its written fixes change), the resizes of its
+# written fixes, and the ids of the rules whose fixes it writes.
+Again = Callable[[VM], tuple[Recommendation, list[dict[str, Any]], frozenset[str]]]
+
+
 def settle(vm: VM, first: Recommendation, base: dict[str, str] | None, core_mhz: int | None,
-           again: Callable[[VM], tuple[Recommendation, list[dict[str, Any]]]],
-           resized: list[dict[str, Any]]) -> tuple[Recommendation, bool]:
+           again: Again, resized: list[dict[str, Any]]) -> tuple[Recommendation, bool]:
     """Fold into `first` what evaluating the VM with it applied writes, until nothing changes.
 
-    again(vm): that VM's recommendation (only the keys its written fixes change) and the
-    resizes of its written fixes; `first` is what evaluating `vm` itself writes (its keys may be
-    spelled after `base`). resized: those of `first`. Returns the recommendation (its
-    `vm` and `vmx` left for the caller to build, as recommend(typed=False) leaves them) and
-    whether it settled within MAX_PASSES.
+    `first` is what evaluating `vm` itself writes (its keys may be spelled after `base`);
+    resized: the resizes of `first`. Returns the recommendation (its `vm` and `vmx` left for the
+    caller to build, as recommend(typed=False) leaves them) and whether it settled within
+    MAX_PASSES.
     """
     spelled = {k.lower(): k for k in (base or {})} | {k.lower(): k for k in first.changes}
-    changes, reasons = dict(first.changes), dict(first.reasons)
-    guest, host = dict(first.guest), dict(first.host)
+    changes, reasons, sources = dict(first.changes), dict(first.reasons), dict(first.sources)
+    guest, host, guest_sources = dict(first.guest), dict(first.host), dict(first.guest_sources)
+    summaries = dict(first.summaries)
+    resized_by = list(first.resized)
+    own: dict[str, tuple[str, str]] | None = None  # the VM's own .vmx keys, by lower-case key
     current, step = vm, dict(first.changes)
     settled = False
     for _ in range(MAX_PASSES):
@@ -154,12 +165,27 @@ def settle(vm: VM, first: Recommendation, base: dict[str, str] | None, core_mhz:
             settled = True
             break
         # A field applied() left to the next pass (cores per socket) is written as it leaves it.
+        # A key the VM's .vmx leaves out because its value is the default (latency sensitivity
+        # Normal) keeps the value its rule wrote: a removal would lose the rule's reason.
         shape = {k.lower(): v for k, v in vm_to_vmx(following, core_mhz).items()}
         for key in [k for k in changes if k.lower() in SCALAR_KEYS and shape.get(k.lower()) != changes[k]]:
-            changes[key] = shape.get(key.lower())
-            if changes[key] is None:
-                reasons.pop(key, None)
-        rec, resized = again(following)
+            if not _states_field(following, key, changes[key]):
+                changes[key] = shape.get(key.lower())
+        # So is a field of the VM's own that the resize left behind (its cores per socket, which
+        # no longer divides the vCPUs a rule set), on behalf of the rules that resized the VM.
+        own = own if own is not None else {k.lower(): (k, v) for k, v in vm_to_vmx(vm, core_mhz).items()}
+        written = {k.lower() for k in changes}
+        for low, (spelling, text) in own.items():
+            if low in SCALAR_KEYS and low not in written and shape.get(low) != text:
+                spelling = spelled.setdefault(low, spelling)
+                changes[spelling] = shape.get(low)
+                resizer = next((k for k in ("numvcpus", "memsize") if k in sources), None)
+                if resizer is not None:
+                    sources[low] = sources[resizer]
+                    owner = next((r for k, r in reasons.items() if k.lower() == resizer), None)
+                    if owner is not None:
+                        reasons[spelling] = owner
+        rec, resized, _ = again(following)
         step = _new(rec, shape)
         new_guest = {k: v for k, v in rec.guest.items() if guest.get(k) != v}
         if not step and not new_guest:
@@ -168,15 +194,113 @@ def settle(vm: VM, first: Recommendation, base: dict[str, str] | None, core_mhz:
         for key, value in step.items():
             key = spelled.setdefault(key.lower(), key)
             changes[key] = value
-            if value is None:
-                reasons.pop(key, None)
-            elif key.lower() in {k.lower() for k in rec.reasons}:
+            if key.lower() in {k.lower() for k in rec.reasons}:
                 reasons[key] = next(r for k, r in rec.reasons.items() if k.lower() == key.lower())
+            if key.lower() in rec.sources:
+                sources[key.lower()] = rec.sources[key.lower()]
         guest.update(new_guest)
+        guest_sources.update({k: rec.guest_sources[k] for k in new_guest if k in rec.guest_sources})
         host.update(rec.host)
+        resized_by.extend(rec.resized)
+        summaries.update(rec.summaries)
         current = following
     if changes == first.changes and guest == first.guest and host == first.host:
         return first, settled
     settings = {k: v for k, v in {**(base or {}), **changes}.items() if v is not None}
-    return Recommendation(settings=settings, changes=changes, reasons=reasons, guest=guest, host=host,
-                          suggestions=first.suggestions), settled
+    return Recommendation(settings=settings, changes=changes, reasons=reasons, sources=sources, summaries=summaries,
+                          guest=guest, guest_sources=guest_sources, host=host, suggestions=first.suggestions,
+                          resized=resized_by), settled
+
+
+def _states_field(vm: VM, key: str, text: str | None) -> bool:
+    """Whether `text`, the value a rule wrote for a key with a field, is that field's value on
+    `vm` (the VM with the recommendation applied)."""
+    if text is None:
+        return False
+    name, parse = SCALAR_KEYS[key.lower()]
+    try:
+        return bool(parse(text) == getattr(vm, name))
+    except ValueError:
+        return False
+
+
+def writers(rec: Recommendation) -> set[str]:
+    """The rules with an entry in the recommendation: a key, a guest setting or a resize."""
+    return ({r for rules in rec.sources.values() for r in rules} | set(rec.guest_sources.values())
+            | {rule for rule, _ in rec.resized})
+
+
+def justified(vm: VM, rec: Recommendation, base: dict[str, str] | None, again: Again,
+              yields: dict[str, frozenset[str]]) -> Recommendation:
+    """`rec` with only the entries whose rule still fires on the VM with the rest applied.
+
+    A fix is computed for the VM as specified; another written fix may take its premise away
+    (SCHED002 sets latency sensitivity back to Normal, and SCHED004's reservations were asked
+    for because it was High; SQL008 cuts a wide VM to one NUMA node, and NUMA001's preferHT was
+    for a wide VM). As ruff keeps a fix only while its rule still fires on the fixed file, each
+    rule that yields to another written rule (`yields_to` in its YAML) is evaluated on the VM
+    with every other kept entry applied and its own left out; a rule that no longer fires loses
+    its entries. Rules are decided after the rules they yield to (the catalog refuses a circle),
+    so the result does not depend on the order of rules or VMs.
+    """
+    live = writers(rec)
+    pending = {r for r in live if yields.get(r, frozenset()) & live}
+    if not pending:
+        return rec
+    dropped: set[str] = set()
+    for rule in _after_what_they_yield_to(live, yields):
+        if rule not in pending or not yields.get(rule, frozenset()) & (live - dropped):
+            continue
+        others = live - dropped - {rule}
+        following = applied(vm, _kept_changes(rec, others), [r for owner, r in rec.resized if owner in others])
+        if following is None:
+            continue  # the model refuses the VM without this rule's entries: nothing to judge by, kept
+        if rule not in again(following)[2]:
+            dropped.add(rule)
+    return _without(rec, dropped, base) if dropped else rec
+
+
+def _kept_changes(rec: Recommendation, rules: set[str]) -> dict[str, str | None]:
+    """The keys of `rec` some rule of `rules` asks for (and those no rule is named for)."""
+    sources = rec.sources
+    return {k: v for k, v in rec.changes.items()
+            if not (named := sources.get(k.lower())) or not rules.isdisjoint(named)}
+
+
+def _after_what_they_yield_to(rules: set[str], yields: dict[str, frozenset[str]]) -> list[str]:
+    """`rules` ordered so each comes after the rules it yields to (by id where free)."""
+    order: list[str] = []
+    placed: set[str] = set()
+    left = sorted(rules)
+    while left:
+        ready = [r for r in left if not (yields.get(r, frozenset()) & rules) - placed] or left[:1]
+        order.extend(ready)
+        placed.update(ready)
+        left = [r for r in left if r not in placed]
+    return order
+
+
+def _without(rec: Recommendation, dropped: set[str], base: dict[str, str] | None) -> Recommendation:
+    """`rec` without the entries that only rules in `dropped` ask for: the VM keeps its own value."""
+    out = Recommendation(suggestions=rec.suggestions, host=dict(rec.host), summaries=dict(rec.summaries))
+    for key, value in rec.changes.items():
+        named = rec.sources.get(key.lower(), ())
+        left = tuple(r for r in named if r not in dropped)
+        if named and not left:
+            continue
+        out.changes[key] = value
+        if named:
+            out.sources[key.lower()] = left
+        reason = rec.reasons.get(key)
+        if reason is not None:
+            kept = reason[0] in left or not left
+            out.reasons[key] = reason if kept else (left[-1], rec.summaries.get(left[-1], ""))
+    for setting, value in rec.guest.items():
+        if rec.guest_sources.get(setting) not in dropped:
+            out.guest[setting] = value
+            if setting in rec.guest_sources:
+                out.guest_sources[setting] = rec.guest_sources[setting]
+    out.resized = [(rule, r) for rule, r in rec.resized if rule not in dropped]
+    out.settings = {k: v for k, v in {**(base or {}), **out.changes}.items() if v is not None}
+    return out
+

@@ -87,10 +87,19 @@ class Recommendation:
     settings: dict[str, str] = field(default_factory=dict)
     # Only the keys the written fixes change; None deletes the key (for `advisor fix`).
     changes: dict[str, str | None] = field(default_factory=dict)
-    # key -> (rule id, one-line reason) for each key a written fix set.
+    # key -> (rule id, one-line reason) for each key a written fix set or removed: the rule
+    # that won the key (the most severe of those writing it).
     reasons: dict[str, tuple[str, str]] = field(default_factory=dict)
+    # lower-case key -> every rule whose written fix asks for the key's value: the entry is
+    # justified while one of them fires on the VM with the rest of the recommendation applied
+    # (advisor.engine.fixpoint.justified).
+    sources: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    summaries: dict[str, str] = field(default_factory=dict)  # rule -> its one-line summary, for the rules above
     guest: dict[str, Any] = field(default_factory=dict)
+    guest_sources: dict[str, str] = field(default_factory=dict)  # guest setting -> its rule
     host: dict[str, str] = field(default_factory=dict)
+    # The written resizes of spec fields that are no .vmx key (gpu.passthrough), with their rule.
+    resized: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
     suggestions: list[Suggestion] = field(default_factory=list)
     # The settings as the one typed value every command writes (built last, by recommend()).
     vm: RecommendedVM = NO_RECOMMENDATION
@@ -252,23 +261,31 @@ def recommend(fixes: Iterable[Fixed], base: dict[str, str] | None = None,
     resizer = _Resizer(vm, core_mhz, base) if vm is not None and combined else None
     spelled = {k.lower(): k for k in out.settings} if written else {}
     for item in written:
+        out.summaries[item.rule] = item.summary
         for key, value in _fix_keys(item.fix, resizer, combined).items():
             key = spelled.get(key.lower(), canonical_key(key))
             spelled[key.lower()] = key
-            if value == REMOVE:
+            text = None if value == REMOVE else value
+            # A rule asking for the value the key already has shares it; another value replaces it.
+            same = key in out.changes and out.changes[key] == text
+            out.sources[key.lower()] = (*out.sources.get(key.lower(), ()), item.rule) if same else (item.rule,)
+            out.changes[key] = text
+            out.reasons[key] = (item.rule, item.summary)  # a removal names its rule too (issue 33)
+            if text is None:
                 out.settings.pop(key, None)
-                out.reasons.pop(key, None)
-                out.changes[key] = None
-                continue
-            out.settings[key] = value
-            out.changes[key] = value
-            out.reasons[key] = (item.rule, item.summary)
-        out.guest.update(item.fix.get("guest") or {})
+            else:
+                out.settings[key] = text
+        guest = item.fix.get("guest") or {}
+        out.guest.update(guest)
+        out.guest_sources.update(dict.fromkeys(guest, item.rule))
+        if item.fix.get("resize"):
+            out.resized.append((item.rule, dict(item.fix["resize"])))
         out.host.update({k: str(v) for k, v in (item.fix.get("host") or {}).items()})
     if len(out.suggestions) > 1:
         out.suggestions.sort(key=lambda s: (-SEVERITY_RANK[s.severity], s.rule))
     if not typed:
         return out
     # The VM's own keys in their order, then each key a fix set or removed (None), at its first place.
-    out.vm, out.vmx = read_keys(vm.name if vm is not None else "", {**(base or {}), **out.changes}, out.reasons)
+    out.vm, out.vmx = read_keys(vm.name if vm is not None else "", {**(base or {}), **out.changes}, out.reasons,
+                                sources=out.sources)
     return out

@@ -55,6 +55,14 @@ written fixes resize it, at most 4 passes after the first (`MAX_PASSES`,
 advisor/engine/fixpoint.py). A recommendation still moving after them is written as the last pass
 left it, with a note naming the VM, and fails the sweep. The findings reported are those of the VM
 as specified.
+
+Folding only adds, and one written fix can take away another's premise: SCHED002 sets latency
+sensitivity back to Normal, and SCHED004's reservations were asked for because it was High. A rule
+names the rules that can do that to it (`yields_to`, shown below as "Yields to"); when both write,
+advisor checks the VM with everything else applied and without that rule's keys, and drops them if
+the rule no longer fires there, then settles what is left again. Every key written and every key
+removed carries the rules that justify it (`advisor fix` names them); tests/rules/test_justified.py
+checks this over 5,040 generated VMs and names any pair a rule has not declared.
 """
 
 
@@ -89,6 +97,9 @@ def rule_markdown(rule: Rule) -> str:
              + (f" · vSphere {d.vsphere.min or ''}–{d.vsphere.max or ''}" if d.vsphere.min or d.vsphere.max else ""),
              "", d.summary + ".", "", " ".join(d.rationale.split()), "",
              f"Condition: `{d.when}`", "", f"Fix: {d.fix.text}", "", f"Written: {written(rule)}"]
+    if d.yields_to:
+        lines += ["", f"Yields to: {', '.join(d.yields_to)} (its keys are written only while it still fires "
+                      "with theirs applied)"]
     for part in ("vmx", "guest", "host", "resize"):
         values = getattr(d.fix, part)
         if values:

@@ -75,8 +75,11 @@ class RecommendedVM:
     # Every key in .vmx order, as VMware spells it; a key in `removed` is one the fixes delete.
     order: tuple[str, ...] = ()
     removed: frozenset[str] = frozenset()  # lower-case keys
-    # lower-case key -> (rule id, one-line reason) for each key a rule set.
+    # lower-case key -> (rule id, one-line reason) for each key a rule set or removed.
     reasons: Mapping[str, tuple[str, str]] = field(default_factory=dict)
+    # lower-case key -> every rule that justifies the key's value or its removal (issue 33): each
+    # still fires on the VM with the rest of the recommendation applied.
+    sources: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
     def scsi_types(self) -> dict[int, str]:
         """Bus -> scsiN.virtualDev, in bus order."""
@@ -104,6 +107,15 @@ class RecommendedVM:
             if hit:
                 return one_line(f"{hit[0]}: {hit[1]}")
         return None
+
+    def rules_of(self, key: str) -> tuple[str, ...]:
+        """The rules behind a key the recommendation sets or removes (() for the VM's own keys)."""
+        low = key.lower()
+        named = self.sources.get(low)
+        if named:
+            return tuple(named)
+        hit = self.reasons.get(low)
+        return (hit[0],) if hit else ()
 
     def reasons_for(self, keys: Iterable[str]) -> list[str]:
         """Every distinct ``RULE: reason`` among ``keys``, in order."""

@@ -36,7 +36,8 @@ def from_vmx(name: str, keys: Mapping[str, str | None], reasons: Mapping[str, tu
 
 
 def read_keys(name: str, keys: Mapping[str, str | None], reasons: Mapping[str, tuple[str, str]] | None = None,
-              disks: Iterable[DiskSize] = ()) -> tuple[RecommendedVM, dict[str, str]]:
+              disks: Iterable[DiskSize] = (), sources: Mapping[str, tuple[str, ...]] | None = None
+              ) -> tuple[RecommendedVM, dict[str, str]]:
     """from_vmx, and to_vmx of what it gives, in one pass (the engine needs both for every VM)."""
     values, spelled, fields, controllers, nics, advanced, written = _read_all(keys)
     rec = RecommendedVM(
@@ -47,6 +48,7 @@ def read_keys(name: str, keys: Mapping[str, str | None], reasons: Mapping[str, t
         advanced=advanced, order=tuple(spelled.values()),
         removed=frozenset(low for low, text in values.items() if text is None),
         reasons={str(k).lower(): (str(rule), str(text)) for k, (rule, text) in (reasons or {}).items()},
+        sources={str(k).lower(): tuple(rules) for k, rules in (sources or {}).items()},
     )
     return rec, written
 

@@ -22,9 +22,9 @@ def _vm(**fields: object) -> VM:
 def test_a_pass_that_writes_nothing_onto_the_vm_is_not_evaluated_again():
     evaluated: list[VM] = []
 
-    def again(vm: VM) -> tuple[Recommendation, list[dict[str, object]]]:
+    def again(vm: VM) -> tuple[Recommendation, list[dict[str, object]], frozenset[str]]:
         evaluated.append(vm)
-        return Recommendation(), []
+        return Recommendation(), [], frozenset()
 
     first = Recommendation(guest={"power_plan": "high performance"})
     # A field's resize reaches the VM through its .vmx key in `changes`: with none, the VM stays.
@@ -40,9 +40,9 @@ def test_a_pass_that_writes_nothing_onto_the_vm_is_not_evaluated_again():
 def test_a_pass_that_writes_a_key_is_evaluated_again():
     evaluated: list[VM] = []
 
-    def again(vm: VM) -> tuple[Recommendation, list[dict[str, object]]]:
+    def again(vm: VM) -> tuple[Recommendation, list[dict[str, object]], frozenset[str]]:
         evaluated.append(vm)
-        return Recommendation(changes={"vcpu.hotadd": "FALSE"}), []
+        return Recommendation(changes={"vcpu.hotadd": "FALSE"}), [], frozenset()
 
     first = Recommendation(changes={"vcpu.hotadd": "FALSE"})
     rec, settled = settle(_vm(cpu_hot_add=True), first, None, None, again, [{"hardware_version": 19}])
