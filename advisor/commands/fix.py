@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import sys
+from typing import Any
 
 import click
 
@@ -17,20 +18,26 @@ from advisor.model.base import WORKLOADS
 @click.option("--vsphere", help="vSphere version (default: the host's).")
 @click.option("--workload", type=click.Choice(WORKLOADS), help="Workload kind of the VM (default: generic).")
 @click.option("--write", is_flag=True, help="Write the file (atomically, keeping FILE.bak) instead of printing a diff.")
+@click.option("--format", "format_", type=click.Choice(["diff", "json"]), default="diff", show_default=True,
+              help="diff: a unified diff, each change's rules on stderr; json: the changes, each with its rules "
+                   "(schema advisor-fix/v1).")
 @click.option("--select", multiple=True, help="Only fixes from these rule ids or prefixes.")
 @click.option("--ignore", "ignore_", multiple=True, help="No fixes from these rule ids or prefixes.")
 @click.option("--config", "config_file", type=click.Path(dir_okay=False), help="Configuration file.")
 @click.option("--rules", "rule_dirs", multiple=True, type=click.Path(file_okay=False), help="Extra rule folder.")
 @click.option("--output", "-o", "output", metavar="FILE", type=click.Path(dir_okay=False),
-              help="Write the diff to FILE (atomically) instead of standard output.")
-def command(file, host_ref, vsphere, workload, write, select, ignore_, config_file, rule_dirs, output) -> None:
+              help="Write the diff (or the JSON document) to FILE (atomically) instead of standard output.")
+def command(file, host_ref, vsphere, workload, write, format_, select, ignore_, config_file, rule_dirs,
+            output) -> None:
     """Apply advisor's .vmx fixes to FILE.vmx.
 
     Only the keys a finding's fix writes change (fixes of warnings and errors that hold for
     the VM as described); a suggestion, which depends on what advisor cannot see, is written
     only when its rule is named in --select (e.g. --select NUMA004). New keys go at the end;
     every other byte, comment, order and the file's encoding stay as they were. Without --write a
-    unified diff is printed (exit 0 with no changes, 1 with changes). With --write the file is replaced atomically and
+    unified diff is printed (exit 0 with no changes, 1 with changes), and each change, removals
+    too, with the rules that ask for it; --format json gives the same as one document. With
+    --write the file is replaced atomically and
     the content before the run kept as FILE.vmx.bak (one generation: the next run replaces it).
     Runs on the same file take turns (a lock on its folder), so none loses another's change. A
     second run changes nothing. A VM that is running (a
@@ -44,6 +51,7 @@ def command(file, host_ref, vsphere, workload, write, select, ignore_, config_fi
     from advisor.engine.lint import LintJob, host_and_version, template_subject
     from advisor.errors import InputError
     from advisor.load.yamlfile import read_bytes
+    from advisor.output.describe import visible
     from advisor.readers import vmxfile
     from advisor.vmx.document import VmxDocument, apply, is_locked, unified_diff
     from advisor.vmx.recommendation import changes as recommended_changes
@@ -77,8 +85,6 @@ def command(file, host_ref, vsphere, workload, write, select, ignore_, config_fi
         rec = evaluator.recommendations[id(run.vms[0])]
         # Built without the VM's own keys, the recommendation is exactly what the fixes change.
         desired = recommended_changes(rec.vm)
-        reasons = {key.lower(): rule for key, (rule, _) in rec.vm.reasons.items()}
-        reasons.update({key.lower(): "removed" for key, value in desired.items() if value is None})
         for suggestion in rec.suggestions:
             keys = ", ".join(f"{k} = {v}" for k, v in suggestion.vmx.items()) or suggestion.text
             click.echo(f"# not written: {suggestion.rule} suggests {keys} if {suggestion.condition}; "
@@ -86,18 +92,41 @@ def command(file, host_ref, vsphere, workload, write, select, ignore_, config_fi
         before = doc.to_bytes()
         changes = apply(doc, desired)
         after = doc.to_bytes()
+        # Every change names the rules behind it, a removal too (issue 33).
+        named = [(c, rec.vm.rules_of(c.key)) for c in changes]
+        if format_ == "json" and not (write and changes):
+            deliver(fix_document(file, named, written=False), output)
         if not changes:
             click.echo(f"advisor: {file}: nothing to change", err=True)
             sys.exit(0)
         if not write:
-            deliver(unified_diff(path, before, after, doc.charset or "utf-8"), output)
-            for change in changes:
-                click.echo(f"# {reasons.get(change.key.lower(), '?')}: {change.key} "
-                           f"{change.old!r} -> {change.new!r}", err=True)
+            if format_ == "diff":
+                deliver(unified_diff(path, before, after, doc.charset or "utf-8"), output)
+                for change, rules in named:
+                    new = "removed" if change.new is None else repr(change.new)
+                    click.echo(visible(f"# {'+'.join(rules) or '?'}: {change.key} {change.old!r} -> {new}"), err=True)
             sys.exit(1)
         had_backup = path.with_name(path.name + ".bak").exists()
         # Under the lock, and only if the file still holds the bytes the fixes were computed on.
         write_atomic(path, after, backup=True, expect=data)
+        if format_ == "json":
+            deliver(fix_document(file, named, written=True), output)
         older = f"; it replaced the older {path.name}.bak" if had_backup else ""
         click.echo(f"advisor: {file}: {len(changes)} key{'s' if len(changes) != 1 else ''} changed "
                    f"(the content before this run is in {path.name}.bak{older})", err=True)
+
+
+FIX_SCHEMA = "advisor-fix/v1"
+
+
+def fix_document(file: str, changes: list[tuple[Any, tuple[str, ...]]], written: bool) -> str:
+    """`advisor fix --format json`: each change (a key set, changed or removed) with its rules."""
+    import json
+
+    return json.dumps({
+        "schema": FIX_SCHEMA,
+        "file": file,
+        "written": written,
+        "changes": [{"key": c.key, "old": c.old, "new": c.new, "line": c.line, "rules": list(rules)}
+                    for c, rules in changes],
+    }, ensure_ascii=True, indent=2)

@@ -1,1 +1,1 @@
-"""JSON Schemas shipped with advisor (report format)."""
+"""JSON Schemas shipped with advisor (the report format, and `advisor fix --format json`)."""

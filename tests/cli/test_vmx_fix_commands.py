@@ -189,3 +189,35 @@ def test_fix_writes_an_info_fix_only_when_its_rule_is_selected(tmp_path):
     chosen = advisor("fix", str(vmx), "--host", "dell-r720-e5-2697v2", "--select", "NET002", "--write")
     assert chosen.returncode == 0, chosen.stderr
     assert "intrMode" not in vmx.read_text()
+
+
+LATENCY_HIGH = ('.encoding = "UTF-8"\ndisplayName = "sql"\nvirtualHW.version = "19"\nguestOS = "windows2019srv-64"\n'
+                'numvcpus = "16"\nmemsize = "65536"\nsched.cpu.latencySensitivity = "high"\nsched.mem.max = "118"\n')
+
+
+def test_fix_names_the_rule_of_every_change_and_removal(tmp_path):
+    # Issue 33: "# removed: sched.mem.max '118' -> None" named no rule; SCHED002's Normal was a
+    # removal that lost its reason, and SCHED004 wrote reservations Normal does not need.
+    import jsonschema
+
+    vmx = tmp_path / "sql.vmx"
+    vmx.write_text(LATENCY_HIGH)
+    args = ("fix", str(vmx), "--host", "hp-dl580-g7", "--workload", "sql-server")
+    diff = advisor(*args)
+    assert diff.returncode == 1, diff.stderr
+    trailer = [line for line in diff.stderr.splitlines() if line.startswith("# ") and "->" in line]
+    assert "# MEM003: sched.mem.max '118' -> removed" in trailer
+    assert "# SCHED002: sched.cpu.latencySensitivity 'high' -> 'normal'" in trailer
+    assert not any(line.startswith("# ?") for line in trailer)
+    assert "sched.cpu.min" not in diff.stdout and "sched.mem.pin" not in diff.stdout
+    report = advisor(*args, "--format", "json")
+    assert report.returncode == 1, report.stderr
+    document = json.loads(report.stdout)
+    schema = json.loads((REPO / "advisor" / "schemas" / "fix-v1.schema.json").read_text())
+    jsonschema.validate(document, schema)
+    assert {c["key"]: (c["new"], c["rules"]) for c in document["changes"]} == {
+        "sched.mem.max": (None, ["MEM003"]), "sched.cpu.latencySensitivity": ("normal", ["SCHED002"])}
+    assert vmx.read_text() == LATENCY_HIGH
+    written = advisor(*args, "--format", "json", "--write")
+    assert written.returncode == 0 and json.loads(written.stdout)["written"] is True
+    assert 'sched.cpu.latencySensitivity = "normal"' in vmx.read_text()
