@@ -51,8 +51,6 @@ def test_a_latency_critical_vm_keeps_its_reservation():
 
 
 @pytest.mark.parametrize(("host", "vcpus", "gone", "resizer"), [
-    # 56 vCPUs on 4 x 24 cores: wide (NUMA001's preferHT); SQL Server Standard's 24 cores fit one node.
-    ("broadwell-ex-4s", 56, "NUMA001", "SQL008"),
     # 30 vCPUs on one 8-core socket: HOST003 cuts it to 8, which leaves the edition's cap (SQL008) nothing.
     ("dell-r620", 30, "SQL008", "HOST003"),
 ])
