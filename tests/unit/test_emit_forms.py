@@ -110,9 +110,9 @@ def test_powercli_guard_closes_its_block_once(cli, tmp_path: Path) -> None:
 
 
 def test_a_removed_latency_sensitivity_goes_back_to_normal_in_every_api_form(cli, tmp_path: Path) -> None:
-    """The .vmx deletes sched.cpu.latencySensitivity (Normal is what a VM without it runs at);
+    """The .vmx sets sched.cpu.latencySensitivity back to normal (SCHED002, its reason beside it);
     the API tools leave an unnamed setting as it is, so each must say "normal" itself."""
-    assert "sched.cpu.latencySensitivity" not in _vmx(cli, tmp_path, "vmx", LATENCY_HIGH)
+    assert 'sched.cpu.latencySensitivity = "normal"' in _vmx(cli, tmp_path, "vmx", LATENCY_HIGH)
     powercli = scripts(_vmx(cli, tmp_path, "powercli", LATENCY_HIGH))[0]
     assert "$spec.LatencySensitivity.Level = 'normal'" in powercli
     assert "-MemLimitMB $null" in powercli  # TPL002 removed the limit: unlimited
