@@ -424,8 +424,9 @@ def _vnuma_of_clients(topology: dict, clients: list[int]) -> list[tuple[int, ...
 def _pin(layout: HostMap, vms: list[VmResult]) -> HostMap:
     """Mark the logical CPUs each pinned VM (sched.cpu.affinity) may run on. Logical CPUs are
     taken as numbered node by node (advisor.numa.memory.affinity_nodes names this assumption),
-    and a core's hyper-threads as consecutive numbers: vSphere Resource Management,
-    "Hyperthreading" (CPUs 0 and 1 are the first core's two logical processors)."""
+    and a core's hyper-threads as consecutive numbers: vSphere Resource Management, "Hyperthreading
+    and ESXi Hosts" (GUID-3362A2E9-AB03-4C10-B9A1-3E6CA78D399B: CPUs 0 and 1 are the first core's two
+    logical processors, 2 and 3 the second's)."""
     per_node = layout.cores_per_node * layout.threads_per_core
     logical = per_node * layout.nodes
     for vm in vms:
