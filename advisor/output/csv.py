@@ -24,7 +24,7 @@ def _cell(value: object) -> object:
     # shown as for a terminal (advisor.output.escape): a CSV is often printed, not only opened;
     # a leading `::` would be a workflow command in a CI log.
     value = terminal(value, keep="")
-    if value.startswith(_FORMULA) or value.startswith("::"):
+    if value.startswith(_FORMULA) or value.lstrip().startswith("::"):  # a runner reads `  ::cmd` too
         return "'" + value
     return value
 
