@@ -21,6 +21,7 @@ What is compared, and why only that:
 
 from __future__ import annotations
 
+import contextlib
 import math
 from dataclasses import dataclass, field
 
@@ -90,10 +91,9 @@ def choose_version(logged_esxi: str | None, host: Host, override: Version | None
         from advisor.vcenter.to_spec import release  # x.y.z -> x.y Uz from 7.0 on (KB 395110)
 
         text, problem = release(logged_esxi)
-        try:
-            return (Version.parse(text), "log") if not problem else (host.esxi, "host profile")
-        except ValueError:
-            pass
+        with contextlib.suppress(ValueError):  # a release advisor does not know: the host's version stands
+            if not problem:
+                return Version.parse(text), "log"
     return host.esxi, "host profile"
 
 
