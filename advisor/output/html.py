@@ -23,9 +23,11 @@ from advisor.report.findings import Finding, HostResult, Run, VmResult
 
 RULE_DOCS = "https://github.com/vsphere-advisor/advisor/blob/v{version}/docs/rules.md#{anchor}"
 
+# Paths, VM and host names and URLs come from outside and can be any length, and fonts differ from
+# machine to machine: any text may break anywhere (inherited from body), so none widens the page.
 _STYLE = """
 :root{color-scheme:light;font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;line-height:1.4}
-body{margin:0 auto;max-width:80rem;padding:1rem;color:#111;background:#fff}
+body{margin:0 auto;max-width:80rem;padding:1rem;color:#111;background:#fff;overflow-wrap:anywhere}
 h1{font-size:1.5rem;margin:.2rem 0}h2{font-size:1.25rem;border-bottom:2px solid #333;margin-top:2rem}
 h3{font-size:1.05rem;margin:1.2rem 0 .4rem}
 .totals{font-weight:bold}.sev-error{color:#b00020}.sev-warning{color:#8a5a00}.sev-info{color:#0b5394}
@@ -40,8 +42,8 @@ ul.findings{list-style:none;padding:0}
 li.finding{border-left:4px solid #999;padding:.3rem .6rem;margin:.5rem 0;background:#fafafa;break-inside:avoid}
 li.finding-error{border-color:#b00020}li.finding-warning{border-color:#c98a00}li.finding-info{border-color:#0b5394}
 .rule{font-weight:bold;font-family:ui-monospace,monospace}
-pre{white-space:pre-wrap;overflow-wrap:anywhere;background:#f0f0f0;padding:.3rem .5rem;margin:.3rem 0}
-a{overflow-wrap:anywhere}.muted{color:#555;font-size:.9rem}
+pre{white-space:pre-wrap;background:#f0f0f0;padding:.3rem .5rem;margin:.3rem 0}
+.muted{color:#555;font-size:.9rem}
 @media print{body{max-width:none;padding:0}a{color:inherit}h2{break-after:avoid}
   *{-webkit-print-color-adjust:exact;print-color-adjust:exact}}
 """

@@ -127,7 +127,7 @@ def page(verdicts: list[Verdict], errors: list[InputError]) -> str:
     return (
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-        "<title>advisor verify</title><style>body{font-family:sans-serif;margin:1rem}"
+        "<title>advisor verify</title><style>body{font-family:sans-serif;margin:1rem;overflow-wrap:anywhere}"
         "table{border-collapse:collapse;display:block;overflow-x:auto}td,th{border:1px solid #ccc;padding:.3rem;"
         "vertical-align:top}tr.disagree{background:#fde8e8}tr.agree{background:#e8f6ea}</style></head><body>"
         f"<h1>advisor verify</h1><p id=\"summary\">{s['vms']} VM(s): {s['agree']} agree, {s['disagree']} disagree, "

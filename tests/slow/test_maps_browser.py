@@ -189,31 +189,42 @@ page.onload = () => {
             boxClient: box.clientWidth, boxScroll: box.scrollWidth,
             overflow: win.getComputedStyle(box).overflowX};
   });
+  // What is wider than its own box, outside a box that scrolls: named when the page is too wide.
+  const wide = [...doc.querySelectorAll("body *")].filter(el => el.scrollWidth > el.clientWidth + 1
+      && !el.closest(".map-scroll") && el.clientWidth > 0)
+    .map(el => el.tagName + "." + el.className + " " + el.scrollWidth + ">" + el.clientWidth).slice(0, 10);
   document.body.setAttribute("data-measure", JSON.stringify(
-    {viewport: win.innerWidth, page: doc.documentElement.scrollWidth, maps}));
+    {viewport: win.innerWidth, page: doc.documentElement.scrollWidth, maps, wide}));
 };
 </script>
 """
 
 
-def test_a_2x56_core_host_is_readable_at_390_px(tmp_path):
+@pytest.mark.parametrize("width", [390, 320])
+def test_a_2x56_core_host_is_readable_at_a_phones_width(tmp_path, width):
     """At a phone's width the map keeps its size (a thread stays 13 px) and scrolls sideways in
     its own box; the page itself does not scroll sideways. Headless Chromium's window is at least
-    500 px wide, so the report is laid out in a 390 px frame (a viewport of its own)."""
-    root, _ = _report(tmp_path, MIXED)
+    500 px wide, so the report is laid out in a frame of `width` px (a viewport of its own). The
+    spec sits under a long folder name, as on a CI runner: a path is one word that must still wrap,
+    whatever the machine's fonts (this failed on a runner whose path was longer than ours)."""
+    deep = tmp_path / ("a-checkout-folder-with-a-long-name-" * 3).rstrip("-") / "examples"
+    deep.mkdir(parents=True)
+    spec = deep / "mixed-cluster.yaml"
+    spec.write_text(Path(MIXED).read_text())
+    root, _ = _report(tmp_path, str(spec))
     page = (tmp_path / "r.html").read_text()
     frame = tmp_path / "phone.html"
     frame.write_text(f'<!DOCTYPE html><html><body style="margin:0">'
-                     f'<iframe style="width:390px;height:800px;border:0" srcdoc="{escape(page)}"></iframe>'
+                     f'<iframe style="width:{width}px;height:800px;border:0" srcdoc="{escape(page)}"></iframe>'
                      f"{_MEASURE}</body></html>")
     out = _tree(_dump(tmp_path, frame))
     measure = json.loads(out.all("body")[0].attrs["data-measure"])
-    assert measure["viewport"] == 390
-    assert measure["page"] <= 390  # nothing widens the page
+    assert measure["viewport"] == width
+    assert measure["page"] <= width, measure["wide"]  # nothing widens the page
     assert len(measure["maps"]) == len(_maps(root)) >= 3
     for m in measure["maps"]:
-        assert m["width"] == m["viewbox"] > 390  # drawn at full size, not scaled down
-        assert m["overflow"] == "auto" and m["boxClient"] <= 390 and m["boxScroll"] >= m["width"]
+        assert m["width"] == m["viewbox"] > width  # drawn at full size, not scaled down
+        assert m["overflow"] == "auto" and m["boxClient"] <= width and m["boxScroll"] >= m["width"]
 
 
 def _per_node(svg: Node, vm: str) -> dict[int, int]:
