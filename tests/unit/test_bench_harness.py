@@ -48,12 +48,12 @@ def test_a_failing_command_ends_its_pair(harness) -> None:
 def test_a_run_over_the_limit_says_it_was_killed_for_it(harness) -> None:
     """A run the harness kills for its time limit reads as that, not as a bare 'exit -9'; the
     processes it started go with it."""
-    pair = harness.measure_pair("case", [sys.executable, "-c", "import time; time.sleep(60)"], "base",
-                                [sys.executable, "-c", "pass"], repeats=1, timeout_s=0.5)
-    assert not pair.ok and pair.ratios == []
-    assert pair.case.error.startswith("killed by the harness: over its 0-second limit") or \
-        "limit per run" in pair.case.error, pair.case.error
-    assert "exit -9" not in pair.case.error
+    # One command only: a paired baseline under the same short limit could itself be killed on a
+    # busy machine. A run that sleeps for a minute is over a half-second limit however loaded we are.
+    m = harness.measure("case", [sys.executable, "-c", "import time; time.sleep(60)"], repeats=1, timeout_s=0.5)
+    assert m.runs_s == []
+    assert m.error.startswith("killed by the harness: over its 0-second limit per run"), m.error
+    assert "exit -9" not in m.error
 
 
 def test_a_signal_from_elsewhere_is_named(harness) -> None:
