@@ -7,25 +7,7 @@ import json
 import click
 
 from advisor.commands.outputs import check_output, deliver, output_option
-
-
-def spec_schema() -> dict:
-    from advisor.model.spec import Spec
-
-    schema = Spec.model_json_schema()
-    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
-    schema["$id"] = "https://advisor.invalid/schema/spec.json"
-    schema["title"] = "advisor spec (vm.yaml)"
-    return schema
-
-
-def host_schema() -> dict:
-    from advisor.model.spec import Host
-
-    schema = Host.model_json_schema()
-    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
-    schema["title"] = "advisor host profile"
-    return schema
+from advisor.model.jsonschema import host_schema, spec_schema
 
 
 @click.command("schema")

@@ -1,5 +1,5 @@
 """docs/spec.md: the spec and configuration formats as people read them, generated from the
-models' JSON Schemas (advisor.commands.schema), as docs/rules.md is from the catalog. Regenerate
+models' JSON Schemas (advisor.model.jsonschema), as docs/rules.md is from the catalog. Regenerate
 with `advisor schema --format markdown -o docs/spec.md`; a test fails when it is stale.
 
 Every field is a row (type, default, what it means), and an unknown key's likely meanings
@@ -25,10 +25,10 @@ error naming the field it most likely stands for. Sizes are written `64GB`, `1.5
 
 
 def spec_markdown() -> str:
-    from advisor.commands.schema import spec_schema
     from advisor.load.configmodel import Config
     from advisor.model import spec as models
     from advisor.model.base import Strict
+    from advisor.model.jsonschema import spec_schema
     from advisor.model.versions import releases_text
 
     schema = spec_schema()

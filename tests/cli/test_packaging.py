@@ -28,7 +28,7 @@ def test_data_folders_are_mapped():
 
 
 def test_schema_command_matches_models():
-    from advisor.commands.schema import spec_schema
+    from advisor.model.jsonschema import spec_schema
     from advisor.model.spec import Spec
 
     schema = spec_schema()
@@ -51,7 +51,7 @@ def test_shipped_editor_schemas_are_current():
     """advisor/schemas/*-v1.schema.json are generated from the Pydantic models, never edited."""
     import json
 
-    from advisor.commands.schema import host_schema, spec_schema
+    from advisor.model.jsonschema import host_schema, spec_schema
 
     for name, build in (("spec-v1.schema.json", spec_schema), ("host-v1.schema.json", host_schema)):
         shipped = json.loads((REPO / "advisor" / "schemas" / name).read_text())
