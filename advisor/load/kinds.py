@@ -3,6 +3,9 @@ file that another command reads says which one (`lint spec.yaml`: "use advisor c
 `check web.vmx`: "use advisor lint") instead of only that it cannot read it.
 
 Consulted only after a file has failed to load, so the guess costs a successful run nothing.
+Whether a file is a template is the readers' answer (advisor.readers.detect): the readers ask
+this module which command takes a file they cannot read, so the spec loader, not this module,
+asks them (advisor.load.specfile.for_spec_command).
 """
 
 from __future__ import annotations
@@ -21,9 +24,9 @@ _YAML_KINDS = (
 
 
 def kind_of(path: str, head: bytes) -> str | None:
-    """"template", "spec", "host profile", "rule file", "configuration", or None (unknown)."""
-    from advisor.readers import detect
-
+    """"spec", "host profile", "rule file", "configuration", or None (unknown or a template:
+    whether a file is a template is the readers' answer, advisor.readers.detect, which the spec
+    loader asks itself; the readers ask this module, so it does not ask them back)."""
     name = Path(path).name.lower()
     if name in (".advisor.yaml", ".advisor.yml", "pyproject.toml"):
         return "configuration"
@@ -32,10 +35,7 @@ def kind_of(path: str, head: bytes) -> str | None:
         for kind, pattern in _YAML_KINDS:
             if pattern.search(head):
                 return kind
-    try:
-        return "template" if detect(Path(path), head) is not None else None
-    except Exception:  # a guess for a message: whatever a sniffer trips on means "unknown"
-        return None
+    return None
 
 
 def is_spec_file(name: str, path: str) -> bool:
@@ -56,24 +56,16 @@ def is_spec_file(name: str, path: str) -> bool:
     return kind_of(path, head) == "spec"
 
 
-def for_spec_command(path: str, head: bytes) -> str | None:
-    """What to say when a command that reads specs (check, topology, vmx) cannot read `path`."""
-    kind = kind_of(path, head)
-    if kind == "template":
-        fix = " (or `advisor fix` to edit it)" if path.lower().endswith((".vmx", ".vmtx")) else ""
-        return f"this is a template, not a spec: use `advisor lint {path}`{fix}"
-    return _elsewhere(kind, path)
-
-
 def for_template_command(path: str, head: bytes) -> str | None:
     """What to say when a command that reads templates (lint, fix) cannot read `path`."""
     kind = kind_of(path, head)
     if kind == "spec":
         return f"this is a spec, not a template: use `advisor check {path}` (or `advisor vmx` for its settings)"
-    return _elsewhere(kind, path)
+    return elsewhere(kind, path)
 
 
-def _elsewhere(kind: str | None, path: str) -> str | None:
+def elsewhere(kind: str | None, path: str) -> str | None:
+    """Which option or place takes a file of ``kind`` that no command reads directly."""
     if kind == "host profile":
         return f"this is a host profile: name it as `host: {path}` in a spec, or give it to --host"
     if kind == "configuration":

@@ -81,13 +81,28 @@ def parse_spec(data: bytes | str, file: str, profiles: HostProfiles = BUNDLED) -
     try:
         return spec_from_root(loads(data, file), file, profiles=profiles)
     except InputError:
-        from advisor.load.kinds import for_spec_command
-
         head = data[:65536] if isinstance(data, bytes) else data[:65536].encode("utf-8", "replace")
         hint = for_spec_command(file, head)
         if hint is None:
             raise
         raise InputError(hint, file=file) from None
+
+
+def for_spec_command(path: str, head: bytes) -> str | None:
+    """What to say when a command that reads specs (check, topology, vmx) cannot read `path`."""
+    from advisor.load.kinds import elsewhere, kind_of
+    from advisor.readers import detect
+
+    kind = kind_of(path, head)
+    if kind is None:
+        try:
+            kind = "template" if detect(Path(path), head) is not None else None
+        except Exception:  # a guess for a message: whatever a sniffer trips on means "unknown"
+            kind = None
+    if kind == "template":
+        fix = " (or `advisor fix` to edit it)" if path.lower().endswith((".vmx", ".vmtx")) else ""
+        return f"this is a template, not a spec: use `advisor lint {path}`{fix}"
+    return elsewhere(kind, path)
 
 
 def spec_from_root(root: Any, file: str, lenient_shape: bool = False, profiles: HostProfiles = BUNDLED) -> LoadedSpec:

@@ -41,7 +41,6 @@ _BEING_BROKEN: dict[tuple[str, ...], str] = {
     ("advisor.load.yamlfile", "advisor.load.yamlnodes"): "checkspeed",
     ("advisor.load.yamlfile", "advisor.load.yamltree"): "checkspeed",
     ("advisor.load.yamlfile", "advisor.load.yamltree", "advisor.load.yamlnodes"): "checkspeed",
-    ("advisor.load.kinds", "advisor.readers"): "structure",
 }
 
 # Enough cycles to name what is wrong; past this the graph is tangled and the first ones say so.
