@@ -16,19 +16,12 @@ from typing import NoReturn
 
 from advisor import __version__
 from advisor.collector import gc_paused
+from advisor.errors import EXIT_CODES_HELP
 
 # Click, and below a command's modules, live as long as the run: collections while they load
 # would walk them only to promote them (about 2% of a small check's start-up).
 with gc_paused(kept=True, kept_min=0):
     import click
-
-EXIT_CODES_HELP = """\b
-Exit codes:
-  0  no finding reached --fail-on (default: error)
-  1  findings reached --fail-on
-  2  usage error or invalid input (file, line and field are named)
-  3  internal error (a bug in advisor; run with --debug and report it)
-"""
 
 # name -> (module under advisor.commands, one-line help shown in `advisor --help`)
 COMMANDS: dict[str, tuple[str, str]] = {

@@ -9,6 +9,15 @@ from __future__ import annotations
 
 import re
 
+# The exit codes, as `advisor --help`, `check --help` and `lint --help` print them.
+EXIT_CODES_HELP = """\b
+Exit codes:
+  0  no finding reached --fail-on (default: error)
+  1  findings reached --fail-on
+  2  usage error or invalid input (file, line and field are named)
+  3  internal error (a bug in advisor; run with --debug and report it)
+"""
+
 
 class InputError(Exception):
     """A problem with user input, located as precisely as we can."""

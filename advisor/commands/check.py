@@ -7,9 +7,9 @@ import sys
 
 import click
 
-from advisor.cli import EXIT_CODES_HELP
 from advisor.commands.common import display, emit, report_options, settings, stdin_inputs, stdin_option
 from advisor.commands.vcenter_options import vcenter_options
+from advisor.errors import EXIT_CODES_HELP
 
 
 @click.command("check", epilog=EXIT_CODES_HELP)

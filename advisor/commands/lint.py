@@ -7,8 +7,8 @@ from pathlib import Path
 
 import click
 
-from advisor.cli import EXIT_CODES_HELP
 from advisor.commands.common import STDIN, display, emit, report_options, settings, stdin_inputs, stdin_option
+from advisor.errors import EXIT_CODES_HELP
 from advisor.model.base import WORKLOADS
 
 

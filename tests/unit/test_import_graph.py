@@ -23,8 +23,6 @@ ADVISOR = Path(__file__).resolve().parents[2] / "advisor"
 # cycle not listed here and on an entry that is no longer a cycle, so the list only shrinks:
 # whoever breaks one removes its entry. A cycle is written from its smallest module name.
 _BEING_BROKEN: dict[tuple[str, ...], str] = {
-    ("advisor.cli", "advisor.commands.check"): "structure",
-    ("advisor.cli", "advisor.commands.lint"): "structure",
     ("advisor.emit", "advisor.emit.packer"): "structure",
     ("advisor.emit", "advisor.emit.terraform"): "structure",
     ("advisor.output", "advisor.output.html"): "structure",
