@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from advisor.emit import hcl
+import advisor.emit.hcl as hcl
 from advisor.emit.guestid import api_guest_id
 from advisor.emit.recommended import NIC_NAMES, SCSI_NAMES, api_ready, comment_safe, extras, removed_extras
 from advisor.model.recommendation import RecommendedVM

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 
-from advisor.emit import hcl
+import advisor.emit.hcl as hcl
 from advisor.emit.guestid import api_guest_id
 from advisor.emit.recommended import NIC_NAMES, SCSI_NAMES, api_ready, extras, latency, removed_extras
 from advisor.model.recommendation import RecommendedVM

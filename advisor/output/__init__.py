@@ -14,20 +14,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from advisor.report.findings import Run
 
-from typing import NamedTuple
-
+from advisor.output.display import Display as Display
 from advisor.vocab import Format
-
-
-class Display(NamedTuple):
-    """What the text report shows beyond one line, a fix and a link per finding (the other
-    formats carry everything). `-v` turns every part on; `check` shows topologies by default.
-    (A NamedTuple: see CONTRIBUTING.md, "Add a class on `check`'s path".)"""
-
-    sources: bool = False  # every reference of each finding (--show-sources)
-    skipped: bool = False  # each VM's rules not evaluated and every unknown template value (--show-skipped)
-    topology: bool = False  # each VM's predicted topology
-    verbose: bool = False  # also each host's capacity, a fix's instruction and the suggestions not written
 
 # Format X renders in the module advisor.output.<X's value>: adding a format is one Format member
 # plus one module (tests/unit/test_vocab.py fails for a member without its module).

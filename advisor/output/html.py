@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from html import escape
 
 import advisor
-from advisor.output import numamap
+import advisor.output.numamap as numamap
 from advisor.output.describe import fix_lines, report_files, topology_summary, totals
 from advisor.output.escape import command_safe, xml
 from advisor.report.findings import Finding, HostResult, Run, VmResult

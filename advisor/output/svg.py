@@ -7,7 +7,7 @@ shows. Each map keeps its title, so the picture reads without the page around it
 
 from __future__ import annotations
 
-from advisor.output import numamap
+import advisor.output.numamap as numamap
 from advisor.output.escape import xml as escape
 from advisor.report.findings import Run
 

@@ -2,7 +2,7 @@
 subject: message`), its fix and its rule's page under it; then what was not evaluated and the
 values templates leave unknown, summed up in a few lines; the notes; the totals. `check` puts
 each VM's predicted topology on a line before its findings. --show-sources, --show-skipped and
--v add the rest (advisor.output.Display); the other formats carry all of it.
+-v add the rest (advisor.output.display.Display); the other formats carry all of it.
 
 Everything from user input goes into the report as text (Rich ``Text`` parts, never markup
 strings) after its control characters are made visible, so a VM called ``[bold]x`` or containing
@@ -26,7 +26,6 @@ import re
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from advisor.output import Display
 from advisor.output.describe import (
     SHOW_SKIPPED,
     fix_summary,
@@ -41,6 +40,7 @@ from advisor.output.describe import (
     unknowns_by_file,
     visible,
 )
+from advisor.output.display import Display
 from advisor.output.escape import command_safe
 from advisor.report.findings import Finding, HostResult, Run, VmResult
 

@@ -20,8 +20,8 @@ from bisect import bisect_left
 from pathlib import Path
 from typing import Any
 
+import advisor.readers.hclwindows as hclwindows
 from advisor.errors import InputError
-from advisor.readers import hclwindows
 from advisor.readers.hclliterals import ARITHMETIC, arithmetic, is_number, number, unescape
 from advisor.readers.hclview import MAX_DEPTH, READ_BLOCKS, Block, Expr, Span, collection, literal, unknown
 
