@@ -64,6 +64,7 @@ def test_in_process_runner_keeps_the_no_traceback_contract(cli, monkeypatch, tmp
     assert "Traceback" not in result.out + result.err
 
 
+@pytest.mark.self_compare
 def test_in_process_runner_matches_a_real_process(cli, tmp_path: Path) -> None:
     """Same exit code and same stderr as `python -m advisor` for a bad spec."""
     bad = tmp_path / "bad.yaml"

@@ -104,6 +104,7 @@ def test_the_program_runs_atexit_handlers_and_waits_for_threads():
     assert done.stdout.endswith("handler ran\n")
 
 
+@pytest.mark.self_compare
 @pytest.mark.parametrize("jobs", ["1", "2"])
 def test_a_large_report_through_a_pipe_is_whole(tmp_path, cli, jobs):
     """More output than any pipe or stdio buffer holds, and a line on stderr: all of both

@@ -191,6 +191,7 @@ def _naive(nodes: int, vms) -> tuple[list[int], list[dict]]:
     return load, per
 
 
+@pytest.mark.self_compare
 def test_placement_of_repeated_instances_equals_one_by_one() -> None:
     from advisor.numa.placement import place
 
@@ -693,6 +694,7 @@ def test_large_hcl_parse_memory_is_bounded_by_its_result(monkeypatch) -> None:
     assert hcl.parse_hcl(text, Path("big.tf")) == windowed  # same blocks, lines and columns
 
 
+@pytest.mark.self_compare
 @pytest.mark.parametrize("window", [1, 64])
 def test_windowed_hcl_parse_equals_whole_file_parse(monkeypatch, window: int) -> None:
     """Tiny windows cut everywhere: inside strings, heredocs, comments and syntax errors."""

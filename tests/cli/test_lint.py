@@ -118,6 +118,7 @@ def test_bad_file_is_an_input_error_and_others_still_run(tmp_path):
     assert "bad.vmx" in result.stderr and "Traceback" not in result.stderr
 
 
+@pytest.mark.self_compare
 @pytest.mark.parametrize("fmt", ["json", "junit"])
 @pytest.mark.parametrize("named", [False, True], ids=["folder", "named-in-reverse"])
 def test_parallel_output_is_identical_to_serial(tmp_path, fmt, named):

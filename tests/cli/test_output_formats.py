@@ -141,6 +141,7 @@ def test_json_validates_against_the_report_schema():
     assert text.endswith("}\n") and text.startswith('{\n  "schema"')
 
 
+@pytest.mark.self_compare
 def test_json_streamed_is_the_document_one_item_per_line():
     """render_pieces() writes the report item by item; read back it is document(), and each VM,
     finding and file is one line of it (empty lists included)."""

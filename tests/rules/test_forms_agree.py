@@ -352,6 +352,7 @@ def _same_number(a: str | None, b: str | None) -> bool:
     return a is not None and b is not None and a.upper() == b.upper()
 
 
+@pytest.mark.self_compare
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 @given(vmx_files())
 def test_every_form_states_the_changes_fix_makes(tmp_path_factory, case):
@@ -390,6 +391,7 @@ KNOWN = [
 ]
 
 
+@pytest.mark.self_compare
 @pytest.mark.parametrize(("host", "workload", "keys"), KNOWN, ids=[f"{h}-{w}" for h, w, _ in KNOWN])
 def test_known_cases_agree(tmp_path, host, workload, keys):
     text = "".join(f'{k} = "{v}"\n' for k, v in {".encoding": "UTF-8", "displayName": "vm", **keys}.items())

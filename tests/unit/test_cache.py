@@ -86,6 +86,7 @@ def _parsed() -> catalog.Catalog:
     return catalog._checked(catalog.Catalog(rules))
 
 
+@pytest.mark.self_compare
 def test_builtin_catalog_from_the_cache_is_the_parsed_one(folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     fresh = _digest(_parsed())
     monkeypatch.setattr(catalog, "_BUILTIN", None)
@@ -98,6 +99,7 @@ def test_builtin_catalog_from_the_cache_is_the_parsed_one(folder: Path, monkeypa
     assert list(folder.glob("catalog-*.json"))
 
 
+@pytest.mark.self_compare
 def test_cached_programs_are_the_compiled_ones(folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A rule read back from the cache carries its serialised program and loads it when first
     used (tests/rules run every example through those programs)."""
@@ -139,6 +141,7 @@ def test_builtin_rules_compile_when_first_used(monkeypatch: pytest.MonkeyPatch) 
     assert program is not None and rule.compiled() is program
 
 
+@pytest.mark.self_compare
 def test_limits_tables_are_plain_json_and_read_the_same_from_the_cache(folder: Path) -> None:
     """rules/limits is read from the cache as JSON: each table must survive JSON unchanged
     (string keys, no dates), so a run reading the entry sees what one parsing the YAML sees."""

@@ -78,6 +78,7 @@ def test_the_memo_is_bounded_and_keys_no_long_list_or_string(tmp_path: Path, mon
     assert not memo.table
 
 
+@pytest.mark.self_compare
 @pytest.mark.parametrize("after", [1, 10**9])
 def test_memoized_runs_match_evaluating_every_rule(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                    after: int) -> None:
@@ -189,6 +190,7 @@ def test_rules_decided_together_are_decided_again_only_in_the_part_whose_facts_a
     assert evaluated == list(conditions[:2])
 
 
+@pytest.mark.self_compare
 @pytest.mark.parametrize("after", [1, 10**9])
 def test_batched_runs_match_with_and_without_the_memo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                       after: int) -> None:

@@ -45,6 +45,7 @@ def _many_vms(tmp_path: Path) -> Path:
     return spec
 
 
+@pytest.mark.self_compare
 @pytest.mark.parametrize("threshold", [1, 8])
 def test_combined_evaluation_matches_rule_by_rule(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                   threshold: int) -> None:
@@ -101,6 +102,7 @@ def test_a_condition_with_a_line_comment_combines(tmp_path: Path, monkeypatch: p
     assert wide == [f"vm{i:02d}" for i in range(2, 40, 6)]  # the 64-vCPU shape
 
 
+@pytest.mark.self_compare
 def test_templates_without_a_host_evaluate_as_rule_by_rule_with_fewer_cel_calls(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """lint without --host: most facts a host gives are unknown, so many rules are partial. Those
@@ -130,6 +132,7 @@ def test_templates_without_a_host_evaluate_as_rule_by_rule_with_fewer_cel_calls(
     assert calls["n"] < single / 2
 
 
+@pytest.mark.self_compare
 def test_lint_without_typed_recommendations_reports_the_same(monkeypatch: pytest.MonkeyPatch) -> None:
     """lint's evaluator builds each VM's recommended .vmx keys without the typed recommendation
     (Evaluator typed=False): every result but that one field is what a typed evaluator gives, and

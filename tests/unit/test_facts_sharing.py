@@ -38,6 +38,7 @@ def _vms() -> list[VM]:
     return [VM.model_validate({"name": f"vm{i}", **BASE, **variant}) for i, variant in enumerate(VARIANTS)]
 
 
+@pytest.mark.self_compare
 @pytest.mark.parametrize("order", [1, -1], ids=["in-order", "reversed"])
 def test_each_vm_gets_its_own_facts_through_the_shared_cache(order: int):
     vms = _vms()[::order]

@@ -58,6 +58,7 @@ def _lint_json(files: list[str]) -> str:
     return render(lint(files, LintJob([], Policy(), None, None), jobs=1))
 
 
+@pytest.mark.self_compare
 def test_settling_without_the_second_evaluation_changes_no_report(monkeypatch: pytest.MonkeyPatch):
     files = sorted(str(p) for p in TEMPLATES.rglob("*") if p.is_file())
     same = fixpoint._same

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from advisor.output.json import _vm, document, render
 from advisor.report.findings import Run, VmResult
 
@@ -31,6 +33,7 @@ ODD_VALUES = [
 ]
 
 
+@pytest.mark.self_compare
 def test_items_are_encoded_as_the_report_encoder_encodes_them(monkeypatch):
     import json as json_module
 

@@ -16,6 +16,7 @@ from advisor.report.findings import Finding, InputProblem, Suppressed
 TEMPLATES = Path(__file__).resolve().parents[1] / "fixtures" / "templates"
 
 
+@pytest.mark.self_compare
 def test_a_workers_results_round_trip_field_by_field(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     (tmp_path / "bad.vmx").write_bytes(b"\x00binary")
     files = [*sorted(p for p in TEMPLATES.rglob("*") if p.is_file()), tmp_path / "bad.vmx"]

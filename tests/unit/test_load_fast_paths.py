@@ -17,6 +17,7 @@ from advisor.model.spec import Disk
 from advisor.model.units import parse_size_mib
 
 
+@pytest.mark.self_compare
 def test_a_size_text_gets_its_own_value_each_time() -> None:
     texts = ["8GB", "8MB", "8 GB", "8gb", "1.5TB", "8GB", "8MB", "4096", "8GiB"]
     assert [Disk(size=t, controller="pvscsi").size for t in texts] == [parse_size_mib(t) for t in texts]

@@ -44,6 +44,7 @@ def test_a_plain_condition_is_packed() -> None:
     assert packed._plain("vm.vcpus > 2 && vm.name.startsWith('host') && topo.wide")
 
 
+@pytest.mark.self_compare
 @pytest.mark.parametrize("when", ["vm.vcpus > 60 // only the widest", "vm.name.startsWith('vm') || vm.vcpus > 60"])
 def test_user_rules_pack_or_not_as_their_text_allows(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                      when: str) -> None:
@@ -62,6 +63,7 @@ def test_user_rules_pack_or_not_as_their_text_allows(tmp_path: Path, monkeypatch
     assert _digest(check_files([spec], catalog, Policy())) == one_by_one
 
 
+@pytest.mark.self_compare
 @pytest.mark.parametrize(("run", "after"), [(1, 10**9), (10**9, 2)])
 def test_packed_programs_decide_as_named_ones(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, run: int,
                                               after: int) -> None:

@@ -51,6 +51,7 @@ def xlsx(tmp_path: Path) -> Path:
     return write_xlsx(tmp_path / "export.xlsx", sheets(HOSTS, VMS))
 
 
+@pytest.mark.self_compare
 def test_the_workbook_and_its_csv_folder_give_the_same_findings(xlsx: Path, tmp_path: Path) -> None:
     folder = write_csv_folder(tmp_path / "csv", sheets(HOSTS, VMS))
     a, b = _check(xlsx), _check(folder)
@@ -59,6 +60,7 @@ def test_the_workbook_and_its_csv_folder_give_the_same_findings(xlsx: Path, tmp_
     assert {"NET001", "LIM010"} <= {f.rule for f in a.findings}
 
 
+@pytest.mark.self_compare
 @pytest.mark.parametrize("variant", [
     {"version": 3},  # 3.x: sizes in MB
     {"custom": ("Owner", "Cost center", "Backup policy")},  # custom attributes shift every later column
@@ -101,6 +103,7 @@ def test_findings_point_at_the_sheet_and_row(xlsx: Path, tmp_path: Path) -> None
     assert (Path(net_csv.file).name, net_csv.line) == ("RVTools_tabvInfo.csv", 2)
 
 
+@pytest.mark.self_compare
 def test_the_same_estate_as_hand_written_specs_gives_the_same_findings(xlsx: Path, tmp_path: Path) -> None:
     import yaml
 

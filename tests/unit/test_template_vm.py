@@ -68,6 +68,7 @@ def _template_files() -> list[Path]:
     return found
 
 
+@pytest.mark.self_compare
 def test_every_template_gives_the_same_vm_either_way() -> None:
     seen = 0
     for path in _template_files():
@@ -103,6 +104,7 @@ _ODD_LINES = [
 ]
 
 
+@pytest.mark.self_compare
 @settings(max_examples=150, deadline=None)
 @given(st.lists(st.sampled_from(_ODD_LINES), max_size=10))
 def test_odd_templates_give_the_same_vm_or_the_same_error(lines: list[str]) -> None:
@@ -136,6 +138,7 @@ def _whole_reference(text: str) -> int:
     return -value if match[1] == "-" else value
 
 
+@pytest.mark.self_compare
 @settings(max_examples=500, deadline=None)
 @given(st.one_of(st.from_regex(r"[+-]?[0-9]{1,20}", fullmatch=True),
                  st.text(alphabet="0123456789\u0663\u00b2\uff11 _x\"+-", max_size=22)))

@@ -89,6 +89,7 @@ def _word_by_word(plain: str, room: int) -> list[int]:
     return starts
 
 
+@pytest.mark.self_compare
 def test_one_cell_breaks_match_the_word_by_word_breaker() -> None:
     """Printable ASCII and advisor's one-cell symbols are broken by looking at the character
     past each line's room; that must start every line where the word-by-word walk in cells

@@ -69,6 +69,7 @@ def _orders(items: list[Any], rng: random.Random) -> list[list[Any]]:
     return orders
 
 
+@pytest.mark.self_compare
 @pytest.mark.parametrize("example", EXAMPLES, ids=lambda p: Path(p).stem)
 def test_each_example_in_any_vm_order_says_the_same(example: str) -> None:
     spec = _split(yaml.safe_load(Path(example).read_text()))
@@ -118,6 +119,7 @@ def _specs(draw: st.DrawFn) -> dict[str, Any]:
     return {"host": host, "vms": vms}
 
 
+@pytest.mark.self_compare
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(spec=_specs(), data=st.data())
 def test_generated_specs_in_any_vm_order_say_the_same(spec: dict[str, Any], data: st.DataObject) -> None:

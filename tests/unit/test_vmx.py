@@ -493,6 +493,7 @@ def test_escape_then_unescape_is_identity(value: str) -> None:
     assert unescape(escaped) == value
 
 
+@pytest.mark.self_compare
 @settings(max_examples=500, deadline=None)
 @given(st.text(alphabet="|0aAfFgG9 \u00e9", max_size=40))
 def test_escape_runs_are_cut_where_the_plain_run_regex_cuts_them(raw: str) -> None:
@@ -622,6 +623,7 @@ _REGULAR_PIECES = st.sampled_from(
 )
 
 
+@pytest.mark.self_compare
 @settings(max_examples=300, deadline=None)
 @given(st.lists(_REGULAR_PIECES, max_size=14), st.sampled_from(["\n", "\r\n"]), st.booleans(), st.booleans())
 def test_read_entries_agrees_with_the_full_parser(lines: list[str], eol: str, bom: bool, final_eol: bool) -> None:
@@ -629,6 +631,7 @@ def test_read_entries_agrees_with_the_full_parser(lines: list[str], eol: str, bo
     _agrees(data)
 
 
+@pytest.mark.self_compare
 @settings(max_examples=200, deadline=None)
 @given(st.binary(max_size=300).map(lambda b: b.replace(b"\0", b"")))
 def test_read_entries_agrees_on_any_bytes(data: bytes) -> None:
@@ -664,6 +667,7 @@ _BYTE_PIECES = st.sampled_from(
 )
 
 
+@pytest.mark.self_compare
 @settings(max_examples=300, deadline=None)
 @given(st.lists(_BYTE_PIECES, max_size=12), st.sampled_from([b"\n", b"\r\n"]), st.booleans())
 def test_read_entries_agrees_on_odd_lines_and_undecodable_bytes(lines: list[bytes], eol: bytes,
@@ -672,6 +676,7 @@ def test_read_entries_agrees_on_odd_lines_and_undecodable_bytes(lines: list[byte
     _agrees(data)
 
 
+@pytest.mark.self_compare
 def test_read_entries_takes_the_fast_path_for_known_charsets() -> None:
     from advisor.vmx.document import _read_regular
 
@@ -762,6 +767,7 @@ def _plain_agrees(text: str) -> bool:
     return True
 
 
+@pytest.mark.self_compare
 @settings(max_examples=500, deadline=None)
 @given(st.lists(_PLAIN_PIECES, max_size=10), st.sampled_from(["\n", "\r\n"]), st.booleans())
 def test_plain_lines_are_read_as_the_line_regex_reads_them(lines: list[str], eol: str, final_eol: bool) -> None:
@@ -770,6 +776,7 @@ def test_plain_lines_are_read_as_the_line_regex_reads_them(lines: list[str], eol
     _agrees(("\ufeff" + text).encode("utf-8"))
 
 
+@pytest.mark.self_compare
 @settings(max_examples=500, deadline=None)
 @given(st.text(alphabet=' \t\r\n="#ab|\u00e9', max_size=80))
 def test_plain_lines_agree_with_the_line_regex_on_any_text(text: str) -> None:
@@ -799,6 +806,7 @@ def _entry_key(line: bytes) -> str | None:
     return entries[0].key.lower() if entries else None
 
 
+@pytest.mark.self_compare
 @pytest.mark.parametrize("path", _corpus_files(), ids=lambda p: p.name)
 def test_corpus_read_entries_agrees_with_the_full_parser(path: Path) -> None:
     data = path.read_bytes()
@@ -843,6 +851,7 @@ _REGULAR_GREEDY = (_WS_GREEDY + r'(?:([^ \t\r\f\v\n="#][^ \t\r\f\v\n="]*)' + _WS
                    + r'(?:(")|(?![ \t\r\f\v"]))((?(2)[^"\n]*|[^\n]*?))(?(2)")|#[^\n]*)?' + _WS_GREEDY + r"$")
 
 
+@pytest.mark.self_compare
 @settings(max_examples=500, deadline=None)
 @given(st.text(alphabet=' \t\r\f\v\n="#ab|\u00e9', max_size=80))
 def test_possessive_line_regex_finds_the_rows_the_greedy_one_did(text: str) -> None:

@@ -80,6 +80,7 @@ def _texts() -> list[str]:
     return EDGE_CASES + [p.read_text(encoding="utf-8") for p in found]
 
 
+@pytest.mark.self_compare
 @pytest.mark.parametrize("text", _texts())
 def test_event_builder_gives_the_node_loaders_tree_lines_and_errors(text: str) -> None:
     assert _outcome(yamltree.build, text) == _outcome(_node_load, text)
