@@ -23,7 +23,9 @@ from advisor.errors import EXIT_CODES_HELP
 @click.option(
     "--vcenter",
     metavar="HOST[:PORT]",
-    help="Check the VMs running in this vCenter (read-only) instead of spec files; see `advisor collect vcenter`.",
+    multiple=True,
+    help="Check the VMs running in this vCenter (read-only) instead of spec files; repeat for several "
+    "vCenters; see `advisor collect vcenter`.",
 )
 @vcenter_options
 @stdin_option
@@ -55,7 +57,8 @@ def command(
     A file that cannot be read is reported (file, line, field) and the other files still run.
     A folder is walked as `advisor lint` walks one (skipping .git, what git ignores and the
     config's `exclude:` patterns) for the YAML files that state VMs (a `vms:` key).
-    With --vcenter, the specs `advisor collect vcenter` would write are checked in one step.
+    With --vcenter, the specs `advisor collect vcenter` would write are checked in one step, each
+    finding at its `vcenter SERVER/cluster/host/vm`; --vcenter may be repeated.
     An RVTools export (.xlsx, or the folder of its `RVTools_tab*.csv` files) is checked as a running
     estate: each host with its powered-on VMs, findings pointed at the sheet and row.
     `-` reads a spec from standard input (reported as --stdin-filename, else `-`).
@@ -75,7 +78,8 @@ def command(
     if vcenter:
         from advisor.commands.collect import VcenterArgs, check_vcenter
 
-        run = check_vcenter(VcenterArgs(server=vcenter, **vcenter_args), s.catalog, s.policy)
+        run = check_vcenter(VcenterArgs(servers=vcenter, **vcenter_args), s.catalog, s.policy,
+                            s.loaded.config.workloads)
     elif exports and len(exports) == len(names):
         from advisor.rvtools.check import check_exports
 

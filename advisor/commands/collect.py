@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -23,7 +24,7 @@ Exit codes:
 
 @dataclass
 class VcenterArgs:
-    server: str
+    servers: tuple[str, ...]  # several for `check --vcenter A --vcenter B`
     user: str | None
     password_stdin: bool
     insecure: bool
@@ -35,28 +36,70 @@ class VcenterArgs:
     vms: tuple[str, ...]
 
 
-def read_estate(args: VcenterArgs) -> tuple[Any, str]:
-    """Log in, read the inventory, map it; returns (advisor.vcenter.to_spec.Mapping, server).
+class Estate:
+    """One vCenter read and mapped: its specs (advisor.vcenter.to_spec.Mapping), its label
+    (HOST[:PORT]) and its instance UUID (None from an ESXi host)."""
+
+    __slots__ = ("instance", "label", "mapping")
+
+    def __init__(self, mapping: Any, label: str, instance: str | None) -> None:
+        self.mapping, self.label, self.instance = mapping, label, instance
+
+
+def read_estates(args: VcenterArgs, workloads: Sequence[Any] = ()) -> list[Estate]:
+    """Each server of `args` logged into, read and mapped, with the credentials asked for once
+    (the same user and password for every server). A server that is the same vCenter as an
+    earlier one (equal instance UUID: an address and a DNS name of one vCenter) is refused in one
+    line: its VMs would be counted twice."""
+    from advisor.vcenter.errors import VcenterError
+    from advisor.vcenter.govc import read_env, same_server
+    from advisor.vcenter.session import Endpoint
+
+    govc = read_env()
+    servers = args.servers or ((govc.server,) if govc.server else ())
+    if not servers:
+        raise click.UsageError("no server: give --server HOST (or set $GOVC_URL)")
+    for server in servers:
+        Endpoint.parse(server)  # before asking for anything
+    from_url = [same_server(server, govc) for server in servers]
+    user = args.user or govc.user or next((govc.url_user for hit in from_url if hit and govc.url_user), None)
+    user = user or _ask_user()
+    password = _password(args.password_stdin, govc.password or next(
+        (govc.url_password for hit in from_url if hit and govc.url_password), None))
+    out: list[Estate] = []
+    seen: dict[str, str] = {}
+    for server in servers:
+        mapping, inventory = _read_one(args, server, user, password, govc, workloads)
+        if inventory.instance and inventory.instance in seen:
+            raise VcenterError(inventory.server, f"is the same vCenter as {seen[inventory.instance]} (instance UUID "
+                                                 f"{inventory.instance}); give it once")
+        if inventory.instance:
+            seen[inventory.instance] = inventory.server
+        out.append(Estate(mapping, inventory.server, inventory.instance))
+    return out
+
+
+def _read_one(args: VcenterArgs, server: str, user: str, password: str, govc: Any,
+              workloads: Sequence[Any]) -> tuple[Any, Any]:
+    """Log in, read the inventory, map it; returns (advisor.vcenter.to_spec.Mapping, Inventory).
     The connection is bounded in time and answer size (advisor.vcenter.transport)."""
     from advisor.vcenter.collect import read_inventory
     from advisor.vcenter.errors import VcenterError
     from advisor.vcenter.session import Endpoint, connect, pyvmomi
     from advisor.vcenter.to_spec import Filters, map_inventory
 
-    endpoint = Endpoint.parse(args.server)  # before asking for anything
-    user = args.user or _ask_user()
-    password = _password(args.password_stdin)
+    endpoint = Endpoint.parse(server)
     pyvmomi()
     from advisor.commands.progress import progress
     from advisor.vcenter.transport import DeadlineExceeded, ResponseTooLarge, bounded
 
     try:
         with bounded(args.timeout, args.deadline) as bound:
-            session = connect(args.server, user, password, insecure=args.insecure, ca_file=args.ca_file,
-                              timeout=args.timeout)
-            del password
+            session = connect(server, user, password, insecure=args.insecure or govc.insecure,
+                              ca_file=args.ca_file, timeout=args.timeout,
+                              more_ca_files=() if args.ca_file else govc.ca_files)
             try:
-                with progress(f"reading {args.server}: objects") as advance:
+                with progress(f"reading {endpoint}: objects") as advance:
                     inventory = read_inventory(session, progress=advance)
             finally:
                 if not bound.expired:
@@ -66,13 +109,13 @@ def read_estate(args: VcenterArgs) -> tuple[Any, str]:
                                           "nothing written") from None
     except ResponseTooLarge as exc:
         raise VcenterError(str(endpoint), f"does not answer as a vSphere API endpoint ({exc})") from None
-    return map_inventory(inventory, Filters(args.clusters, args.hosts, args.vms)), inventory.server
+    return map_inventory(inventory, Filters(args.clusters, args.hosts, args.vms), workloads), inventory
 
 
 def _ask_user() -> str:
     if sys.stdin.isatty():
         return click.prompt("vCenter user")
-    raise click.UsageError(f"no user: give --user or set ${USER_ENV}")
+    raise click.UsageError(f"no user: give --user or set ${USER_ENV} (or $GOVC_USERNAME)")
 
 
 # The longest password read from standard input: a vCenter Single Sign-On password policy
@@ -81,7 +124,7 @@ def _ask_user() -> str:
 MAX_PASSWORD_CHARS = 4096
 
 
-def _password(from_stdin: bool) -> str:
+def _password(from_stdin: bool, govc_password: str | None = None) -> str:
     if from_stdin:
         if sys.stdin is None:  # started with standard input closed
             raise click.UsageError("--password-stdin: standard input is closed")
@@ -95,13 +138,16 @@ def _password(from_stdin: bool) -> str:
         return password
     if os.environ.get(PASSWORD_ENV):
         return os.environ[PASSWORD_ENV]
+    if govc_password:
+        return govc_password
     if sys.stdin.isatty():
         return click.prompt("vCenter password", hide_input=True)
-    raise click.UsageError(f"no password: set ${PASSWORD_ENV}, pass --password-stdin, or run on a terminal")
+    raise click.UsageError(f"no password: set ${PASSWORD_ENV} (or $GOVC_PASSWORD), pass --password-stdin, or run "
+                           "on a terminal")
 
 
 def report_left_out(mapping: Any) -> list[str]:
-    return [*mapping.skipped, *(note for spec in mapping.specs for note in spec.notes)]
+    return [*mapping.skipped, *(note for spec in mapping.specs for note in spec.notes), *mapping.notes]
 
 
 @click.group("collect")
@@ -110,20 +156,30 @@ def command() -> None:
 
 
 @command.command("vcenter", epilog=COLLECT_EXIT_CODES)
-@click.option("--server", "-s", required=True, metavar="HOST[:PORT]", help="vCenter Server (or ESXi host) to read.")
+@click.option("--server", "-s", metavar="HOST[:PORT]",
+              help="vCenter Server (or ESXi host) to read (default: the host of $GOVC_URL).")
 @vcenter_options
+@click.option("--config", "config_file", type=click.Path(dir_okay=False),
+              help="Configuration whose `workloads:` name the VMs' workloads (default: .advisor.yaml or "
+                   "pyproject.toml found from the current folder up).")
 @click.option("--output-dir", "-o", required=True, type=click.Path(file_okay=False), help="Folder for the spec files.")
-def vcenter(server: str, output_dir: str, **options: Any) -> None:
+def vcenter(server: str | None, config_file: str | None, output_dir: str, **options: Any) -> None:
     """Write one spec per host with the powered-on VMs it runs, named as in vCenter.
 
     Read-only: one container view and a paged PropertyCollector read, whatever the number of VMs.
     Hosts advisor cannot model (fewer NUMA nodes than sockets, ...) and VM settings a spec cannot
-    state are listed on standard error and at the top of each file, never approximated.
+    state are listed on standard error and at the top of each file, never approximated. Each spec
+    states the other hosts of its host's cluster (`cluster:`), and each VM the workload the
+    configuration's `workloads:` give it. govc's GOVC_URL, GOVC_USERNAME, GOVC_PASSWORD,
+    GOVC_INSECURE and GOVC_TLS_CA_CERTS are read as govc reads them, after advisor's own options.
     """
     from advisor.errors import printable
+    from advisor.load.config import load_config
     from advisor.vcenter.specfiles import write_folder
 
-    mapping, label = read_estate(VcenterArgs(server=server, **options))
+    workloads = load_config(config_file, []).config.workloads
+    estate = read_estates(VcenterArgs(servers=(server,) if server else (), **options), workloads)[0]
+    mapping, label = estate.mapping, estate.label
     for line in report_left_out(mapping):
         click.echo(f"advisor: {label}: {printable(line)}", err=True)
     if not mapping.specs:
@@ -143,23 +199,24 @@ def vcenter(server: str, output_dir: str, **options: Any) -> None:
     )
 
 
-def check_vcenter(args: VcenterArgs, catalog: Any, policy: Any) -> Any:
-    """`advisor check --vcenter`: the specs `collect vcenter` would write, checked in memory.
+def check_vcenter(args: VcenterArgs, catalog: Any, policy: Any, workloads: Sequence[Any] = ()) -> Any:
+    """`advisor check --vcenter` (repeatable): the specs `collect vcenter` would write, checked in
+    memory. Each finding points at what it is about in vCenter, `vcenter SERVER/cluster/host/vm`
+    (advisor.vcenter.to_spec.location), not at a file; hosts and settings left out become the
+    report's notes."""
+    from advisor.vcenter.core import SpecSource, check_docs
 
-    Each spec is labelled `vcenter HOST/<file>.yaml` and its line numbers are those of the file
-    `collect vcenter` writes; hosts and settings left out become the report's notes."""
-    from advisor.vcenter.core import check_texts
-    from advisor.vcenter.specfiles import render, stems
-
-    mapping, label = read_estate(args)
-    pairs = zip(mapping.specs, stems(mapping), strict=True)
-    texts = [(f"vcenter {label}/{stem}.yaml", render(spec, label)) for spec, stem in pairs]
-    if not texts:
+    estates = read_estates(args, workloads)
+    sources = [SpecSource(f"vcenter {spec.location}", spec.doc, {vm: f"vcenter {place}" for vm, place in
+                                                                  spec.vms.items()})
+               for estate in estates for spec in estate.mapping.specs]
+    if not sources:
         from advisor.vcenter.errors import VcenterError
 
-        raise VcenterError(label, "no VM to check (none matched, or all hosts were left out)")
+        raise VcenterError(", ".join(e.label for e in estates), "no VM to check (none matched, or all hosts were "
+                                                                "left out)")
+    notes = [f"{estate.label}: {line}" for estate in estates for line in report_left_out(estate.mapping)]
     from advisor.commands.progress import progress
 
-    with progress("checking", len(texts), show=len(texts) > 1) as advance:
-        return check_texts(texts, [f"{label}: {line}" for line in report_left_out(mapping)], catalog, policy,
-                           advance)
+    with progress("checking", len(sources), show=len(sources) > 1) as advance:
+        return check_docs(sources, notes, catalog, policy, advance)

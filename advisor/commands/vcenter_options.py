@@ -16,16 +16,19 @@ USER_ENV = "ADVISOR_VCENTER_USER"
 def vcenter_options(func: Callable[..., Any]) -> Callable[..., Any]:
     """Connection and selection options (the server option itself is the caller's)."""
     options = [
-        click.option("--user", "-u", envvar=USER_ENV, help=f"vCenter user (or ${USER_ENV}).", metavar="USER"),
+        click.option("--user", "-u", envvar=USER_ENV, metavar="USER",
+                     help=f"vCenter user (or ${USER_ENV}, then $GOVC_USERNAME or $GOVC_URL's user)."),
         click.option(
             "--password-stdin",
             is_flag=True,
-            help=f"Read the password from the first line of standard input (else ${PASSWORD_ENV}, "
-            "else a prompt on a terminal). Never a command-line argument.",
+            help=f"Read the password from the first line of standard input (else ${PASSWORD_ENV}, else "
+            "$GOVC_PASSWORD or $GOVC_URL's password, else a prompt on a terminal). Never a command-line argument.",
         ),
-        click.option("--insecure", is_flag=True, help="Do not verify the server's TLS certificate."),
+        click.option("--insecure", is_flag=True,
+                     help="Do not verify the server's TLS certificate (also when $GOVC_INSECURE is 1 or true)."),
         click.option(
-            "--ca-file", type=click.Path(dir_okay=False), help="CA certificate(s) (PEM) to verify the server with."
+            "--ca-file", type=click.Path(dir_okay=False),
+            help="CA certificate(s) (PEM) to verify the server with (else those $GOVC_TLS_CA_CERTS names).",
         ),
         click.option(
             "--timeout",

@@ -3,6 +3,6 @@ host with its powered-on VMs turned into a spec, and what an export cannot say n
 
 Data flow: workbook (xlsx or `RVTools_tab<sheet>.csv` files -> Tables, bounded) -> estate (Tables ->
 spec documents, one per host, and where each VM and host came from) -> the same evaluation as a
-spec file (advisor.vcenter.core.check_texts), with findings pointed back at the sheet and row.
+spec file (as advisor.vcenter.core.check_docs), with findings pointed back at the sheet and row.
 Column names and their meaning: ../shared/reference/rvtools.md.
 """

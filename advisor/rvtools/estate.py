@@ -18,9 +18,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from fnmatch import fnmatchcase
 from typing import Any
 
+from advisor.load.estate import VmLabels, choose_workload, cluster_peers, workloads_note
 from advisor.model.units import format_mib
 from advisor.rvtools.workbook import Export, Table, cell
 from advisor.vcenter.to_spec import release
@@ -121,17 +121,11 @@ def _key(rows: _Rows, row: list[Any]) -> tuple[str, str]:
     return _text(rows.get(row, "VI SDK Server")), _text(rows.get(row, "VM"))
 
 
-def _workload(rules: Sequence[Any], info: _Rows, row: list[Any]) -> tuple[str, int] | None:
-    """The workload of the first `workloads:` rule (.advisor.yaml) the VM matches, and its index."""
-    name, folder = _text(info.get(row, "VM")), _text(info.get(row, "Folder"))
-    guest = _text(info.get(row, "OS according to the configuration file"))
-    for index, rule in enumerate(rules):
-        tests = [(rule.vms, name), (rule.folders, folder), (rule.guest_os, guest)]
-        tests += [([glob], _text(info.get(row, attribute))) for attribute, glob in rule.attributes.items()]
-        given = [(globs, value) for globs, value in tests if globs]
-        if given and all(any(fnmatchcase(value, g) for g in globs) for globs, value in given):
-            return str(rule.workload), index
-    return None
+def _labels(info: _Rows, row: list[Any], attributes: Sequence[str]) -> VmLabels:
+    """What a `workloads:` rule tests, from vInfo (custom attributes are columns named after them)."""
+    return VmLabels(_text(info.get(row, "VM")), _text(info.get(row, "Folder")),
+                    _text(info.get(row, "OS according to the configuration file")),
+                    {name: _text(info.get(row, name)) for name in attributes})
 
 
 def build(export: Export, workloads: Sequence[Any] = ()) -> Estate:
@@ -165,6 +159,8 @@ def build(export: Export, workloads: Sequence[Any] = ()) -> Estate:
             continue
         per_host.setdefault(host, []).append((i, row))
     chosen_by: dict[tuple[str, int], int] = {}
+    attributes = sorted({name for rule in workloads for name in rule.attributes})
+    host_docs = {name: doc for name, (doc, _, _) in hosts.items()}
     for what, count in skipped.items():
         if count:
             out.notes.append(f"{count} VM(s) {what} not checked (a spec holds the VMs that run on a host)")
@@ -173,7 +169,7 @@ def build(export: Export, workloads: Sequence[Any] = ()) -> Estate:
         if not rows:
             continue
         spec = EstateSpec(f"{export.path} (host {name})", {"host": host_doc, "vms": []}, list(notes), Origin(where))
-        peers = _peers(name, hosts, clusters)
+        peers = cluster_peers(name, host_docs, clusters)
         if peers:
             spec.doc["cluster"] = peers
         seen: set[str] = set()
@@ -182,7 +178,7 @@ def build(export: Export, workloads: Sequence[Any] = ()) -> Estate:
             spec.notes.extend(vm_notes)
             if vm is None:
                 continue
-            chosen = _workload(workloads, info, row)
+            chosen = choose_workload(workloads, _labels(info, row, attributes))
             if chosen:
                 vm["workload"] = chosen[0]
                 chosen_by[chosen] = chosen_by.get(chosen, 0) + 1
@@ -194,9 +190,8 @@ def build(export: Export, workloads: Sequence[Any] = ()) -> Estate:
             spec.doc["vms"].append(vm)
         if spec.doc["vms"]:
             out.specs.append(spec)
-    if chosen_by:
-        out.notes.append("workloads from the configuration: " + ", ".join(
-            f"{kind} {count} VM(s) (rule {index + 1})" for (kind, index), count in sorted(chosen_by.items())))
+    if note := workloads_note(chosen_by):
+        out.notes.append(note)
     for assumption in (ONE_NODE, UNCERTAIN_NODES):
         names = [s.doc["host"]["name"] for s in out.specs if assumption in s.assumptions]
         if names:
@@ -212,22 +207,6 @@ def _clusters(export: Export) -> dict[str, str]:
     """Host name -> its cluster (vHost "Cluster"), for the hosts that are in one."""
     table = _Rows(export.tables.get("vHost"))
     return {_text(table.get(r, "Host")): c for _, r in table.rows() if (c := _text(table.get(r, "Cluster")))}
-
-
-def _peers(name: str, hosts: dict[str, tuple[dict[str, Any], str, list[str]]],
-           clusters: dict[str, str]) -> list[dict[str, Any]]:
-    """The other hosts of `name`'s cluster as spec `cluster:` entries, one per kind with its count: DRS
-    and HA may move the VMs there, so a layout that only this host can hold is a finding (LIM012)."""
-    cluster = clusters.get(name)
-    if not cluster:
-        return []
-    kinds: dict[str, list[Any]] = {}
-    for other, (doc, _, _) in hosts.items():
-        if other == name or clusters.get(other) != cluster:
-            continue
-        shape = repr(sorted((k, v) for k, v in doc.items() if k != "name"))
-        kinds.setdefault(shape, [doc, 0])[1] += 1
-    return [{"host": doc, "count": count} for doc, count in kinds.values()]
 
 
 def _index(rows: _Rows) -> dict[tuple[str, str], list[list[Any]]]:

@@ -1,7 +1,7 @@
 """Reading hosts, clusters and VMs from vCenter with as few calls as the API allows.
 
-One container view holds every host, cluster and VM below the root folder; one
-RetrievePropertiesEx asks for the properties advisor maps, for all three types at once, and
+One container view holds every host, cluster, folder and VM below the root folder; one
+RetrievePropertiesEx asks for the properties advisor maps, for all four types at once, and
 ContinueRetrievePropertiesEx pages through the rest (vSphere Web Services API,
 PropertyCollector.RetrievePropertiesEx and RetrieveOptions.maxObjects). So the number of calls
 grows with inventory size / page size, not with the number of VMs; the only calls besides
@@ -25,8 +25,10 @@ HOST_PROPERTIES = (
     "config.product", "config.powerSystemInfo.currentPolicy", "config.option",
 )
 CLUSTER_PROPERTIES = ("name",)
+FOLDER_PROPERTIES = ("name", "parent")  # a VM's folder path, for the configuration's `workloads:`
 VM_PROPERTIES = (
-    "name", "runtime.host", "runtime.powerState", "runtime.faultToleranceState", "config.template",
+    "name", "parent", "customValue", "config.guestFullName", "config.instanceUuid",
+    "runtime.host", "runtime.powerState", "runtime.faultToleranceState", "config.template",
     "config.hardware.numCPU", "config.hardware.numCoresPerSocket", "config.hardware.memoryMB",
     "config.hardware.device", "config.version", "config.guestId", "config.latencySensitivity",
     "config.cpuAllocation", "config.memoryAllocation", "config.memoryReservationLockedToMax",
@@ -48,10 +50,17 @@ class Record:
 
 @dataclass
 class Inventory:
+    """What one vCenter holds. `instance` is its About.instanceUuid (vSphere Web Services API,
+    AboutInfo: "a globally unique identifier associated with this service instance"; None from an
+    ESXi host), which keeps two vCenters apart whatever their objects are named."""
+
     server: str
     hosts: list[Record] = field(default_factory=list)
     clusters: dict[str, str] = field(default_factory=dict)  # cluster moid -> name
     vms: list[Record] = field(default_factory=list)
+    folders: dict[str, tuple[str, str | None]] = field(default_factory=dict)  # moid -> (name, parent folder moid)
+    fields: dict[int, str] = field(default_factory=dict)  # custom attribute key -> name
+    instance: str | None = None
 
 
 def read_inventory(session: Session, page: int = PAGE, progress: Callable[[int], None] | None = None) -> Inventory:
@@ -68,16 +77,18 @@ def _read(session: Session, page: int, progress: Callable[[int], None] | None = 
     content = session.content
     pc = vmodl.query.PropertyCollector
     view = content.viewManager.CreateContainerView(
-        content.rootFolder, [vim.HostSystem, vim.ClusterComputeResource, vim.VirtualMachine], True)
+        content.rootFolder, [vim.HostSystem, vim.ClusterComputeResource, vim.Folder, vim.VirtualMachine], True)
     try:
         spec = pc.FilterSpec(
             objectSet=[pc.ObjectSpec(obj=view, skip=True, selectSet=[
                 pc.TraversalSpec(name="view", type=vim.view.ContainerView, path="view", skip=False)])],
             propSet=[pc.PropertySpec(type=vim.HostSystem, pathSet=list(HOST_PROPERTIES)),
                      pc.PropertySpec(type=vim.ClusterComputeResource, pathSet=list(CLUSTER_PROPERTIES)),
+                     pc.PropertySpec(type=vim.Folder, pathSet=list(FOLDER_PROPERTIES)),
                      pc.PropertySpec(type=vim.VirtualMachine, pathSet=list(VM_PROPERTIES))],
         )
-        inventory = Inventory(str(session.endpoint))
+        inventory = Inventory(str(session.endpoint), instance=getattr(content.about, "instanceUuid", None) or None)
+        inventory.fields = _field_names(content)
         collector = content.propertyCollector
         result = collector.RetrievePropertiesEx([spec], pc.RetrieveOptions(maxObjects=page))
         while result is not None:
@@ -100,8 +111,21 @@ def _file(inventory: Inventory, obj: Any, vim: Any) -> None:
         inventory.hosts.append(record)
     elif isinstance(obj.obj, vim.ClusterComputeResource):
         inventory.clusters[record.moid] = record.get("name", record.moid)
+    elif isinstance(obj.obj, vim.Folder):
+        parent = record.get("parent")
+        inventory.folders[record.moid] = (record.get("name", record.moid),
+                                          parent._moId if isinstance(parent, vim.Folder) else None)
     elif isinstance(obj.obj, vim.VirtualMachine):
         inventory.vms.append(record)
+
+
+def _field_names(content: Any) -> dict[int, str]:
+    """Custom attribute names by key (CustomFieldsManager.field, one property read; an ESXi host
+    has no CustomFieldsManager)."""
+    manager = content.customFieldsManager
+    if manager is None:
+        return {}
+    return {int(f.key): str(f.name) for f in manager.field or ()}
 
 
 def read_one_by_one(session: Session) -> int:

@@ -4,35 +4,53 @@ move as the code grows; only these lines follow them)."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 from advisor.model.units import format_mib
 from advisor.vmx.mapping import SCALAR_KEYS
 from advisor.vocab import read_bool
 
-__all__ = ["SCALAR_KEYS", "check_texts", "format_mib", "read_bool"]
+__all__ = ["SCALAR_KEYS", "SpecSource", "check_docs", "format_mib", "read_bool"]
 
 
-def check_texts(texts: list[tuple[str, str]], notes: list[str], catalog: Any, policy: Any,
-                progress: Callable[[int], None] | None = None) -> Any:
-    """Evaluate spec texts (label, YAML) as `advisor check` evaluates files; returns the Run.
-    `progress`: called with 1 after each text."""
+class SpecSource(NamedTuple):
+    """A spec built from vCenter: its label (where its host is), the document, and where each of
+    its VMs is (VM name -> label), to point findings at what they are about."""
+
+    label: str
+    doc: dict[str, Any]
+    vms: dict[str, str]
+
+
+def check_docs(sources: list[SpecSource], notes: list[str], catalog: Any, policy: Any,
+               progress: Callable[[int], None] | None = None) -> Any:
+    """Evaluate spec documents as `advisor check` evaluates files; returns the Run, each finding
+    at its VM's place (or its host's), without a line: there is no file behind it.
+    The documents are validated as parsed files are, but not written as YAML and read back.
+    `progress`: called with 1 after each document."""
     from advisor.engine.engine import Evaluator
     from advisor.engine.specs import evaluate_spec
-    from advisor.errors import InputError, problems
-    from advisor.load.specfile import parse_spec
+    from advisor.errors import InputError, printable, problems
+    from advisor.load.specfile import spec_from_root
     from advisor.report.findings import InputProblem
 
     evaluator = Evaluator(catalog, policy)
-    for label, text in texts:
+    for source in sources:
         try:
-            loaded = parse_spec(text, label)
+            loaded = spec_from_root(source.doc, source.label)
         except InputError as exc:
-            evaluator.run.errors.extend(InputProblem(e.file or label, e.line, e.field, e.message)
+            evaluator.run.errors.extend(InputProblem(e.file or source.label, None, e.field, printable(e.message))
                                         for e in problems(exc))
         else:
             evaluate_spec(loaded, evaluator)
         if progress is not None:
             progress(1)
     evaluator.run.notes.extend(notes)
-    return evaluator.finish()
+    run = evaluator.finish()
+    places = {source.label: source.vms for source in sources}
+    for finding in run.findings:
+        vms = places.get(finding.file or "")
+        if vms is not None:
+            finding.file = vms.get(finding.vm or "", finding.file) if finding.vm else finding.file
+            finding.line = finding.column = None
+    return run

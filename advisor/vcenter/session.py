@@ -73,16 +73,23 @@ class Endpoint:
         return host if self.port == 443 else f"{host}:{self.port}"
 
 
-def tls_context(insecure: bool, ca_file: str | None) -> ssl.SSLContext:
+def tls_context(insecure: bool, ca_file: str | None, more_ca_files: tuple[str, ...] = ()) -> ssl.SSLContext:
+    """Verify against `ca_file` and `more_ca_files` (GOVC_TLS_CA_CERTS may name several) instead
+    of the system's trust store when given, else against the system's; `insecure`: no verification."""
     if insecure:
         context = ssl.create_default_context()
         context.check_hostname = False
         context.verify_mode = ssl.CERT_NONE
         return context
+    files = [f for f in (ca_file, *more_ca_files) if f]
+    current = files[0] if files else None
     try:
-        return ssl.create_default_context(cafile=ca_file)
+        context = ssl.create_default_context(cafile=current)
+        for current in files[1:]:
+            context.load_verify_locations(cafile=current)
     except (OSError, ssl.SSLError) as exc:
-        raise VcenterError(str(ca_file), f"cannot read the CA file: {exc.strerror or exc}") from None
+        raise VcenterError(str(current), f"cannot read the CA file: {exc.strerror or exc}") from None
+    return context
 
 
 @dataclass
@@ -138,13 +145,13 @@ def as_error(exc: BaseException, endpoint: Endpoint, user: str) -> VcenterError:
 
 
 def connect(server: str, user: str, password: str, *, insecure: bool = False, ca_file: str | None = None,
-            timeout: float = 30.0) -> Session:
+            timeout: float = 30.0, more_ca_files: tuple[str, ...] = ()) -> Session:
     """Log in and check that the user may read the inventory, or raise one VcenterError."""
     pyvmomi()
     from pyVim.connect import SmartConnect
 
     endpoint = Endpoint.parse(server)
-    context = tls_context(insecure, ca_file)
+    context = tls_context(insecure, ca_file, more_ca_files)
     try:
         si = SmartConnect(host=endpoint.host, port=endpoint.port, user=user, pwd=password, sslContext=context,
                           httpConnectionTimeout=timeout, disableSslCertValidation=insecure)

@@ -10,10 +10,12 @@ in a note beside the spec. Values are duck-typed pyVmomi objects, so this module
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from typing import Any
 
+from advisor.load.estate import VmLabels, choose_workload, cluster_peers, workloads_note
 from advisor.vcenter.collect import Inventory, Record
 from advisor.vcenter.core import SCALAR_KEYS, format_mib, read_bool
 from advisor.vcenter.devices import map_devices
@@ -46,17 +48,22 @@ def _matches(name: str | None, globs: tuple[str, ...]) -> bool:
 
 @dataclass
 class SpecDoc:
-    """One spec to write: its file stem, the document, and notes about what it leaves out."""
+    """One spec to write: its file stem, the document, notes about what it leaves out, and where
+    the host and each VM sit in vCenter (`SERVER/cluster/host[/vm]`, see `location`)."""
 
     stem: str
     doc: dict[str, Any]
     notes: list[str] = field(default_factory=list)
+    location: str = ""
+    vms: dict[str, str] = field(default_factory=dict)  # VM name in the spec -> its location
+    uuids: dict[str, str] = field(default_factory=dict)  # VM name in the spec -> its instance UUID
 
 
 @dataclass
 class Mapping:
     specs: list[SpecDoc] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)  # hosts and VMs not written, with the reason
+    notes: list[str] = field(default_factory=list)  # what the configuration's `workloads:` chose
 
 
 def entity_name(raw: str) -> str:
@@ -64,28 +71,75 @@ def entity_name(raw: str) -> str:
     return _ESCAPE.sub(lambda m: _NAME_ESCAPES[m[0].lower()], raw)
 
 
-def map_inventory(inventory: Inventory, filters: Filters | None = None) -> Mapping:
-    filters = filters or Filters()
-    out = Mapping()
-    hosts: dict[str, tuple[Record, dict[str, Any], str | None]] = {}
-    for record in inventory.hosts:
-        name = entity_name(record.get("name", record.moid))
+def location(server: str, *raw_names: str) -> str:
+    """Where an object sits: `SERVER/cluster/host/vm`, each name as vCenter holds it, with `/`, `\\`
+    and `%` escaped (%2f, %5c, %25), as vSphere inventory paths write them, so the path stays one
+    name per step. A standalone host sits in a compute resource of its own name (vSphere Web
+    Services API, ComputeResource), which takes the cluster's place."""
+    return "/".join((server, *raw_names))
+
+
+class _Host:
+    """A host of the inventory: its spec `host:` mapping (or the reason there is none), its cluster."""
+
+    __slots__ = ("cluster", "doc", "name", "place", "problem", "record", "selected")
+
+    def __init__(self, record: Record, inventory: Inventory, filters: Filters) -> None:
+        raw = record.get("name", record.moid)
         parent = record.get("parent")
         moid = getattr(parent, "_moId", None) if parent is not None else None
-        cluster_name = inventory.clusters.get(moid) if isinstance(moid, str) else None
-        cluster = entity_name(cluster_name) if cluster_name else None
-        if not (_matches(name, filters.hosts) and _matches(cluster, filters.clusters)):
+        raw_cluster = inventory.clusters.get(moid) if isinstance(moid, str) else None
+        self.record, self.name = record, entity_name(raw)
+        self.cluster = entity_name(raw_cluster) if raw_cluster else None
+        self.place = location(inventory.server, raw_cluster or raw, raw)
+        self.selected = _matches(self.name, filters.hosts) and _matches(self.cluster, filters.clusters)
+        self.doc, self.problem = map_host(record, self.name)
+
+
+def map_inventory(inventory: Inventory, filters: Filters | None = None, workloads: Sequence[Any] = ()) -> Mapping:
+    """One spec per selected host with its powered-on VMs; `workloads` are the configuration's
+    `workloads:` rules. Every host of a selected host's cluster, selected or not, is its `cluster:`
+    peer: DRS and HA place VMs by cluster, not by what this run selected."""
+    filters = filters or Filters()
+    out = Mapping()
+    hosts = {record.moid: _Host(record, inventory, filters) for record in inventory.hosts}
+    for host in hosts.values():
+        if host.selected and host.problem:
+            out.skipped.append(f"host {host.name}: {host.problem}; its VMs are not checked")
+    vms_by_host = _running_vms(inventory, hosts, filters, out)
+    peers = {h.name: h.doc for h in hosts.values() if not h.problem}
+    cluster_of = {h.name: h.cluster for h in hosts.values() if h.cluster and not h.problem}
+    chosen_by: dict[tuple[str, int], int] = {}
+    for moid, host in hosts.items():
+        records = vms_by_host.get(moid, [])
+        if not records or host.problem or not host.selected:
             continue
-        host, problem = map_host(record, name)
-        if problem:
-            out.skipped.append(f"host {name}: {problem}; its VMs are not checked")
-            continue
-        hosts[record.moid] = (record, host, cluster)
+        spec = _spec(dict(host.doc), host, records, inventory, workloads, chosen_by)
+        spec.doc["host"]["description"] += _product_note(host.record.get("config.product"))
+        if cluster := cluster_peers(host.name, peers, cluster_of):
+            spec.doc["cluster"] = cluster
+        left_out = sorted(h.name for h in hosts.values() if h.problem and h.cluster and h.cluster == host.cluster)
+        if left_out:
+            spec.notes.append(f"cluster {host.cluster}: {', '.join(left_out)} cannot be described, so "
+                              f"{'it is' if len(left_out) == 1 else 'they are'} not among the cluster's hosts")
+        if spec.doc["vms"]:
+            out.specs.append(spec)
+        else:  # a spec holds at least one VM
+            out.skipped.extend(spec.notes)
+    if note := workloads_note(chosen_by):
+        out.notes.append(note)
+    return out
+
+
+def _running_vms(inventory: Inventory, hosts: dict[str, _Host], filters: Filters,
+                 out: Mapping) -> dict[str, list[Record]]:
+    """The powered-on VMs of each selected host that can be described, by host moid."""
     vms_by_host: dict[str, list[Record]] = {}
     powered_off = 0
     for vm in inventory.vms:
         host_ref = vm.get("runtime.host")
-        if vm.get("config.template") or host_ref is None or host_ref._moId not in hosts:
+        host = hosts.get(host_ref._moId) if host_ref is not None else None
+        if vm.get("config.template") or host is None or not host.selected or host.problem:
             continue  # templates run nowhere; `advisor lint` reads them as files
         if not _matches(entity_name(vm.get("name", vm.moid)), filters.vms):
             continue
@@ -96,23 +150,36 @@ def map_inventory(inventory: Inventory, filters: Filters | None = None) -> Mappi
     if powered_off:
         out.skipped.append(f"{powered_off} powered-off VM{'s' if powered_off > 1 else ''} not checked: a spec "
                            "states the VMs that run on a host together, and these place no load on it")
-    for moid, (record, host, cluster) in hosts.items():
-        records = vms_by_host.get(moid, [])
-        if records:
-            spec = _spec(dict(host), cluster, records, inventory.server)
-            spec.doc["host"]["description"] += _product_note(record.get("config.product"))
-            if spec.doc["vms"]:
-                out.specs.append(spec)
-            else:  # a spec holds at least one VM
-                out.skipped.extend(spec.notes)
-    return out
+    return vms_by_host
 
 
-def _spec(host: dict[str, Any], cluster: str | None, vms: list[Record], server: str) -> SpecDoc:
+def labels(vm: Record, inventory: Inventory) -> VmLabels:
+    """What a `workloads:` rule tests: the name, the folder path below the datacenter's VM folder
+    (as the vSphere Client's VMs and Templates view shows it), the guest OS display name
+    (VirtualMachineConfigInfo.guestFullName, the name RVTools' "OS according to the configuration
+    file" shows) and the custom attributes (CustomFieldsManager names, CustomFieldStringValue values).
+    vSphere tags live in the vSphere Automation (REST) API, which advisor does not read."""
+    names: list[str] = []
+    folder = getattr(vm.get("parent"), "_moId", None)
+    for _ in range(len(inventory.folders)):  # a folder tree has no cycle; bounded all the same
+        name, up = inventory.folders.get(folder, ("", None)) if isinstance(folder, str) else ("", None)
+        if up is None:  # the datacenter's VM folder (or not a folder at all: a vApp)
+            break
+        names.append(entity_name(name))
+        folder = up
+    attributes = {inventory.fields[int(v.key)]: str(getattr(v, "value", "") or "")
+                  for v in vm.get("customValue") or () if int(v.key) in inventory.fields}
+    return VmLabels(entity_name(vm.get("name", vm.moid)), "/".join(reversed(names)),
+                    str(vm.get("config.guestFullName") or ""), attributes)
+
+
+def _spec(host: dict[str, Any], place: _Host, vms: list[Record], inventory: Inventory, workloads: Sequence[Any],
+          chosen_by: dict[tuple[str, int], int]) -> SpecDoc:
+    cluster = place.cluster
     where = f"host {host['name']}" + (f" in cluster {cluster}" if cluster else "")
-    host["description"] = f"{where}, read from vCenter {server}"
+    host["description"] = f"{where}, read from vCenter {inventory.server}"
     doc: dict[str, Any] = {"host": host, "vms": []}
-    spec = SpecDoc(_stem(host["name"]), doc)
+    spec = SpecDoc(_stem(host["name"]), doc, location=place.place)
     group = host["name"]
     seen: set[str] = set()
     for record in sorted(vms, key=lambda r: (entity_name(r.get("name", r.moid)), r.moid)):
@@ -125,6 +192,12 @@ def _spec(host: dict[str, Any], cluster: str | None, vms: list[Record], server: 
                          f"named '{vm['name']} [{record.moid}]' here")
             vm["name"] = f"{vm['name']} [{record.moid}]"
         seen.add(vm["name"])
+        if workloads and (chosen := choose_workload(workloads, labels(record, inventory))):
+            vm["workload"] = chosen[0]
+            chosen_by[chosen] = chosen_by.get(chosen, 0) + 1
+        spec.vms[vm["name"]] = location(place.place, record.get("name", record.moid))
+        if uuid := record.get("config.instanceUuid"):
+            spec.uuids[vm["name"]] = str(uuid)
         doc["vms"].append(vm)
         spec.notes.extend(notes)
     return spec

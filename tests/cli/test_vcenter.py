@@ -191,7 +191,12 @@ def test_check_vcenter_writes_every_format(cli, vcsim, login, tmp_path):
     doc = json.loads(files["json"].read_text())
     assert {vm["name"] for vm in doc["vms"]} == {"sql64"} | {f"sql-{i}" for i in range(1, 10)}
     assert "NUMA001" in {f["rule"] for f in doc["findings"]}
-    assert f"vcenter {vcsim.server}/DC0_C0_H0.yaml" in {f["file"] for f in doc["findings"]}
+    # each finding points at what exists in vCenter (vcenter SERVER/cluster/host[/vm]), not at a file
+    places = {f"vcenter {vcsim.server}/DC0_C0/{h}" for h in ("DC0_C0_H0", "DC0_C0_H1")}
+    places |= {f"vcenter {vcsim.server}/DC0_C0/{h}/{n}" for h in ("DC0_C0_H0", "DC0_C0_H1") for n, *_ in PAPER[h]}
+    assert {f["file"] for f in doc["findings"]} <= places
+    assert f"vcenter {vcsim.server}/DC0_C0/DC0_C0_H0/sql64" in {f["file"] for f in doc["findings"]}
+    assert all(f["line"] is None for f in doc["findings"])
     json.loads(files["sarif"].read_text())
     for path in files.values():
         assert "DC0_C0_H0" in path.read_text() and launch.PASSWORD not in path.read_text()
@@ -215,10 +220,11 @@ def test_reading_takes_a_fixed_number_of_calls_whatever_the_vm_count(vcsim):
         paged_calls = session.total_calls() - before
     finally:
         session.close()
-    objects = len(inventory.hosts) + len(inventory.clusters) + len(inventory.vms)
+    objects = len(inventory.hosts) + len(inventory.clusters) + len(inventory.folders) + len(inventory.vms)
     assert len(inventory.vms) == sum(map(len, PAPER.values())) + 4
-    assert whole == 3, session.calls  # CreateContainerView, RetrievePropertiesEx, DestroyView
-    assert paged_calls == 2 + -(-objects // 5)  # one page per 5 objects
+    # CreateContainerView, RetrievePropertiesEx, DestroyView, and the custom attributes' names
+    assert whole == 4, session.calls
+    assert paged_calls == 3 + -(-objects // 5)  # one page per 5 objects
     assert len(paged.vms) == len(inventory.vms)
 
 

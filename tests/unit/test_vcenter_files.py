@@ -109,8 +109,8 @@ def test_collect_counts_the_files_that_exist_and_names_stale_ones(tmp_path: Path
     folder = tmp_path / "out"
     (folder).mkdir()
     (folder / "gone.yaml").write_text("old\n")
-    monkeypatch.setattr(collect, "read_estate", lambda args: (_mapping(["h 1", "h/1", "h_1-2", "Esx01-2",
-                                                                         "esx01-2", "h_1"]), "vc"))
+    monkeypatch.setattr(collect, "read_estates", lambda args, workloads: [collect.Estate(
+        _mapping(["h 1", "h/1", "h_1-2", "Esx01-2", "esx01-2", "h_1"]), "vc", None)])
     result = CliRunner().invoke(group, ["collect", "vcenter", "-s", "vc", "-u", "u", "-o", str(folder)],
                                 env={"ADVISOR_VCENTER_PASSWORD": "p"})
     assert result.exit_code == 0, result.output

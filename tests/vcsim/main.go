@@ -6,6 +6,10 @@
 // nodes, 1 TB). Clustered hosts get that shape, each with its own copy of the hardware info;
 // standalone hosts keep vcsim's stock shape, so a host with fewer NUMA nodes than sockets exists.
 // VMs, their cores per socket, affinity and devices are set by the tests through the API.
+// With -small-hosts N the last N hosts of each cluster are shaped like a two-socket server
+// (2 x 8 cores, HT, 2 NUMA nodes, 256 GB), so a cluster holds two kinds of host (LIM012).
+// -instance-uuid sets the vCenter's About.instanceUuid: vcsim derives it from the machine, so
+// two simulators on one machine would otherwise share it.
 //
 // Users: -username/-password can log in and read everything. -noaccess-user logs in with the
 // same password but holds no privilege (HasPrivilegeOnEntity answers false, as vCenter does for
@@ -36,27 +40,36 @@ import (
 )
 
 const (
-	sockets        = 4
-	coresPerSocket = 10
 	threadsPerCore = 2
-	nodes          = 4
 	hz             = 2400000000
-	memoryBytes    = int64(1) << 40 // 1 TB, 64 x 16 GB
 )
 
-// dl580g7 returns a fresh hardware description; every host gets its own (vcsim hands each host
+// A host's NUMA shape: sockets, cores per socket, NUMA nodes (one per socket here), memory, CPU.
+type hostShape struct {
+	sockets, coresPerSocket, nodes int
+	memoryBytes                    int64
+	cpu                            string
+}
+
+var (
+	dl580 = hostShape{4, 10, 4, int64(1) << 40, "Intel(R) Xeon(R) CPU E7- 4870  @ 2.40GHz"}  // 1 TB, 64 x 16 GB
+	small = hostShape{2, 8, 2, int64(256) << 30, "Intel(R) Xeon(R) CPU E5-2650 0 @ 2.00GHz"} // 256 GB
+)
+
+// hardware returns a fresh hardware description; every host gets its own (vcsim hands each host
 // a shallow copy of one shared value, and the slices inside would be shared).
-func dl580g7() *types.HostHardwareInfo {
+func hardware(shape hostShape) *types.HostHardwareInfo {
+	sockets, coresPerSocket, nodes, memoryBytes := shape.sockets, shape.coresPerSocket, shape.nodes, shape.memoryBytes
 	info := *esx.HostHardwareInfo
 	info.CpuInfo = types.HostCpuInfo{
-		NumCpuPackages: sockets,
-		NumCpuCores:    sockets * coresPerSocket,
-		NumCpuThreads:  sockets * coresPerSocket * threadsPerCore,
+		NumCpuPackages: int16(sockets),
+		NumCpuCores:    int16(sockets * coresPerSocket),
+		NumCpuThreads:  int16(sockets * coresPerSocket * threadsPerCore),
 		Hz:             hz,
 	}
 	threadsPerPkg := coresPerSocket * threadsPerCore
 	info.CpuPkg = nil
-	info.NumaInfo = &types.HostNumaInfo{Type: "NUMA", NumNodes: nodes}
+	info.NumaInfo = &types.HostNumaInfo{Type: "NUMA", NumNodes: int32(nodes)}
 	for p := 0; p < sockets; p++ {
 		ids := make([]int16, threadsPerPkg)
 		for i := range ids {
@@ -67,28 +80,29 @@ func dl580g7() *types.HostHardwareInfo {
 			Vendor:      "intel",
 			Hz:          hz,
 			BusHz:       133000000,
-			Description: "Intel(R) Xeon(R) CPU E7- 4870  @ 2.40GHz",
+			Description: shape.cpu,
 			ThreadId:    ids,
 		})
 		info.NumaInfo.NumaNode = append(info.NumaInfo.NumaNode, types.HostNumaNode{
 			TypeId:            byte(p),
 			CpuID:             append([]int16(nil), ids...),
-			MemoryRangeBegin:  int64(p) * (memoryBytes / nodes),
-			MemoryRangeLength: memoryBytes / nodes,
+			MemoryRangeBegin:  int64(p) * (memoryBytes / int64(nodes)),
+			MemoryRangeLength: memoryBytes / int64(nodes),
 		})
 	}
 	info.MemorySize = memoryBytes
 	return &info
 }
 
-func shape(h *simulator.HostSystem) {
-	h.Hardware = dl580g7()
+func reshape(h *simulator.HostSystem, shape hostShape) {
+	sockets, coresPerSocket, memoryBytes := shape.sockets, shape.coresPerSocket, shape.memoryBytes
+	h.Hardware = hardware(shape)
 	s := *h.Summary.Hardware
 	s.CpuModel = h.Hardware.CpuPkg[0].Description
 	s.CpuMhz = hz / 1000000
-	s.NumCpuPkgs = sockets
-	s.NumCpuCores = sockets * coresPerSocket
-	s.NumCpuThreads = sockets * coresPerSocket * threadsPerCore
+	s.NumCpuPkgs = int16(sockets)
+	s.NumCpuCores = int16(sockets * coresPerSocket)
+	s.NumCpuThreads = int16(sockets * coresPerSocket * threadsPerCore)
 	s.MemorySize = memoryBytes
 	h.Summary.Hardware = &s
 	// ESXi 5.5 Update 1 (build 1623387), the version the DL580 G7 paper ran.
@@ -127,6 +141,8 @@ func main() {
 	noview := flag.String("noview-user", "noview", "user whose inventory reads fail with NoPermission")
 	delay := flag.Int("delay", 0, "milliseconds added to every API call (a stand-in for network and server time)")
 	stdinExit := flag.Bool("stdinexit", false, "also stop at the end of standard input")
+	smallHosts := flag.Int("small-hosts", 0, "the last N hosts of each cluster shaped as 2 x 8 cores, 2 NUMA nodes, 256 GB")
+	instanceUUID := flag.String("instance-uuid", "", "the vCenter's About.instanceUuid (default: vcsim's own)")
 	flag.Parse()
 	if *password == "" {
 		log.Fatal("-password is required")
@@ -135,13 +151,22 @@ func main() {
 	model := simulator.VPX()
 	model.DelayConfig.Delay = *delay
 	model.Cluster, model.ClusterHost, model.Host, model.Machine = *clusters, *clusterHosts, *standalone, *vms
+	if *instanceUUID != "" {
+		model.ServiceContent.About.InstanceUuid = *instanceUUID
+	}
 	if err := model.Create(); err != nil {
 		log.Fatal(err)
 	}
+	seen := map[types.ManagedObjectReference]int{} // hosts shaped so far, per cluster
 	for _, ref := range simulator.Map.All("HostSystem") {
 		h := ref.(*simulator.HostSystem)
 		if h.Parent != nil && h.Parent.Type == "ClusterComputeResource" {
-			shape(h)
+			seen[*h.Parent]++
+			if seen[*h.Parent] > *clusterHosts-*smallHosts {
+				reshape(h, small)
+			} else {
+				reshape(h, dl580)
+			}
 		}
 	}
 
