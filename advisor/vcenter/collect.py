@@ -59,7 +59,7 @@ class Inventory:
     clusters: dict[str, str] = field(default_factory=dict)  # cluster moid -> name
     vms: list[Record] = field(default_factory=list)
     folders: dict[str, tuple[str, str | None]] = field(default_factory=dict)  # moid -> (name, parent folder moid)
-    fields: dict[int, str] = field(default_factory=dict)  # custom attribute key -> name
+    fields: dict[int, str] | None = field(default_factory=dict)  # custom attribute key -> name (None: unreadable)
     instance: str | None = None
 
 
@@ -119,13 +119,18 @@ def _file(inventory: Inventory, obj: Any, vim: Any) -> None:
         inventory.vms.append(record)
 
 
-def _field_names(content: Any) -> dict[int, str]:
+def _field_names(content: Any) -> dict[int, str] | None:
     """Custom attribute names by key (CustomFieldsManager.field, one property read; an ESXi host
-    has no CustomFieldsManager)."""
+    has no CustomFieldsManager), or None when the answer cannot be read: pyVmomi refuses a
+    definition without its required `type` (govmomi's vcsim 0.46 writes one for
+    `govc fields.add NAME` without -type), and one bad definition must not stop the whole read."""
     manager = content.customFieldsManager
     if manager is None:
         return {}
-    return {int(f.key): str(f.name) for f in manager.field or ()}
+    try:
+        return {int(f.key): str(f.name) for f in manager.field or ()}
+    except TypeError:
+        return None
 
 
 def read_one_by_one(session: Session) -> int:

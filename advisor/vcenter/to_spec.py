@@ -128,6 +128,9 @@ def map_inventory(inventory: Inventory, filters: Filters | None = None, workload
             out.skipped.extend(spec.notes)
     if note := workloads_note(chosen_by):
         out.notes.append(note)
+    if inventory.fields is None and any(rule.attributes for rule in workloads):
+        out.notes.append("custom attribute names could not be read (a field definition the API answer does not "
+                         "complete): `workloads:` rules on attributes matched no VM")
     return out
 
 
@@ -167,8 +170,9 @@ def labels(vm: Record, inventory: Inventory) -> VmLabels:
             break
         names.append(entity_name(name))
         folder = up
-    attributes = {inventory.fields[int(v.key)]: str(getattr(v, "value", "") or "")
-                  for v in vm.get("customValue") or () if int(v.key) in inventory.fields}
+    fields = inventory.fields or {}
+    attributes = {fields[int(v.key)]: str(getattr(v, "value", "") or "")
+                  for v in vm.get("customValue") or () if int(v.key) in fields}
     return VmLabels(entity_name(vm.get("name", vm.moid)), "/".join(reversed(names)),
                     str(vm.get("config.guestFullName") or ""), attributes)
 

@@ -29,6 +29,7 @@ import (
 	"net/url"
 	"os"
 	"os/signal"
+	"sort"
 	"syscall"
 
 	"github.com/vmware/govmomi/simulator"
@@ -157,16 +158,22 @@ func main() {
 	if err := model.Create(); err != nil {
 		log.Fatal(err)
 	}
-	seen := map[types.ManagedObjectReference]int{} // hosts shaped so far, per cluster
+	// Shaped in name order, so "the last N hosts" are the same ones from run to run.
+	var clustered []*simulator.HostSystem
 	for _, ref := range simulator.Map.All("HostSystem") {
 		h := ref.(*simulator.HostSystem)
 		if h.Parent != nil && h.Parent.Type == "ClusterComputeResource" {
-			seen[*h.Parent]++
-			if seen[*h.Parent] > *clusterHosts-*smallHosts {
-				reshape(h, small)
-			} else {
-				reshape(h, dl580)
-			}
+			clustered = append(clustered, h)
+		}
+	}
+	sort.Slice(clustered, func(i, j int) bool { return clustered[i].Name < clustered[j].Name })
+	seen := map[types.ManagedObjectReference]int{} // hosts shaped so far, per cluster
+	for _, h := range clustered {
+		seen[*h.Parent]++
+		if seen[*h.Parent] > *clusterHosts-*smallHosts {
+			reshape(h, small)
+		} else {
+			reshape(h, dl580)
 		}
 	}
 
