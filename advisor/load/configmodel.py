@@ -36,15 +36,19 @@ class ExemptionConfig(_Strict):
 
 
 class WorkloadRule(_Strict):
-    """Which VMs of a running estate (an RVTools export) run a workload: a VM takes the workload of
-    the first rule it matches; a VM no rule matches stays generic (nothing is guessed)."""
+    """Which VMs of a running estate (an RVTools export, `collect vcenter`, `check --vcenter`) run a
+    workload: a VM takes the workload of the first rule whose every given test it matches; a VM no
+    rule matches stays generic (nothing is guessed)."""
 
     workload: Workload = Field(description="The spec's workload value, e.g. sql-server.")
     vms: list[_Short] = _items("VM name globs.")
-    folders: list[_Short] = _items("VM folder globs (RVTools vInfo 'Folder').")
-    guest_os: list[_Short] = _items("Guest OS globs (RVTools 'OS according to the configuration file').")
+    folders: list[_Short] = _items("VM folder globs: the folder path below the datacenter's VM folder, "
+                                       "e.g. prod/sql (RVTools: vInfo 'Folder' as written).")
+    guest_os: list[_Short] = _items("Guest OS display name globs (RVTools 'OS according to the "
+                                        "configuration file'; vCenter: the configured guest OS's full name).")
     attributes: dict[_Short, _Short] = Field(default_factory=dict, max_length=MAX_ITEMS,
-                                             description="Custom attribute name -> value glob.")
+                                             description="Custom attribute name -> value glob (vSphere tags are not "
+                                             "read).")
 
 
 class Config(_Strict):

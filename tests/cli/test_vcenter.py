@@ -88,6 +88,13 @@ def _shape_estate(sim: launch.Simulator) -> None:
     launch.create_vm(si, hosts[STOCK_HOST], "small", 2, 4)
 
 
+@pytest.fixture(autouse=True)
+def no_govc_environment(monkeypatch):
+    """govc's variables of whoever runs the tests stay out (advisor reads them: advisor.vcenter.govc)."""
+    for key in ("GOVC_URL", "GOVC_USERNAME", "GOVC_PASSWORD", "GOVC_INSECURE", "GOVC_TLS_CA_CERTS"):
+        monkeypatch.delenv(key, raising=False)
+
+
 @pytest.fixture
 def login(vcsim, monkeypatch):
     monkeypatch.setenv("ADVISOR_VCENTER_PASSWORD", launch.PASSWORD)
@@ -137,7 +144,11 @@ def test_host_shape_is_read_from_the_api(cli, vcsim, login, tmp_path):
     import yaml
 
     assert collect(cli, vcsim, login, tmp_path).code == 0
-    host = yaml.safe_load((tmp_path / "DC0_C0_H0.yaml").read_text())["host"]
+    doc = yaml.safe_load((tmp_path / "DC0_C0_H0.yaml").read_text())
+    host = doc["host"]
+    # the cluster's five other hosts, all of one kind (the standalone host is in no cluster)
+    assert [(peer["host"]["name"], peer["host"]["sockets"], peer["count"]) for peer in doc["cluster"]] == [
+        ("DC0_C0_H1", 4, 5)]
     assert (host["sockets"], host["cores_per_socket"], host["threads_per_core"], host["numa_nodes_per_socket"]) == (
         4,
         10,
@@ -288,6 +299,55 @@ def test_password_from_stdin_and_insecure(cli, vcsim, monkeypatch, tmp_path):
     )
     assert result.code == 0, result.err
     assert sorted(p.name for p in tmp_path.iterdir()) == [".advisor-collect.json", "DC0_C0_H0.yaml"]
+
+
+def test_govc_environment_is_enough_to_log_in(cli, vcsim, monkeypatch, tmp_path):
+    """A shell set up for govc runs advisor as it is: GOVC_URL with user info (or GOVC_USERNAME and
+    GOVC_PASSWORD), GOVC_TLS_CA_CERTS or GOVC_INSECURE; advisor's own options and variables come first."""
+    from urllib.parse import quote
+
+    monkeypatch.delenv("ADVISOR_VCENTER_PASSWORD", raising=False)
+    monkeypatch.setenv("GOVC_URL", f"https://{launch.USER}:{quote(launch.PASSWORD, safe='')}@{vcsim.server}/sdk")
+    monkeypatch.setenv("GOVC_TLS_CA_CERTS", vcsim.cert)
+    result = cli("collect", "vcenter", "--vm", "sql64", "-o", tmp_path / "a")  # no --server, --user, password
+    assert result.code == 0, result.err
+    assert launch.PASSWORD not in result.out + result.err + (tmp_path / "a" / "DC0_C0_H0.yaml").read_text()
+    assert launch.PASSWORD not in (tmp_path / "a" / ".advisor-collect.json").read_text()
+    # GOVC_USERNAME / GOVC_PASSWORD override the URL's; GOVC_INSECURE=1 stands for --insecure
+    monkeypatch.setenv("GOVC_URL", vcsim.server)
+    monkeypatch.setenv("GOVC_USERNAME", launch.USER)
+    monkeypatch.setenv("GOVC_PASSWORD", launch.PASSWORD)
+    monkeypatch.delenv("GOVC_TLS_CA_CERTS")
+    result = cli("collect", "vcenter", "--vm", "sql64", "-o", tmp_path / "b")
+    assert result.code == 2 and "not trusted" in result.err  # the system's trust store knows no vcsim
+    monkeypatch.setenv("GOVC_INSECURE", "1")
+    assert cli("collect", "vcenter", "--vm", "sql64", "-o", tmp_path / "b").code == 0
+    monkeypatch.setenv("ADVISOR_VCENTER_PASSWORD", "not-the-password")  # advisor's own variable first
+    result = cli("check", "--vcenter", vcsim.server, "--vm", "sql64")
+    assert result.code == 2 and "wrong user name or password" in result.err
+    assert launch.PASSWORD not in result.out + result.err
+
+
+def test_two_vcenters_in_one_run_stay_apart(cli, vcsim, login, tmp_path):
+    """Equal cluster, host and VM names in two vCenters: each finding says which vCenter; the same
+    vCenter given twice (equal instance UUID) is refused in one line."""
+    other = launch.start(Path(vcsim.process.args[0]), "-cluster", "1", "-host", "1", "-standalone-host", "0",
+                         "-instance-uuid", "5a1e0000-0000-4000-8000-000000000002")
+    try:
+        si = launch.connect(other)
+        launch.create_vm(si, launch.hosts_by_name(si)["DC0_C0_H0"], "sql64", 64, 256)
+        doc = check_json(cli, "--vcenter", vcsim.server, "--vcenter", other.server, *login[:2], "--ca-file",
+                         vcsim.cert, "--host", "DC0_C0_H0")
+    finally:
+        other.stop()
+    assert sorted((vm["name"], vm["file"]) for vm in doc["vms"]) == sorted(
+        ("sql64", f"vcenter {s}/DC0_C0/DC0_C0_H0") for s in (vcsim.server, other.server))
+    places = {f["file"] for f in doc["findings"] if f["rule"] == "NUMA001"}
+    assert places == {f"vcenter {s}/DC0_C0/DC0_C0_H0/sql64" for s in (vcsim.server, other.server)}
+    result = cli("check", "--vcenter", vcsim.server, "--vcenter", f"localhost:{vcsim.server.split(':')[1]}",
+                 *login, "--insecure")
+    lines = result.err.strip().splitlines()
+    assert result.code == 2 and len(lines) == 1 and "is the same vCenter as" in lines[0], result.err
 
 
 def test_no_password_is_a_usage_error(cli, monkeypatch, tmp_path):

@@ -165,3 +165,88 @@ def test_ft_hot_add_and_reservations():
     assert vm["fault_tolerance"] is True and vm["memory_hot_add"] is True and "cores_per_socket" not in vm
     assert vm["memory_reservation"] == "16GB" and "cpu_reservation" not in vm
     assert vm["advanced"] == {"sched.cpu.max": "4000"}
+
+
+def _workload_rules(text: str):
+    import yaml
+
+    from advisor.load.configmodel import Config
+
+    return Config.model_validate(yaml.safe_load(text)).workloads
+
+
+def test_workloads_by_folder_attribute_name_and_guest_os_as_the_rvtools_reader_applies_them():
+    """One mapping (advisor.load.estate) for both readers: folder path below the datacenter's VM
+    folder, custom attributes by name, guest OS display name; the first rule matching wins, a VM no
+    rule matches stays generic and the report counts what each rule chose."""
+    rules = _workload_rules("""
+workloads:
+  - {workload: sql-server, folders: ["prod/sql*"]}
+  - {workload: java, attributes: {role: "java-*"}}
+  - {workload: web, vms: ["web-*"], guest_os: ["*Linux*"]}
+""")
+    folders = {"group-v1": ("vm", None), "group-v2": ("prod", "group-v1"), "group-v3": ("sql%2fdb", "group-v2")}
+    inventory = Inventory("vc", hosts=[host_record()], folders=folders, fields={101: "role"}, vms=[
+        vm_record("db", parent=NS(_moId="group-v3")),
+        vm_record("app", parent=NS(_moId="group-v2"), customValue=[NS(key=101, value="java-app"), NS(key=7, value="x")]),
+        vm_record("web-1", parent=NS(_moId="group-v1"), **{"config.guestFullName": "Ubuntu Linux (64-bit)"}),
+        vm_record("web-2", **{"config.guestFullName": "Microsoft Windows Server 2019 (64-bit)"}),
+    ])
+    from advisor.vcenter.to_spec import labels
+
+    assert labels(inventory.vms[0], inventory).folder == "prod/sql/db"
+    assert labels(inventory.vms[1], inventory).attributes == {"role": "java-app"}
+    mapping = map_inventory(inventory, workloads=rules)
+    (spec,) = mapping.specs
+    assert {vm["name"]: vm.get("workload") for vm in spec.doc["vms"]} == {
+        "db": "sql-server", "app": "java", "web-1": "web", "web-2": None}
+    assert mapping.notes == ["workloads from the configuration: java 1 VM(s) (rule 2), sql-server 1 VM(s) (rule 1), "
+                             "web 1 VM(s) (rule 3)"]
+    # unreadable attribute names: said, and the attribute rule matches nothing
+    inventory.fields = None
+    mapping = map_inventory(inventory, workloads=rules)
+    assert "app" not in {vm["name"] for vm in mapping.specs[0].doc["vms"] if vm.get("workload")}
+    assert any("custom attribute names could not be read" in n for n in mapping.notes)
+
+
+def _clustered(name: str, moid: str, cluster: str | None, **shape) -> Record:
+    record = host_record(**shape)
+    record.moid = moid
+    record.props["name"] = name
+    record.props["parent"] = NS(_moId=cluster) if cluster else NS(_moId=f"domain-s{moid}")
+    return record
+
+
+def test_cluster_peers_come_from_the_clusters_real_hosts_by_kind_with_counts_whatever_the_selection():
+    hosts = [_clustered("a", "host-1", "domain-c1"), _clustered("b", "host-2", "domain-c1"),
+             _clustered("c", "host-3", "domain-c1"), _clustered("d", "host-4", "domain-c1", sockets=4, cores=40,
+                                                                 threads=80, nodes=4),
+             _clustered("e", "host-5", "domain-c1", nodes=1), _clustered("lone", "host-6", None)]
+    vms = [vm_record("v1"), vm_record("v2", **{"runtime.host": NS(_moId="host-6")})]
+    inventory = Inventory("vc:8443", hosts=hosts, clusters={"domain-c1": "prod%2f1"}, vms=vms)
+    mapping = map_inventory(inventory, Filters(hosts=("a", "lone")))
+    first, lone = mapping.specs
+    peers = [(p["host"]["name"], p["host"]["sockets"], p["count"]) for p in first.doc["cluster"]]
+    assert peers == [("b", 2, 2), ("d", 4, 1)]  # b and c alike; d another kind; e cannot be described
+    assert any("e cannot be described" in n for n in first.notes)
+    assert "cluster" not in lone.doc  # a standalone host has no peers
+    # where things are: SERVER/cluster/host/vm with vCenter's escapes kept, so "/" stays a separator
+    assert (first.location, first.vms["v1"]) == ("vc:8443/prod%2f1/a", "vc:8443/prod%2f1/a/v1")
+    assert lone.vms["v2"] == "vc:8443/lone/lone/v2"  # a standalone host's own compute resource
+
+
+def test_govc_environment_is_read_as_govc_reads_it(tmp_path):
+    from advisor.vcenter.govc import read_env, same_server
+
+    secret = tmp_path / "password"
+    secret.write_text("from-a-file\n")
+    env = read_env({"GOVC_URL": "https://u%40corp:p%3Ass@vc.example.test:8443/sdk", "GOVC_INSECURE": "True",
+                    "GOVC_TLS_CA_CERTS": f"a.pem:{tmp_path}/b.pem"})
+    assert (env.server, env.url_user, env.url_password, env.user, env.password) == (
+        "vc.example.test:8443", "u@corp", "p:ss", None, None)
+    assert env.insecure and env.ca_files == ("a.pem", f"{tmp_path}/b.pem")
+    env = read_env({"GOVC_URL": "vc01", "GOVC_USERNAME": "admin", "GOVC_PASSWORD": str(secret), "GOVC_INSECURE": "0"})
+    assert (env.server, env.user, env.password, env.insecure) == ("vc01", "admin", "from-a-file", False)
+    assert same_server("vc01:443", env) and not same_server("vc02", env)
+    assert read_env({"GOVC_URL": "https://[::1]:9443/sdk"}).server == "[::1]:9443"
+    assert read_env({}).server is None and read_env({"GOVC_URL": "https://:99999/"}).server is None
