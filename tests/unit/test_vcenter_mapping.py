@@ -188,7 +188,8 @@ workloads:
     folders = {"group-v1": ("vm", None), "group-v2": ("prod", "group-v1"), "group-v3": ("sql%2fdb", "group-v2")}
     inventory = Inventory("vc", hosts=[host_record()], folders=folders, fields={101: "role"}, vms=[
         vm_record("db", parent=NS(_moId="group-v3")),
-        vm_record("app", parent=NS(_moId="group-v2"), customValue=[NS(key=101, value="java-app"), NS(key=7, value="x")]),
+        vm_record("app", parent=NS(_moId="group-v2"),
+                  customValue=[NS(key=101, value="java-app"), NS(key=7, value="x")]),
         vm_record("web-1", parent=NS(_moId="group-v1"), **{"config.guestFullName": "Ubuntu Linux (64-bit)"}),
         vm_record("web-2", **{"config.guestFullName": "Microsoft Windows Server 2019 (64-bit)"}),
     ])
