@@ -185,7 +185,7 @@ def vcenter(server: str | None, config_file: str | None, output_dir: str, **opti
     if not mapping.specs:
         click.echo(f"advisor: vcenter {label}: no VM to write (none matched, or all hosts were left out)", err=True)
         sys.exit(2)
-    written = write_folder(mapping, Path(output_dir), label)
+    written = write_folder(mapping, Path(output_dir), label, estate.instance)
     stale = [name for name in written.kept if name.endswith((".yaml", ".yml"))]
     if stale:
         click.echo(f"advisor: {printable(output_dir)}: {len(stale)} spec file{'s' if len(stale) != 1 else ''} "

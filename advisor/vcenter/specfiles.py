@@ -5,7 +5,9 @@ or in characters a file name cannot carry (`h 1`, `h/1`, `h_1`). Each host gets 
 name: portable characters only, at most MAX_STEM characters, unique even on a file system
 that ignores case; a name that had to be changed, or that would clash, carries a suffix made
 from the host name itself (so it stays the same from run to run, whatever the order of hosts).
-Which file holds which host is written to MAPPING_FILE in the folder.
+Which file holds which host is written to MAPPING_FILE in the folder, with the vCenter's instance
+UUID and each VM's instance UUID (`uuids`: file -> VM name -> UUID), which identify a VM across
+runs and vCenters where names do not.
 
 The folder is written as a whole: every file goes into a new folder beside it, which is then
 renamed into place, so a failure (a name the file system refuses, a full disk) leaves the
@@ -90,7 +92,7 @@ class Written:
         self.kept = kept
 
 
-def write_folder(mapping: Mapping, folder: Path, server: str) -> Written:
+def write_folder(mapping: Mapping, folder: Path, server: str, instance: str | None = None) -> Written:
     """Write every spec of `mapping` into `folder` at once (see the module's docstring)."""
     names = [f"{stem}.yaml" for stem in stems(mapping)]
     _check_target(folder, names)
@@ -101,11 +103,12 @@ def write_folder(mapping: Mapping, folder: Path, server: str) -> Written:
     except OSError as exc:
         raise InputError(f"cannot create the folder: {exc.strerror}", file=str(folder), field="--output-dir") from None
     try:
-        hosts = {}
+        hosts, uuids = {}, {}
         for spec, name in zip(mapping.specs, names, strict=True):
             (staging / name).write_bytes(render(spec, server).encode("utf-8"))
             hosts[name] = str(spec.doc["host"]["name"])
-        index = {"schema": MAPPING_SCHEMA, "server": server, "files": hosts}
+            uuids[name] = spec.uuids
+        index = {"schema": MAPPING_SCHEMA, "server": server, "instance": instance, "files": hosts, "uuids": uuids}
         (staging / MAPPING_FILE).write_text(json.dumps(index, indent=2, ensure_ascii=True) + "\n")
         kept = _swap(staging, folder, set(names))
     except OSError as exc:

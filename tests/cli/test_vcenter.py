@@ -312,7 +312,9 @@ def test_govc_environment_is_enough_to_log_in(cli, vcsim, monkeypatch, tmp_path)
     result = cli("collect", "vcenter", "--vm", "sql64", "-o", tmp_path / "a")  # no --server, --user, password
     assert result.code == 0, result.err
     assert launch.PASSWORD not in result.out + result.err + (tmp_path / "a" / "DC0_C0_H0.yaml").read_text()
-    assert launch.PASSWORD not in (tmp_path / "a" / ".advisor-collect.json").read_text()
+    index = json.loads((tmp_path / "a" / ".advisor-collect.json").read_text())
+    assert launch.PASSWORD not in json.dumps(index)
+    assert index["instance"] and len(index["uuids"]["DC0_C0_H0.yaml"]["sql64"]) == 36  # the VM's instance UUID
     # GOVC_USERNAME / GOVC_PASSWORD override the URL's; GOVC_INSECURE=1 stands for --insecure
     monkeypatch.setenv("GOVC_URL", vcsim.server)
     monkeypatch.setenv("GOVC_USERNAME", launch.USER)
