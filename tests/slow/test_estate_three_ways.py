@@ -156,6 +156,7 @@ def _by_vm(doc: dict) -> tuple[dict[str, set], dict[str, str]]:
     return found, layouts
 
 
+@pytest.mark.self_compare  # three of advisor's readers against each other (LIM012 and SCHED003 aside)
 def test_export_vcenter_and_hand_written_specs_agree(cli, estate, tmp_path, monkeypatch):
     sim, env = estate
     for key in ("ADVISOR_VCENTER_USER", "ADVISOR_VCENTER_PASSWORD"):
