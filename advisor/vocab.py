@@ -85,13 +85,17 @@ class Format(StrEnum):
     SVG = "svg"
     TABLE = "table"  # one row per VM (a running estate's overview)
     CSV = "csv"  # the same rows for a spreadsheet
+    XLSX = "xlsx"  # the same rows as an Excel workbook (binary: written to a file or a pipe)
 
 
 FORMATS: Final[tuple[str, ...]] = tuple(f.value for f in Format)
+# Formats whose report is bytes, not text: never written to a terminal.
+BINARY_FORMATS: Final[frozenset[str]] = frozenset({Format.XLSX})
 # -o FILE without --format: the suffix picks the format.
 FORMAT_BY_SUFFIX: Final[dict[str, Format]] = {
     ".json": Format.JSON, ".sarif": Format.SARIF, ".xml": Format.JUNIT, ".md": Format.MARKDOWN, ".txt": Format.TEXT,
     ".html": Format.HTML, ".htm": Format.HTML, ".svg": Format.SVG, ".csv": Format.CSV,
+    ".xlsx": Format.XLSX,
 }
 
 

@@ -11,7 +11,7 @@ import click
 
 from advisor.errors import printable
 from advisor.output import Display
-from advisor.vocab import FAIL_ON, FAIL_ON_RANK, FORMAT_BY_SUFFIX, FORMATS
+from advisor.vocab import BINARY_FORMATS, FAIL_ON, FAIL_ON_RANK, FORMAT_BY_SUFFIX, FORMATS
 
 if TYPE_CHECKING:  # imported when a command runs, not when the CLI starts
     from advisor.commands.scopes import Scopes
@@ -171,10 +171,24 @@ def _settings(inputs: list[str], formats: tuple[str, ...], outputs: tuple[str, .
         if target is not None:
             check_target(target)
     refuse_inputs([t for _, t in pairs], [*inputs, *([config_file] if config_file else [])])
+    _binary_targets(pairs)
     scopes = Scopes(Options(split_csv(select), split_csv(ignore_), rule_dirs, fail_on, config_file))
     first = scopes.of(load_config(config_file, inputs, scopes.found))
     return Settings(first.loaded, first.catalog, first.policy, first.profiles, first.fail_on, pairs, quiet,
                     use_color(color, sys.stdout), scopes)
+
+
+def _binary_targets(pairs: list[tuple[str, str | None]]) -> None:
+    """A workbook goes to a file or a pipe, never a terminal; and its writer must be installed."""
+    for fmt, target in pairs:
+        if fmt not in BINARY_FORMATS:
+            continue
+        if target is None and sys.stdout.isatty():
+            raise click.UsageError(f"--format {fmt} writes a binary workbook: give --output FILE.{fmt}")
+        from advisor.output import xlsx
+
+        if not xlsx.available():
+            raise click.UsageError(xlsx.MISSING)
 
 
 def exit_code(run: Run, fail_on: str, scopes: Scopes | None = None) -> int:
@@ -211,6 +225,9 @@ def emit(run: Run, s: Settings) -> int:
             continue
         if target is not None and not evaluated:
             continue
+        if fmt in BINARY_FORMATS:
+            _emit_binary(fmt, run, target)
+            continue
         # A report of a large run is hundreds of thousands of small strings and no cycles.
         with gc_paused():
             width = terminal_width(sys.stdout) if target is None else None
@@ -230,6 +247,20 @@ def emit(run: Run, s: Settings) -> int:
         if fmt == "github":
             _step_summary(run)
     return exit_code(run, s.fail_on, s.scopes)
+
+
+def _emit_binary(fmt: str, run: Run, target: str | None) -> None:
+    """A workbook to its file, or to standard output when that is a pipe (_settings refused a terminal)."""
+    from advisor.atomic import write_atomic
+    from advisor.output import render_binary
+
+    data = render_binary(fmt, run)
+    if target is None:
+        sys.stdout.flush()
+        sys.stdout.buffer.write(data)
+        sys.stdout.buffer.flush()
+    else:
+        write_atomic(Path(target), data)
 
 
 def _step_summary(run: Run) -> None:

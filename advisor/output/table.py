@@ -7,8 +7,8 @@ from advisor.output.escape import command_safe
 from advisor.report.findings import Run
 from advisor.report.vmrows import rows
 
-_SHOWN = (("vm", "VM"), ("host", "HOST"), ("vcpus", "vCPU"), ("cores_per_socket", "CPS"), ("memory_mib", "MiB"),
-          ("verdict", "VERDICT"), ("top_finding", "TOP FINDING"), ("recommended", "RECOMMENDED"))
+_SHOWN = (("vm", "VM"), ("host", "HOST"), ("cluster", "CLUSTER"), ("vcpus", "vCPU"), ("cores_per_socket", "CPS"),
+          ("memory_mib", "MiB"), ("verdict", "VERDICT"), ("top_finding", "TOP FINDING"), ("recommended", "RECOMMENDED"))
 _CUT = 60  # characters of a free-text cell; the full text is in --format csv or json
 
 

@@ -128,6 +128,16 @@ class HostResult:
     skipped: tuple[str, ...] = ()
 
 
+class VmSource(NamedTuple):
+    """Where a VM of a generated spec (one host of an RVTools export) really is: the sheet and row its
+    findings point at, and the cluster its host is in (a spec names no cluster, only its peers).
+    (A NamedTuple: see CONTRIBUTING.md, "Add a class on `check`'s path".)"""
+
+    file: str
+    line: int | None
+    cluster: str = ""
+
+
 @dataclass(slots=True)
 class InputProblem:
     """An input error in a multi-file run: reported, counted, and the run goes on."""
@@ -163,6 +173,9 @@ class Run:
     evaluated: list[tuple[tuple[str, ...], str, str]] = field(default_factory=list)
     # The command that produced the run ("check", "lint"): SARIF keeps their analyses apart.
     command: str = ""
+    # (spec file, VM name) -> where the VM really is, for specs built from an estate's inventory
+    # (advisor.rvtools): its findings were pointed there, so the one-row-per-VM view joins on it.
+    sources: dict[tuple[str, str], VmSource] = field(default_factory=dict)
 
     def evaluated_cases(self) -> Iterator[tuple[str, str, str]]:
         """Every (rule id, subject, file) evaluated, in evaluation order."""
@@ -193,6 +206,7 @@ class Run:
         self.files.extend(other.files)
         self.evaluated.extend(other.evaluated)
         self.rules.update(other.rules)
+        self.sources.update(other.sources)
 
     def sort(self) -> None:
         self.findings.sort(key=Finding.sort_key)

@@ -50,6 +50,7 @@ class Origin:
     host: str  # "<file>#vHost:<row>"
     vms: dict[str, str] = field(default_factory=dict)  # VM name in the spec -> "<file>#vInfo:<row>"
     keys: dict[str, str] = field(default_factory=dict)  # VM name in the spec -> "<VI SDK UUID>/<VM UUID>"
+    cluster: str = ""  # the host's cluster (vHost "Cluster"): a spec names its peers, not the cluster
 
 
 @dataclass
@@ -168,7 +169,8 @@ def build(export: Export, workloads: Sequence[Any] = ()) -> Estate:
         rows = per_host.get(name)
         if not rows:
             continue
-        spec = EstateSpec(f"{export.path} (host {name})", {"host": host_doc, "vms": []}, list(notes), Origin(where))
+        spec = EstateSpec(f"{export.path} (host {name})", {"host": host_doc, "vms": []}, list(notes),
+                          Origin(where, cluster=clusters.get(name, "")))
         peers = cluster_peers(name, host_docs, clusters)
         if peers:
             spec.doc["cluster"] = peers

@@ -15,8 +15,9 @@ from conftest import REPO
 from advisor.load.hosts import load_profile
 from advisor.model.spec import VM
 from advisor.numa.topology import predict
-from advisor.output import FORMATS, Display, render
+from advisor.output import FORMATS, Display, render, render_binary
 from advisor.report.findings import Finding, HostResult, InputProblem, Run, Suppressed, VmResult
+from advisor.vocab import BINARY_FORMATS
 
 GOLDEN_TEXT = REPO / "tests" / "golden" / "output_text.txt"
 DB, WEB, BROKEN = "specs/db.yaml", "specs/web.yaml", "specs/broken.yaml"
@@ -109,7 +110,12 @@ def hostile_run() -> Run:
 def test_every_format_renders_and_unknown_format_is_refused():
     run = sample_run()
     for fmt in FORMATS:
-        assert render(fmt, run).endswith("\n")
+        if fmt in BINARY_FORMATS:  # a workbook: bytes, a zip archive
+            assert render_binary(fmt, run).startswith(b"PK\x03\x04")
+            with pytest.raises(ValueError, match="binary"):
+                render(fmt, run)
+        else:
+            assert render(fmt, run).endswith("\n")
     with pytest.raises(ValueError, match="unknown output format"):
         render("yaml", run)
 

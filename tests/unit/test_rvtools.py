@@ -270,7 +270,7 @@ def test_one_row_per_vm_as_table_and_csv(cli, xlsx: Path) -> None:
     import csv as stdcsv
 
     table = cli("check", xlsx, "--format", "table").out.splitlines()
-    assert table[0].split()[:3] == ["VM", "HOST", "vCPU"] and table[-1] == "4 VM(s)"
+    assert table[0].split()[:4] == ["VM", "HOST", "CLUSTER", "vCPU"] and table[-1] == "4 VM(s)"
     rows = list(stdcsv.DictReader(io.StringIO(cli("check", xlsx, "--format", "csv").out)))
     assert [r["vm"] for r in rows] == ["sql01", "web01", "app02", "db03"]
     sql = rows[0]
@@ -306,3 +306,67 @@ def test_workloads_come_from_the_configuration_never_guessed(cli, tmp_path: Path
     (tmp_path / ".advisor.yaml").write_text("workloads:\n  - {workload: not-a-workload, vms: ['*']}\n")
     bad = cli("check", "export.xlsx")
     assert bad.code == 2 and ".advisor.yaml" in bad.err and "Traceback" not in bad.err
+
+
+def _read_back(path: Path) -> tuple[list[list[object]], list[list[object]]]:
+    """The report's two sheets as a real xlsx reader (openpyxl) sees them: values and quote prefixes."""
+    from openpyxl import load_workbook
+
+    book = load_workbook(path)
+    vms = book["VMs"]
+    values = [[c.value for c in row] for row in vms.iter_rows()]
+    quoted = [[c.quotePrefix for c in row] for row in vms.iter_rows()]
+    assert all(c.data_type != "f" for row in vms.iter_rows() for c in row), "no cell is a formula"
+    return values, quoted
+
+
+def test_one_row_per_vm_as_xlsx_read_back(cli, xlsx: Path, tmp_path: Path) -> None:
+    import csv as stdcsv
+
+    out = tmp_path / "report.xlsx"
+    result = cli("check", xlsx, "-o", out)  # the suffix picks the format
+    assert result.code == 1 and out.read_bytes()[:4] == b"PK\x03\x04"
+    values, _ = _read_back(out)
+    rows = list(stdcsv.DictReader(io.StringIO(cli("check", xlsx, "--format", "csv").out)))
+    assert values[0][:3] == ["VM", "host", "cluster"] and len(values) == len(rows) + 1 == 5
+    for got, want in zip(values[1:], rows, strict=True):  # the same cells as the CSV, numbers as numbers
+        assert [("" if v is None else str(v)) for v in got] == list(want.values())
+    assert values[1][2] == "prod" and isinstance(values[1][3], int)
+    from python_calamine import CalamineWorkbook
+
+    notes = CalamineWorkbook.from_path(str(out)).get_sheet_by_name("notes").to_python()
+    assert any("one NUMA node per socket assumed" in str(n[0]) for n in notes[1:])
+    assert cli("check", xlsx, "-o", out).out == ""  # nothing on standard output
+    again = tmp_path / "again.xlsx"
+    cli("check", xlsx, "-o", again)
+    assert again.read_bytes() == out.read_bytes(), "the same run gives the same bytes"
+
+
+def test_xlsx_cells_never_become_formulas_and_names_are_escaped(cli, tmp_path: Path) -> None:
+    names = ["=HYPERLINK(\"http://x\")", "@SUM(A1)", "+1", "-2", "red\x1b[31mvm"]
+    vms = [GenVM(n, "esx01", cpus=2, memory_mb=2048) for n in names]
+    folder = write_csv_folder(tmp_path / "evil", sheets(HOSTS[:1], vms))
+    out = tmp_path / "evil.xlsx"
+    assert cli("check", folder, "--format", "xlsx", "-o", out).code in (0, 1)
+    values, quoted = _read_back(out)
+    shown = {row[0]: q[0] for row, q in zip(values[1:], quoted[1:], strict=True)}
+    # the text kept as written, stored as text with Excel's quote prefix; the escape character shown
+    assert shown == {"=HYPERLINK(\"http://x\")": True, "@SUM(A1)": True, "+1": True, "-2": True,
+                     "red\\x1b[31mvm": False}
+    with zipfile.ZipFile(out) as archive:
+        sheet = archive.read("xl/worksheets/sheet1.xml").decode()
+    assert "<f>" not in sheet and "\x1b" not in sheet
+
+
+def test_xlsx_is_never_written_to_a_terminal(tmp_path: Path, xlsx: Path) -> None:
+    import os
+    import pty
+    import subprocess
+    import sys
+
+    parent, child = pty.openpty()
+    result = subprocess.run([sys.executable, "-m", "advisor", "check", str(xlsx), "--format", "xlsx"],
+                            stdout=child, stderr=subprocess.PIPE, text=True, check=False)
+    os.close(child)
+    os.close(parent)
+    assert result.returncode == 2 and "give --output FILE.xlsx" in result.stderr and "Traceback" not in result.stderr
