@@ -89,6 +89,8 @@ class Format(StrEnum):
 
 
 FORMATS: Final[tuple[str, ...]] = tuple(f.value for f in Format)
+# `advisor diff` writes every report format but the standalone SVG (a picture of one run's NUMA maps).
+DIFF_FORMATS: Final[tuple[str, ...]] = tuple(f for f in FORMATS if f != Format.SVG)
 # Formats whose report is bytes, not text: never written to a terminal.
 BINARY_FORMATS: Final[frozenset[str]] = frozenset({Format.XLSX})
 # -o FILE without --format: the suffix picks the format.

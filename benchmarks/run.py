@@ -329,6 +329,24 @@ class Bench:
         self.target(f"text report {small:,} -> {large:,} VMs", "text/JSON ratio grows <= 1.3x (linear)", growth, 1.3,
                     fmt="x{:.2f}")
 
+    def estate(self) -> None:
+        """`advisor check` on a generated RVTools export (benchmarks/rvtools_export.py), in turns with
+        reading the same workbook's sheets with python-calamine alone: the ratio is what advisor adds
+        to reading the file (goal: within 3x), and its peak memory (goal: under 500 MB)."""
+        vms = 1_000 if self.sizes.repeats < 5 else 10_000
+        script = str(HERE / "rvtools_export.py")
+        export = self.data.root / f"rvtools-{vms}.xlsx"
+        if not export.is_file():  # seeded: the same file every time; generated once per mode
+            subprocess.run([self.python, script, "write", str(export), "--vms", str(vms)], check=True)
+        p = self.pair(f"estate.check.{vms}", [self.advisor, "check", str(export), "--format", "json"],
+                      f"estate.read.{vms}", [self.python, script, "read", str(export)], self.sizes.big_repeats)
+        self.add_pair("estate", f"advisor check, {vms:,}-VM RVTools export", p, "calamine reading it")
+        self.report.derived["estate"] = {"vms": vms, "check_over_read": p.ratio}
+        self.target(f"RVTools export, {vms:,} VMs: check / read", "<= 3x reading the workbook (paired)", p.ratio, 3.0,
+                    fmt="{:.2f}x", spread=self._range(p))
+        peak = p.case.peak_rss_mb
+        self.target(f"RVTools export, {vms:,} VMs: peak memory", "< 500 MB", peak, 500, fmt="{:.0f} MiB")
+
     # -- 5. profile -----------------------------------------------------------------------
     def profile(self) -> Path | None:
         """cProfile the slowest advisor case (single process, so the profile sees all the work)."""
@@ -462,8 +480,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="small inputs and fewer runs (a smoke run, < 2 min)")
     parser.add_argument("--json", type=Path, default=OUT / "results.json", help="where to write the results")
     parser.add_argument("--profile", action="store_true", help="also profile the slowest advisor case")
-    parser.add_argument("--only", choices=("startup", "per-file", "lint", "engine", "report"), action="append",
-                        help="run only these sections (repeatable)")
+    parser.add_argument("--only", choices=("startup", "per-file", "lint", "engine", "report", "estate"),
+                        action="append", help="run only these sections (repeatable)")
     args = parser.parse_args(argv)
 
     def log(text: str) -> None:
@@ -484,7 +502,7 @@ def main(argv: list[str] | None = None) -> int:
     bench = Bench(bins, data, sizes, log, cache_dir)
     facts = machine_facts(python, bench.advisor)
     sections = {"startup": bench.startup, "per-file": bench.per_file, "lint": bench.lint_at_scale,
-                "engine": bench.engine, "report": bench.report_at_scale}
+                "engine": bench.engine, "report": bench.report_at_scale, "estate": bench.estate}
     try:
         for name, run_section in sections.items():
             if not args.only or name in args.only:

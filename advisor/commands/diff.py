@@ -3,12 +3,13 @@ of spec files), and which findings are new or fixed."""
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import Any
 
 import click
+
+from advisor.vocab import DIFF_FORMATS as FORMATS
 
 
 def _snapshot(path: str, catalog: Any, policy: Any, profiles: Any, workloads: Any = ()) -> Any:
@@ -66,7 +67,8 @@ def _snapshot(path: str, catalog: Any, policy: Any, profiles: Any, workloads: An
 @click.command("diff")
 @click.argument("old", type=click.Path(exists=True))
 @click.argument("new", type=click.Path(exists=True))
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default=None,
+              help="Report format [default: from --output's suffix, else text]; every format of check but svg.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write the report to this file.")
 @click.option("--fail-on", type=click.Choice(["never", "new"]), default="never", show_default=True,
               help="Exit 1 when NEW has a finding OLD did not have (for a scheduled CI job).")
@@ -81,20 +83,29 @@ def command(old: str, new: str, fmt: str, output: str | None, fail_on: str) -> N
     from advisor.atomic import check_target, refuse_inputs, write_atomic
     from advisor.commands.scopes import Options, Scopes
     from advisor.load.config import load_config
+    from advisor.output.diffs import render
     from advisor.report import diff as diffs
+    from advisor.vocab import FORMAT_BY_SUFFIX
 
+    fmt = fmt or (FORMAT_BY_SUFFIX.get(Path(output).suffix.lower(), "text") if output else "text")
+    if fmt not in FORMATS:
+        raise click.UsageError(f"advisor diff cannot write {fmt} (a NUMA map has no difference to draw)")
     if output:
         check_target(output)
         refuse_inputs([output], [old, new])
+    elif fmt == "xlsx" and sys.stdout.isatty():
+        raise click.UsageError("--format xlsx writes a binary workbook: give --output FILE.xlsx")
     scopes = Scopes(Options((), (), (), None, None))
     first = scopes.of(load_config(None, [old, new], scopes.found))
     workloads = first.loaded.config.workloads
     result = diffs.compare(_snapshot(old, first.catalog, first.policy, first.profiles, workloads),
                            _snapshot(new, first.catalog, first.policy, first.profiles, workloads))
-    rendered = json.dumps(result.as_dict(), indent=2) + "\n" if fmt == "json" else diffs.text(result)
+    rendered = render(fmt, result)
     if output:
-        write_atomic(output, rendered.encode("utf-8", "surrogateescape"))
+        write_atomic(output, rendered)
     else:
-        click.echo(rendered, nl=False)
+        sys.stdout.flush()
+        sys.stdout.buffer.write(rendered)
+        sys.stdout.buffer.flush()
     if fail_on == "new" and result.new_findings:
         sys.exit(1)

@@ -17,7 +17,8 @@ from advisor.report.vmrows import COLUMNS, rows
 _FORMULA = ("=", "+", "-", "@", "\t", "\r")
 
 
-def _cell(value: object) -> object:
+def cell(value: object) -> object:
+    """A cell as written: control characters shown, formula-like text behind an apostrophe."""
     if not isinstance(value, str):
         return value
     # Control characters (and a line break, which would start a physical line with outside text)
@@ -34,5 +35,5 @@ def render(run: Run) -> str:
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(COLUMNS)
     for row in rows(run):
-        writer.writerow([_cell(row[c]) for c in COLUMNS])
+        writer.writerow([cell(row[c]) for c in COLUMNS])
     return out.getvalue()

@@ -37,30 +37,36 @@ def available() -> bool:
 
 
 def render(run: Run) -> bytes:
+    return workbook("VMs", [TITLES[key] for key in COLUMNS], [[row[key] for key in COLUMNS] for row in rows(run)],
+                    run.all_notes(), [_WIDTH.get(key, 10) for key in COLUMNS])
+
+
+def workbook(name: str, header: list[str], table: list[list[object]], notes: list[str],
+             widths: list[int] | None = None) -> bytes:
+    """A workbook of one table (its header bold and frozen, a filter on it) and a sheet of notes."""
     import xlsxwriter
 
     out = io.BytesIO()
     # strings_to_*: False, so no text is ever read as a formula, a number or a link.
     book = xlsxwriter.Workbook(out, {"in_memory": True, "strings_to_formulas": False, "strings_to_numbers": False,
                                      "strings_to_urls": False})
-    book.set_properties({"title": "advisor: one row per VM", "created": _CREATED})
+    book.set_properties({"title": f"advisor: {name}", "created": _CREATED})
     head = book.add_format({"bold": True})
     quoted = book.add_format({"quote_prefix": True})
-    sheet = book.add_worksheet("VMs")
-    for column, key in enumerate(COLUMNS):
-        sheet.write_string(0, column, TITLES[key], head)
-        sheet.set_column(column, column, _WIDTH.get(key, 10))
-    table = rows(run)
+    sheet = book.add_worksheet(name)
+    for column, title in enumerate(header):
+        sheet.write_string(0, column, title, head)
+        sheet.set_column(column, column, widths[column] if widths else 16)
     for line, row in enumerate(table, 1):
-        for column, key in enumerate(COLUMNS):
-            _write(sheet, line, column, row[key], quoted)
+        for column, value in enumerate(row):
+            _write(sheet, line, column, value, quoted)
     sheet.freeze_panes(1, 1)
-    sheet.autofilter(0, 0, len(table), len(COLUMNS) - 1)
-    notes = book.add_worksheet("notes")
-    notes.write_string(0, 0, "note", head)
-    notes.set_column(0, 0, 120)
-    for line, note in enumerate(run.all_notes(), 1):
-        _write(notes, line, 0, note, quoted)
+    sheet.autofilter(0, 0, len(table), len(header) - 1)
+    sheet_notes = book.add_worksheet("notes")
+    sheet_notes.write_string(0, 0, "note", head)
+    sheet_notes.set_column(0, 0, 120)
+    for line, note in enumerate(notes, 1):
+        _write(sheet_notes, line, 0, note, quoted)
     book.close()
     return out.getvalue()
 

@@ -14,6 +14,8 @@ from typing import Any
 
 SCHEMA = "advisor/diff/v1"
 SHAPE = ("host", "vcpus", "cores_per_socket", "memory")
+# One row per change, for the tabular formats (advisor.output.diffs).
+COLUMNS = ("change", "subject", "rule", "severity", "detail", "file", "line")
 
 
 @dataclass
@@ -75,6 +77,30 @@ def compare(old: Snapshot, new: Snapshot) -> Diff:
                 sum(1 for k in vanished if k[0] in gone_vms))
 
 
+def changes(diff: Diff) -> list[dict[str, Any]]:
+    """Every change as a row keyed by COLUMNS: VMs added, removed, reshaped, then findings new and fixed."""
+    def row(change: str, subject: str, detail: str = "", finding: dict[str, Any] | None = None) -> dict[str, Any]:
+        f = finding or {}
+        return {"change": change, "subject": subject, "rule": f.get("rule", ""), "severity": f.get("severity", ""),
+                "detail": detail, "file": f.get("file") or "", "line": f.get("line") or ""}
+
+    out = [row("added", f"vm {vm['name']}", f"on {vm['host']}: {vm['vcpus']} vCPUs, {vm['memory']}")
+           for vm in diff.added]
+    out += [row("removed", f"vm {vm['name']}", f"on {vm['host']}") for vm in diff.removed]
+    out += [row("reshaped", f"vm {vm['name']}", ", ".join(f"{f} {a} -> {b}" for f, (a, b) in vm["changes"].items()))
+            for vm in diff.reshaped]
+    out += [row("new", f["subject"], f["message"], f) for f in diff.new_findings]
+    out += [row("fixed", f["subject"], f["message"], f) for f in diff.fixed]
+    return out
+
+
+def summary(diff: Diff) -> str:
+    """The counts in one line (advisor's words and numbers only: safe on any CI log line)."""
+    return (f"{len(diff.added)} added, {len(diff.removed)} removed, {len(diff.reshaped)} reshaped; "
+            f"findings: {len(diff.new_findings)} new, {len(diff.fixed)} fixed, {diff.unchanged} unchanged"
+            + (f", {diff.gone} with removed VMs" if diff.gone else ""))
+
+
 def text(diff: Diff) -> str:
     from advisor.errors import printable
 
@@ -88,7 +114,5 @@ def text(diff: Diff) -> str:
         lines.append(f"  ~ vm {p(vm['name'])}: {changes}")
     lines += [f"  new    {f['rule']}  {f['severity']}  {p(f['subject'])}: {p(f['message'])}" for f in diff.new_findings]
     lines += [f"  fixed  {f['rule']}  {f['severity']}  {p(f['subject'])}: {p(f['message'])}" for f in diff.fixed]
-    lines.append(f"{len(diff.added)} added, {len(diff.removed)} removed, {len(diff.reshaped)} reshaped; "
-                 f"findings: {len(diff.new_findings)} new, {len(diff.fixed)} fixed, {diff.unchanged} unchanged"
-                 + (f", {diff.gone} with removed VMs" if diff.gone else ""))
+    lines.append(summary(diff))
     return "\n".join(lines) + "\n"

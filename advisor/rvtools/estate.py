@@ -22,7 +22,7 @@ from typing import Any
 
 from advisor.load.estate import VmLabels, choose_workload, cluster_peers, workloads_note
 from advisor.model.units import format_mib
-from advisor.rvtools.workbook import Export, Table, cell
+from advisor.rvtools.workbook import MAX_CELL, Export, Table
 from advisor.vcenter.to_spec import release
 from advisor.vocab import read_bool
 
@@ -90,21 +90,29 @@ def _flag(value: Any) -> bool | None:
 
 
 class _Rows:
-    """A sheet read by column name: `get(row, "CPUs")` whatever position the column has."""
+    """A sheet read by column name: `get(row, "CPUs")` whatever position the column has. Asked about
+    ten times per row of sheets of tens of thousands of rows, so a column's position is looked up
+    once per sheet and a cell is read inline."""
 
     def __init__(self, table: Table | None) -> None:
         self.table = table
+        self.columns: dict[tuple[str, ...], int | None] = {}
 
     def get(self, row: list[Any], *names: str) -> Any:
-        if self.table is None:
+        i = self.columns.get(names, -1)
+        if i == -1:
+            i = self.columns[names] = self.table.column(*names) if self.table is not None else None
+        if i is None or i >= len(row):
             return None
-        i = self.table.column(*names)
-        return cell(row[i]) if i is not None and i < len(row) else None
+        value = row[i]
+        return value[:MAX_CELL].strip() if isinstance(value, str) else value
 
     def rows(self) -> list[tuple[int, list[Any]]]:
+        """The rows holding any value (`any(r)` settles nearly all at C speed; a row of zeros and
+        False is looked at again)."""
         if self.table is None:
             return []
-        return [(i, r) for i, r in enumerate(self.table.rows) if any(v not in ("", None) for v in r)]
+        return [(i, r) for i, r in enumerate(self.table.rows) if any(r) or any(v not in ("", None) for v in r)]
 
     def where(self, i: int) -> str:
         """`export.xlsx#vInfo:12`, or `RVTools_tabvInfo.csv:12` for the CSV form (a file and its line)."""

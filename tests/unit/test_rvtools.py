@@ -241,6 +241,49 @@ def test_diff_of_two_exports_reports_exactly_what_changed(cli, tmp_path: Path) -
     assert same["vms"] == {"added": [], "removed": [], "reshaped": []} and same["findings"]["new"] == []
 
 
+def test_diff_in_every_format_read_back_with_its_reader(cli, tmp_path: Path) -> None:
+    import csv as stdcsv
+    import xml.etree.ElementTree as ET
+
+    import jsonschema
+    from openpyxl import load_workbook
+
+    from advisor.vocab import DIFF_FORMATS, FORMATS
+
+    evil = "=new\x1b[2J01"  # a formula to a spreadsheet, a screen clear to a terminal
+    # CSV folders: a workbook cannot hold the escape character
+    old = write_csv_folder(tmp_path / "old", sheets(HOSTS, VMS))
+    new = write_csv_folder(tmp_path / "new", sheets(HOSTS, [*VMS, GenVM(evil, "esx03", cpus=8, memory_mb=8192,
+                                                                        nics=["E1000"])]))
+    assert set(FORMATS) - set(DIFF_FORMATS) == {"svg"}
+    out = {fmt: cli("diff", old, new, "--format", fmt, "-o", tmp_path / f"d.{fmt}") for fmt in DIFF_FORMATS}
+    assert {fmt: r.code for fmt, r in out.items()} == dict.fromkeys(DIFF_FORMATS, 0)
+    read = {fmt: (tmp_path / f"d.{fmt}").read_bytes() for fmt in DIFF_FORMATS}
+    # (the workbook is compressed: any byte may occur; its cells are read below)
+    assert all(b"\x1b" not in data for fmt, data in read.items() if fmt != "xlsx"), "shown, never written"
+    assert json.loads(read["json"])["findings"]["new"][0]["rule"] == "NET001"
+    sarif = json.loads(read["sarif"])
+    schema = json.loads((Path(__file__).resolve().parents[1] / "schemas" / "sarif-schema-2.1.0.json").read_text())
+    jsonschema.validate(sarif, schema)
+    assert [(r["ruleId"], r["baselineState"]) for r in sarif["runs"][0]["results"]] == [("NET001", "new")]
+    suite = ET.fromstring(read["junit"]).find("testsuite")
+    assert suite is not None and suite.get("failures") == "1" and len(suite) == 1
+    github = read["github"].decode().splitlines()
+    assert github[0].startswith("::warning file=") and "title=NET001 (new)" in github[0]
+    assert github[-1].startswith("advisor diff: 1 added, 0 removed, 0 reshaped; findings: 1 new, 0 fixed, ")
+    rows = list(stdcsv.DictReader(io.StringIO(read["csv"].decode())))
+    assert [(r["change"], r["rule"]) for r in rows] == [("added", ""), ("new", "NET001")]
+    assert rows[0]["subject"].startswith("'=new") or rows[0]["subject"].startswith("vm =new")
+    book = load_workbook(tmp_path / "d.xlsx")["changes"]
+    assert [c.value for c in book[1]] == ["change", "subject", "rule", "severity", "detail", "file", "line"]
+    assert all(c.data_type != "f" for row in book.iter_rows() for c in row)
+    assert book["B2"].value == "vm =new\\x1b[2J01"
+    for fmt in ("table", "markdown", "html", "text"):
+        assert "NET001" in read[fmt].decode() and "\\x1b" in read[fmt].decode(), fmt
+    assert cli("diff", old, new, "--format", "svg").code == 2  # click refuses the choice
+    assert cli("diff", old, new, "--fail-on", "new", "--format", "sarif").code == 1
+
+
 def test_diff_between_an_export_and_its_spec_folder_matches_by_name(cli, tmp_path: Path) -> None:
     import yaml
 
