@@ -38,6 +38,10 @@ svg.numa-map{display:block;max-width:none;font-family:inherit}
 table.summary{border-collapse:collapse;margin:.5rem 0}
 .summary th,.summary td{border:1px solid #ccc;padding:.15rem .5rem;text-align:left}
 .summary td.n{text-align:right}
+.table-scroll{max-width:100%;overflow-x:auto}
+table.vm-table{border-collapse:collapse;font-size:.9rem}
+.vm-table th,.vm-table td{border:1px solid #ccc;padding:.15rem .4rem;text-align:left;vertical-align:top}
+.vm-table td.n{text-align:right}.vm-table td.wide{min-width:12rem}
 ul.findings{list-style:none;padding:0}
 li.finding{border-left:4px solid #999;padding:.3rem .6rem;margin:.5rem 0;background:#fafafa;break-inside:avoid}
 li.finding-error{border-color:#b00020}li.finding-warning{border-color:#c98a00}li.finding-info{border-color:#0b5394}
@@ -57,6 +61,8 @@ def render(run: Run) -> str:
     else:
         head = f"<p class=\"totals\">{_text(totals(run))}</p>"
     body = [f"<header><h1>advisor report</h1>{head}</header>", _summary(run)]
+    if run.vms and run.command != "topology":  # verdicts need rules
+        body.append(_estate(run))
     if run.errors:
         body.append("<section class=\"errors\"><h2>Input errors</h2><ul>"
                     + "".join(f"<li class=\"sev-error\">{_text(str(e))}</li>" for e in run.errors) + "</ul></section>")
@@ -105,6 +111,40 @@ def _summary(run: Run) -> str:
             out.append("<tr><td colspan=\"3\">no findings</td></tr>")
         out.append("</tbody></table>")
     out.append("</section>")
+    return "".join(out)
+
+
+def _estate(run: Run) -> str:
+    """The estate before the per-file sections: VMs, hosts, clusters and VMs per verdict, the
+    assumptions the hosts rest on (with how many hosts each), then one row per VM, the rows of
+    `--format table|csv|xlsx` (advisor.report.vmrows). The table scrolls in its own box: eleven
+    columns do not fit a phone, and the page itself must not widen."""
+    from advisor.report.vmrows import COLUMNS, TITLES, rows, verdicts
+
+    table = rows(run)
+    counts = [("VMs", len(table)), ("hosts", len(run.hosts)),
+              ("clusters", len({r["cluster"] for r in table if r["cluster"]}))]
+    out = ["<section class=\"estate\" id=\"vms\"><h2>VMs</h2><table class=\"summary estate-counts\"><tbody>"]
+    out += [f"<tr data-estate=\"{key}\"><th scope=\"row\">{key}</th><td class=\"n\">{n}</td></tr>" for key, n in counts]
+    out += [f"<tr data-verdict=\"{verdict}\"><th scope=\"row\" class=\"sev-{verdict}\">{verdict}</th>"
+            f"<td class=\"n\">{n}</td></tr>" for verdict, n in verdicts(table).items()]
+    out.append("</tbody></table>")
+    assumed: dict[str, int] = {}
+    for host in run.hosts:
+        for assumption in host.capacity.get("assumptions", ()):
+            assumed[assumption] = assumed.get(assumption, 0) + 1
+    if assumed:
+        out.append("<h3>Assumptions</h3><ul class=\"assumptions\">" + "".join(
+            f"<li data-hosts=\"{n}\">{_text(a)} ({n} host{'s' if n > 1 else ''})</li>" for a, n in assumed.items())
+                   + "</ul>")
+    wide = {"vnuma", "top_finding", "assumptions"}
+    out.append("<div class=\"table-scroll\"><table class=\"vm-table\"><thead><tr>"
+               + "".join(f"<th data-column=\"{c}\">{escape(TITLES[c])}</th>" for c in COLUMNS) + "</tr></thead><tbody>")
+    for row in table:
+        cells = "".join(f"<td class=\"{'n' if isinstance(row[c], int) else 'wide' if c in wide else ''}\">"
+                        f"{_text(row[c])}</td>" for c in COLUMNS)
+        out.append(f"<tr data-vm=\"{_text(row['vm'])}\" data-verdict=\"{escape(row['verdict'])}\">{cells}</tr>")
+    out.append("</tbody></table></div></section>")
     return "".join(out)
 
 

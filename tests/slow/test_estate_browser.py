@@ -1,0 +1,69 @@
+"""The estate part of the HTML report (issue 37): the one-row-per-VM table and the estate summary
+open the page, before the per-file sections, as headless Chromium parses and lays them out. DOM
+assertions, no pixels. Skips without Chromium, fails so under CI=true (.ci/run installs it)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from html import escape
+
+import pytest
+from conftest import REPO, require_tool
+from rvtools_gen import GenHost, GenVM, sheets, write_csv_folder
+from test_maps_browser import _MEASURE, CHROMIUM, _advisor, _dump, _tree
+
+pytestmark = pytest.mark.slow
+EXPORT = str(REPO / "examples" / "rvtools")
+
+
+@pytest.fixture(autouse=True)
+def _needs_chromium() -> None:
+    require_tool("headless Chromium", CHROMIUM, "apt-get install chromium")
+
+
+def test_the_report_opens_with_the_estate_summary_and_the_vm_table_of_the_csv(tmp_path):
+    _advisor("check", EXPORT, "--format", "html", "-o", "r.html", "--format", "json", "-o", "r.json", cwd=tmp_path)
+    report = json.loads((tmp_path / "r.json").read_text())
+    rows = list(csv.DictReader(io.StringIO(_advisor("check", EXPORT, "--format", "csv", cwd=tmp_path).stdout)))
+    root = _tree(_dump(tmp_path, tmp_path / "r.html"))
+    body = root.all("body")[0]
+    order = [c.attrs.get("class", "") for c in body.children if c.tag == "section"]
+    assert order.index("estate") < order.index("file"), order  # before every per-file section
+    estate = next(c for c in body.children if c.attrs.get("class") == "estate")
+    counts = {tr.attrs["data-estate"]: int(tr.all("td")[0].content()) for tr in estate.all("tr")
+              if "data-estate" in tr.attrs}
+    assert counts == {"VMs": len(report["vms"]), "hosts": len(report["hosts"]), "clusters": 1}
+    summary = estate.all("table", "estate-counts")[0]
+    verdicts = {tr.attrs["data-verdict"]: int(tr.all("td")[0].content()) for tr in summary.all("tr")
+                if "data-verdict" in tr.attrs}
+    assert verdicts == {v: sum(1 for r in rows if r["verdict"] == v) for v in ("error", "warning", "info", "ok")}
+    assumptions = estate.all("ul", "assumptions")[0].all("li")
+    assert any("one NUMA node per socket assumed" in li.content() and li.attrs["data-hosts"] == "3"
+               for li in assumptions)
+    table = estate.all("table", "vm-table")[0]
+    assert [th.content() for th in table.all("th")][:3] == ["VM", "host", "cluster"]
+    shown = [[td.content() for td in tr.all("td")] for tr in table.all("tbody")[0].all("tr")]
+    assert shown == [[" ".join(v.split()) for v in r.values()] for r in rows]  # the CSV's cells, in its order
+
+
+@pytest.mark.parametrize("width", [390, 320])
+def test_the_vm_table_never_widens_the_page_at_a_phones_width(tmp_path, width):
+    """Eleven columns do not fit a phone: the table scrolls in its own box, the page does not. Names
+    without a break opportunity (a long VM and host name) must wrap or scroll inside that box."""
+    long = "vm-with-a-name-that-has-no-space-in-it-at-all-" * 3
+    hosts = [GenHost("esx-" + "h" * 80), GenHost("esx02", cluster="c-" + "x" * 90)]
+    vms = [GenVM(long + str(i), hosts[i % 2].name, cpus=2 + 2 * i, memory_mb=4096) for i in range(6)]
+    folder = write_csv_folder(tmp_path / "export", sheets(hosts, vms))
+    _advisor("check", str(folder), "--format", "html", "-o", "r.html", cwd=tmp_path)
+    page = (tmp_path / "r.html").read_text()
+    frame = tmp_path / "phone.html"
+    frame.write_text(f'<!DOCTYPE html><html><body style="margin:0">'
+                     f'<iframe style="width:{width}px;height:800px;border:0" srcdoc="{escape(page)}"></iframe>'
+                     f"{_MEASURE.replace('.map-scroll', '.map-scroll, .table-scroll')}</body></html>")
+    out = _tree(_dump(tmp_path, frame))
+    measure = json.loads(out.all("body")[0].attrs["data-measure"])
+    assert measure["viewport"] == width
+    assert measure["page"] <= width, measure["wide"]
+    assert not measure["wide"], measure["wide"]  # nothing outside a scrolling box is wider than its own box
