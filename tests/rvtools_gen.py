@@ -71,6 +71,7 @@ class GenHost:
     esx: str = "VMware ESXi 6.7.0 build-8169922"
     power: str = "Balanced"
     cluster: str = "prod"
+    tiering: str = ""  # vHost "Memory Tiering Type": noTiering, hardwareTiering, softwareTiering
 
 
 @dataclass
@@ -93,6 +94,7 @@ class GenVM:
     memory_hot_add: bool = False
     nics: list[str] = field(default_factory=lambda: ["Vmxnet3"])
     uuid: str = ""
+    active_mb: int = 0  # vInfo "Active Memory"
 
 
 def sheets(hosts: list[GenHost], vms: list[GenVM], *, version: int = 4, custom: tuple[str, ...] = (),
@@ -117,7 +119,8 @@ def sheets(hosts: list[GenHost], vms: list[GenVM], *, version: int = 4, custom: 
             "Host": h.name, "Cluster": h.cluster, "CPU Model": h.cpu_model, "Speed": 2200.0,
             "HT Available": str(h.ht is not False), "HT Active": "" if h.ht is None else str(h.ht),
             "# CPU": float(h.sockets), "Cores per CPU": float(h.cores), "# Cores": float(h.sockets * h.cores),
-            "# Memory": float(h.memory_mb), "Current CPU power man. policy": h.power, "ESX Version": h.esx,
+            "# Memory": float(h.memory_mb), "Memory Tiering Type": h.tiering,
+            "Current CPU power man. policy": h.power, "ESX Version": h.esx,
             "VI SDK Server": SERVER, "VI SDK UUID": SDK_UUID}))
     for vm in vms:
         ident = vm.uuid or str(uuid.uuid5(uuid.NAMESPACE_DNS, vm.name))
@@ -125,7 +128,8 @@ def sheets(hosts: list[GenHost], vms: list[GenVM], *, version: int = 4, custom: 
                   "Cluster": "prod", "VM UUID": ident, "VI SDK Server": SERVER, "VI SDK UUID": SDK_UUID,
                   "Annotation": "", **{c: f"{c}-value" for c in custom}}
         out["vInfo"].append(row("vInfo", {**common, "CPUs": float(vm.cpus), "Memory": float(vm.memory_mb),
-                                          "Latency Sensitivity": vm.latency, "HW version": vm.hw,
+                                          "Active Memory": float(vm.active_mb), "Latency Sensitivity": vm.latency,
+                                          "HW version": vm.hw,
                                           "FT State": "notConfigured"}))
         out["vCPU"].append(row("vCPU", {**common, "CPUs": float(vm.cpus), "Sockets": float(vm.cpus // vm.cps),
                                         "Cores p/s": float(vm.cps), "Reservation": float(vm.cpu_reservation),

@@ -38,6 +38,8 @@ _SPLITTABLE = re.compile(r"EPYC|Xeon\(R\)? (?:Platinum|Gold|Silver|Bronze)|Xeon 
 ONE_NODE = "one NUMA node per socket assumed (nodes per socket are not in an RVTools export)"
 UNCERTAIN_NODES = ("node count uncertain: the CPU can present several NUMA nodes per socket (NPS, SNC or "
                    "Cluster-on-Die); map the host to a profile where it does")
+TIERED_MEMORY = ("NVMe memory tiering on: '# Memory' taken as the DRAM (the export does not say whether it "
+                 "counts the NVMe tier)")
 NOT_IN_EXPORT = ("disk roles and controller buses, VM advanced keys (numa.*, preferHT, affinity), host NUMA "
                  "settings, vGPU profiles and guest settings are not in an RVTools export: the rules that need "
                  "them are not evaluated")
@@ -202,7 +204,7 @@ def build(export: Export, workloads: Sequence[Any] = ()) -> Estate:
             out.specs.append(spec)
     if note := workloads_note(chosen_by):
         out.notes.append(note)
-    for assumption in (ONE_NODE, UNCERTAIN_NODES):
+    for assumption in (ONE_NODE, UNCERTAIN_NODES, TIERED_MEMORY):
         names = [s.doc["host"]["name"] for s in out.specs if assumption in s.assumptions]
         if names:
             shown = ", ".join(names[:8]) + (f" and {len(names) - 8} more" if len(names) > 8 else "")
@@ -262,6 +264,7 @@ def _host(table: _Rows, row: list[Any], name: str) -> tuple[dict[str, Any], str 
         notes.append(UNCERTAIN_NODES)
     if ht is None:
         notes.append("'HT Active' not given: hyper-threading assumed off")
+    _tiering(doc, _text(table.get(row, "Memory Tiering Type")), notes)
     speed = _number(table.get(row, "Speed"))
     if speed and 100 <= speed <= 10000:
         doc["core_mhz"] = int(speed)
@@ -279,6 +282,25 @@ def _host(table: _Rows, row: list[Any], name: str) -> tuple[dict[str, Any], str 
     elif policy:
         notes.append(f"power policy '{policy[:40]}' is not one advisor knows: not stated")
     return doc, None, notes
+
+
+def _tiering(doc: dict[str, Any], kind: str, notes: list[str]) -> None:
+    """vHost "Memory Tiering Type" (vSphere 8.0 U3 and later exports), in the words of the vSphere API's
+    HostMemoryTieringType: noTiering, hardwareTiering (memory tiered by the hardware, such as Intel
+    Optane PMem in Memory Mode), softwareTiering (ESXi's NVMe memory tiering). Only the last is the
+    spec's `memory_tiering`; the column absent (older RVTools) leaves the spec's default, off, as
+    every spec without the field has it."""
+    word = kind.lower()
+    if word == "softwaretiering":
+        doc["memory_tiering"] = True
+        # Whether "# Memory" counts the NVMe tier is not stated: taken as DRAM, MEM006 (active memory
+        # over half the DRAM) can only fire later than it should, never sooner.
+        notes.append(TIERED_MEMORY)
+    elif word == "hardwaretiering":
+        notes.append("hardware memory tiering (such as PMem in Memory Mode) is not modelled: the host's "
+                     "memory is taken as stated")
+    elif word and word != "notiering":
+        notes.append(f"memory tiering type '{kind[:40]}' is not one advisor knows: not stated")
 
 
 def _vm(info: _Rows, i: int, row: list[Any], sheets: dict[str, _Rows],
@@ -299,6 +321,9 @@ def _vm(info: _Rows, i: int, row: list[Any], sheets: dict[str, _Rows],
     if not memory:
         return None, [f"{label}: no memory value; not checked"]
     vm["memory"] = format_mib(int(memory))
+    active = _number(info.get(row, "Active Memory"))  # MiB, as vCenter's quick stats give it
+    if active and 0 < active <= memory:
+        vm["active_memory"] = format_mib(int(active))
     hw = re.search(r"(\d+)", _text(info.get(row, "HW version")))
     if hw and 3 <= int(hw[1]) <= 30:
         vm["hardware_version"] = int(hw[1])

@@ -413,3 +413,25 @@ def test_xlsx_is_never_written_to_a_terminal(tmp_path: Path, xlsx: Path) -> None
     os.close(child)
     os.close(parent)
     assert result.returncode == 2 and "give --output FILE.xlsx" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_memory_tiering_from_vhost_and_active_memory_from_vinfo(tmp_path: Path) -> None:
+    esx9 = "VMware ESXi 9.0.0 build-24755229"
+    hosts = [GenHost("tiered", esx=esx9, memory_mb=524288, tiering="softwareTiering"),
+             GenHost("dram", esx=esx9, memory_mb=524288, tiering="noTiering", cluster="other"),
+             GenHost("pmem", esx=esx9, memory_mb=524288, tiering="hardwareTiering", cluster="third")]
+    vms = [GenVM("trade", "tiered", cpus=8, memory_mb=32768, latency="high", cpu_reservation=17600,
+                 memory_locked=True),
+           GenVM("db", "tiered", cpus=16, memory_mb=409600, active_mb=307200, hw="vmx-21"),
+           GenVM("db-dram", "dram", cpus=16, memory_mb=409600, active_mb=307200, hw="vmx-21"),
+           GenVM("db-pmem", "pmem", cpus=16, memory_mb=409600, active_mb=307200, hw="vmx-21")]
+    export = build(read_export(str(write_csv_folder(tmp_path / "t", sheets(hosts, vms)))))
+    by_host = {s.doc["host"]["name"]: s for s in export.specs}
+    assert by_host["tiered"].doc["host"]["memory_tiering"] is True
+    assert "memory_tiering" not in by_host["dram"].doc["host"] and "memory_tiering" not in by_host["pmem"].doc["host"]
+    assert any("not modelled" in n for n in by_host["pmem"].assumptions)
+    assert by_host["tiered"].doc["vms"][1]["active_memory"] == "300GB"
+    assert any(n.startswith("NVMe memory tiering on: '# Memory' taken as the DRAM") for n in export.notes)
+    found = {(f.rule, f.vm) for f in _check(tmp_path / "t").findings if f.rule.startswith("MEM00")}
+    assert {("MEM005", "trade"), ("MEM006", "db")} <= found  # a tiered host's facts, from the export alone
+    assert not {vm for rule, vm in found if rule in ("MEM005", "MEM006") and vm in ("db-dram", "db-pmem")}
