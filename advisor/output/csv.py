@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import csv
 import io
+from collections.abc import Iterable, Mapping, Sequence
 
 from advisor.output.escape import terminal
 from advisor.report.findings import Run
@@ -31,9 +32,14 @@ def cell(value: object) -> object:
 
 
 def render(run: Run) -> str:
+    return table(COLUMNS, rows(run))
+
+
+def table(columns: Sequence[str], records: Iterable[Mapping[str, object]]) -> str:
+    """A header of `columns`, then each record's cells in that order (also `advisor diff --format csv`)."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(COLUMNS)
-    for row in rows(run):
-        writer.writerow([cell(row[c]) for c in COLUMNS])
+    writer.writerow(columns)
+    for record in records:
+        writer.writerow([cell(record[c]) for c in columns])
     return out.getvalue()

@@ -11,7 +11,6 @@ boundary of its format (advisor.output.escape).
 
 from __future__ import annotations
 
-import io
 import json
 from html import escape
 from typing import Any
@@ -47,16 +46,9 @@ def _table(diff: Diff) -> str:
 
 
 def _csv(diff: Diff) -> str:
-    import csv
+    from advisor.output.csv import table
 
-    from advisor.output.csv import cell
-
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(COLUMNS)
-    for row in changes(diff):
-        writer.writerow([cell(row[c]) for c in COLUMNS])
-    return out.getvalue()
+    return table(COLUMNS, changes(diff))
 
 
 def _xlsx(diff: Diff) -> bytes:
