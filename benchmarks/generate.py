@@ -35,7 +35,9 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 DATA = HERE / ".data"
 TEMPLATES = HERE / "templates"
-CORPUS_VMX = REPO.parent / "shared" / "corpus" / "vmx"
+CORPUS = REPO.parent / "shared" / "corpus"
+CORPUS_VMX = CORPUS / "vmx"
+CORPUS_KINDS = ("vmx", "ovf", "packer", "terraform")  # the corpus's folders of templates advisor lints
 SEED = 20240909
 MAX_SPEC_BYTES = 16 * 1024 * 1024  # advisor's own limit for one YAML file (advisor.load.yamlfile)
 ENGINE_HOST = "amd-epyc-9654-2s-nps4"  # 2 sockets x 96 cores, 8 NUMA nodes: the widest bundled host
@@ -293,6 +295,27 @@ def vary_vmx(base: bytes, rng: random.Random, index: int) -> bytes:
         octets = " ".join(f"{rng.randrange(256):02x}" for _ in range(8))
         put("uuid.bios", octets + "-" + " ".join(f"{rng.randrange(256):02x}" for _ in range(8)))
     return b"".join(lines)
+
+
+def corpus_copies(dest: Path, kinds: tuple[str, ...], min_files: int, corpus: Path = CORPUS) -> int:
+    """The shared corpus's templates of `kinds` copied whole, folder by folder, as often as it
+    takes to reach `min_files` (`dest`/r00/vmx/..., r01/...: each copy keeps a template's sibling
+    files beside it, as Packer's and Terraform's variables need). Real files measure what generated
+    ones cannot: their odd lines, charsets and sizes. Copied under benchmarks/.data (ignored by
+    git), never into the repository. Returns the number of files, 0 without the corpus."""
+    sources = [path for kind in kinds if (corpus / kind).is_dir()
+               for path in sorted((corpus / kind).rglob("*")) if path.is_file()]
+    if dest.exists():
+        shutil.rmtree(dest)
+    if not sources:
+        return 0
+    copies = -(-min_files // len(sources))
+    for index in range(copies):
+        for path in sources:
+            target = dest / f"r{index:02d}" / path.relative_to(corpus)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(path, target)
+    return copies * len(sources)
 
 
 def vmx_path(root: Path, index: int) -> Path:

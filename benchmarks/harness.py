@@ -7,7 +7,10 @@ its baseline and the two run interleaved (base, case, case, base, ...: the order
 that a drift in load hits both alike); the figure reported is the median of the per-pair ratios,
 with their spread (lowest and highest, and the interquartile range).
 
-Wall time is taken around the child with time.perf_counter(). Peak memory is the child's
+Wall time is taken around the child with time.perf_counter(). CPU time is the child's user and
+system time from wait4, which counts every descendant the child waited for (lint's and check's
+workers): summed over the cores, so on a loaded machine it moves far less than wall time, and a
+pair's CPU ratio is reported beside its wall ratio, each with its spread. Peak memory is the child's
 ru_maxrss from wait4: the largest resident set of any ONE process of the tree, not their sum.
 A command whose work runs in several processes at once (lint's and check's workers) uses the
 sum of their memory, so the warm-up also samples the whole process tree every 50 ms and adds
@@ -61,6 +64,7 @@ class Sample:
     stderr: bytes = b""
     timed_out: float | None = None  # the limit (s) when the harness killed the run for exceeding it
     peak_tree_bytes: int = 0  # sampled sum over the process tree (see the module docstring)
+    cpu_s: float = 0.0  # user + system time of the child and the descendants it waited for
 
 
 def _children() -> dict[int, list[int]]:
@@ -129,6 +133,7 @@ class Measurement:
     name: str
     command: list[str]
     runs_s: list[float] = field(default_factory=list)
+    cpu_runs_s: list[float] = field(default_factory=list)  # CPU time of the same runs, summed over cores
     peak_rss_bytes: int = 0  # the larger of one process's peak and the sampled tree's
     error: str | None = None
     rss_source: str = ""  # "gnu-time" or "wait4 (upper bound)", "+ tree" when the tree's sum was larger
@@ -143,6 +148,10 @@ class Measurement:
         return statistics.median(self.runs_s) if self.runs_s else None
 
     @property
+    def median_cpu_s(self) -> float | None:
+        return statistics.median(self.cpu_runs_s) if self.cpu_runs_s else None
+
+    @property
     def peak_rss_mb(self) -> float | None:
         return self.peak_rss_bytes / 2**20 if self.peak_rss_bytes else None
 
@@ -152,6 +161,8 @@ class Measurement:
             "median_s": self.median_s,
             "runs_s": self.runs_s,
             "min_s": min(self.runs_s) if self.runs_s else None,
+            "median_cpu_s": self.median_cpu_s,
+            "cpu_runs_s": self.cpu_runs_s,
             "peak_rss_mb": round(self.peak_rss_mb, 1) if self.peak_rss_mb else None,
             "rss_source": self.rss_source,
             "error": self.error,
@@ -201,7 +212,8 @@ def run_once(command: Sequence[str], env: dict[str, str] | None = None, cwd: Pat
             if signalled:
                 proc.returncode = -int(signalled[0].rsplit(" ", 1)[-1])
         return Sample(wall, peak, proc.returncode, out.read() if capture_stdout else b"", err.read(),
-                      timed_out=timeout_s if killed.is_set() else None, peak_tree_bytes=tree_peak)
+                      timed_out=timeout_s if killed.is_set() else None, peak_tree_bytes=tree_peak,
+                      cpu_s=usage.ru_utime + usage.ru_stime)
 
 
 def _kill_tree(pid: int) -> None:
@@ -242,6 +254,7 @@ def measure(name: str, command: Sequence[str], *, repeats: int, budget_s: float 
             return m
         samples.append(sample)
     m.runs_s = [s.wall_s for s in samples]
+    m.cpu_runs_s = [s.cpu_s for s in samples]
     _peak(m, first)
     m.stdout = samples[-1].stdout
     return m
@@ -253,7 +266,8 @@ class Pair:
 
     case: Measurement
     base: Measurement
-    ratios: list[float] = field(default_factory=list)
+    ratios: list[float] = field(default_factory=list)  # of wall times
+    cpu_ratios: list[float] = field(default_factory=list)  # of CPU times, pair by pair
 
     @property
     def ok(self) -> bool:
@@ -263,27 +277,38 @@ class Pair:
     def ratio(self) -> float | None:
         return statistics.median(self.ratios) if self.ratios else None
 
-    def spread(self) -> tuple[float, float, float, float] | None:
-        """Lowest, first quartile, third quartile and highest ratio."""
-        if not self.ratios:
-            return None
-        if len(self.ratios) < 4:
-            return min(self.ratios), min(self.ratios), max(self.ratios), max(self.ratios)
-        q1, _, q3 = statistics.quantiles(self.ratios, n=4)
-        return min(self.ratios), q1, q3, max(self.ratios)
+    @property
+    def cpu_ratio(self) -> float | None:
+        return statistics.median(self.cpu_ratios) if self.cpu_ratios else None
 
-    def text(self, unit: str = "x") -> str:
+    def spread(self, cpu: bool = False) -> tuple[float, float, float, float] | None:
+        """Lowest, first quartile, third quartile and highest ratio (of wall, or of CPU, times)."""
+        return _spread(self.cpu_ratios if cpu else self.ratios)
+
+    def text(self, unit: str = "x", cpu: bool = False) -> str:
         """'1.07x (1.02-1.12)': the median ratio and the range of the pairs'."""
-        spread = self.spread()
-        if self.ratio is None or spread is None:
+        ratio, spread = (self.cpu_ratio if cpu else self.ratio), self.spread(cpu)
+        if ratio is None or spread is None:
             return "-"
-        return f"{self.ratio:.2f}{unit} ({spread[0]:.2f}-{spread[3]:.2f})"
+        return f"{ratio:.2f}{unit} ({spread[0]:.2f}-{spread[3]:.2f})"
 
     def as_dict(self) -> dict:
-        spread = self.spread()
-        return {"case": self.case.name, "base": self.base.name, "ratios": self.ratios, "median_ratio": self.ratio,
-                "min": spread[0] if spread else None, "q1": spread[1] if spread else None,
-                "q3": spread[2] if spread else None, "max": spread[3] if spread else None}
+        out: dict = {"case": self.case.name, "base": self.base.name}
+        for prefix, ratios in (("", self.ratios), ("cpu_", self.cpu_ratios)):
+            spread = _spread(ratios)
+            out |= {f"{prefix}ratios": ratios, f"{prefix}median_ratio": statistics.median(ratios) if ratios else None,
+                    f"{prefix}min": spread[0] if spread else None, f"{prefix}q1": spread[1] if spread else None,
+                    f"{prefix}q3": spread[2] if spread else None, f"{prefix}max": spread[3] if spread else None}
+        return out
+
+
+def _spread(ratios: list[float]) -> tuple[float, float, float, float] | None:
+    if not ratios:
+        return None
+    if len(ratios) < 4:
+        return min(ratios), min(ratios), max(ratios), max(ratios)
+    q1, _, q3 = statistics.quantiles(ratios, n=4)
+    return min(ratios), q1, q3, max(ratios)
 
 
 def measure_pair(name: str, command: Sequence[str], base_name: str, base_command: Sequence[str], *,
@@ -312,8 +337,12 @@ def measure_pair(name: str, command: Sequence[str], base_name: str, base_command
                 m.error = _failure(sample)
                 return pair
             m.runs_s.append(sample.wall_s)
+            m.cpu_runs_s.append(sample.cpu_s)
             m.stdout = sample.stdout
         pair.ratios.append(case.runs_s[-1] / base.runs_s[-1])
+        # A run too short for the clock's tick (10 ms) may report no CPU time at all.
+        if base.cpu_runs_s[-1] > 0:
+            pair.cpu_ratios.append(case.cpu_runs_s[-1] / base.cpu_runs_s[-1])
     return pair
 
 

@@ -10,14 +10,17 @@ benchmarks/.data/, then measures, each case as the median of several runs after 
    `advisor lint` on one .vmx and `yamllint` on the same spec, as ratios to `python -c pass`;
 2. per-file CI cost: `advisor check` and `yamllint` over the same N spec files;
 3. template linting at scale: `advisor lint` over 10,000 .vmx files and a Terraform folder,
-   beside a plain-Python read-and-split floor and `checkov -d` on the same folder;
+   beside a plain-Python read-and-split floor and `checkov -d` on the same folder; and
+   `advisor lint --jobs 1` on real templates (the shared corpus, copied to >= 1,000 files: its .vmx,
+   and all its formats) beside the floor on the same files;
 4. engine throughput: the whole catalog over one spec of 10,000 and 100,000 VMs;
 5. the text report at scale: `advisor check` on one large spec as text and as JSON.
 
 Every case runs in turns with its baseline (harness.measure_pair) and is reported as the median
-of the per-pair ratios with their spread: only ratios within one run mean anything on a shared
-machine. Every advisor process uses a cache folder private to this run. The JSON keeps every
-run's time, every pair's ratios and the machine facts. `--profile` adds a cProfile summary of the slowest advisor case.
+of the per-pair ratios with their spread, of wall time and of CPU time (summed over cores): only
+ratios within one run mean anything on a shared machine. Every advisor process uses a cache folder
+private to this run. The JSON keeps every run's time, every pair's ratios and the machine facts.
+`--profile` adds a cProfile summary of the slowest advisor case.
 """
 
 from __future__ import annotations
@@ -42,6 +45,7 @@ import setup_env  # noqa: E402
 from harness import Measurement, Pair, measure_pair  # noqa: E402
 
 OUT = HERE / "out"
+FLOOR_SUFFIXES = (".vmx", ".ovf", ".json", ".hcl", ".tf")  # floor.TEMPLATE_SUFFIXES
 
 
 @dataclass(frozen=True)
@@ -53,14 +57,15 @@ class Sizes:
     big_repeats: int
     per_file_n: tuple[int, ...]
     budget_s: float  # per case, after the warm-up
+    corpus_files: int = 1000  # the shared corpus copied to at least this many files
 
     @classmethod
     def full(cls) -> Sizes:
-        return cls(startup_repeats=15, repeats=5, big_repeats=3, per_file_n=(1, 100, 1000), budget_s=60)
+        return cls(startup_repeats=15, repeats=5, big_repeats=5, per_file_n=(1, 100, 1000), budget_s=60)
 
     @classmethod
     def quick(cls) -> Sizes:
-        return cls(startup_repeats=5, repeats=3, big_repeats=1, per_file_n=(1, 10, 100), budget_s=6)
+        return cls(startup_repeats=5, repeats=3, big_repeats=1, per_file_n=(1, 10, 100), budget_s=6, corpus_files=200)
 
 
 @dataclass
@@ -145,7 +150,8 @@ class Bench:
     def add_pair(self, section: str, label: str, p: Pair, base_label: str, extra: str = "") -> None:
         """The case's row: its ratio to the baseline measured in turns with it, and the spread."""
         m = p.base if p.base.error else p.case
-        note = f"{p.text()} {base_label}, base {_seconds(p.base.median_s)}" if p.ok else ""
+        note = (f"{p.text()} {base_label}, CPU {p.text(cpu=True)}, base {_seconds(p.base.median_s)} "
+                f"(CPU {_seconds(p.base.median_cpu_s)})" if p.ok else "")
         self.add(section, label, m, note + (f"; {extra}" if extra else ""))
 
     def target(self, name: str, goal: str, value: float | None, limit: float, higher_is_better: bool = False,
@@ -157,8 +163,8 @@ class Bench:
         self.report.targets.append(Target(name, goal, fmt.format(value) + (f" {spread}" if spread else ""), passed))
 
     @staticmethod
-    def _range(p: Pair) -> str:
-        spread = p.spread()
+    def _range(p: Pair, cpu: bool = False) -> str:
+        spread = p.spread(cpu)
         return f"({spread[0]:.2f}-{spread[3]:.2f})" if spread else ""
 
     # -- 1. start-up ----------------------------------------------------------------------
@@ -271,6 +277,29 @@ class Bench:
         if self.checkov:
             self.target("lint Terraform folder vs checkov", "<= 1/5 of checkov -d (ratio <= 0.2)", vs_checkov, 0.2,
                         spread=self._range(self.report.pairs["lint.tf"]))
+
+    def lint_corpus(self) -> None:
+        """`advisor lint --jobs 1` on real templates, the shared corpus copied to >= 1,000 files,
+        in turns with the floor on the same files: its .vmx alone, and every format the floor
+        splits. Generated files are regular by construction; real ones carry the odd lines,
+        charsets and sizes that decide which of a reader's paths run."""
+        floor = str(HERE / "floor.py")
+        json_out = ["--format", "json"]
+        out: dict[str, object] = {}
+        self.report.derived["lint_corpus"] = out
+        for key, kinds, label in (("vmx", ("vmx",), ".vmx"), ("all", generate.CORPUS_KINDS, "templates")):
+            folder = self.data.root / f"corpus-{key}"
+            n = generate.corpus_copies(folder, kinds, self.sizes.corpus_files)
+            if not n:
+                self.log(f"    no shared corpus at {generate.CORPUS}: the real-file case is not run")
+                return
+            p = self.pair(f"lint.corpus.{key}", [self.advisor, "lint", str(folder), "--jobs", "1", *json_out],
+                          "floor", [self.python, floor, str(folder), *FLOOR_SUFFIXES], self.sizes.big_repeats,
+                          base_ok_codes=(0,))
+            self.add_pair("lint", f"advisor lint, {n:,} corpus {label} (--jobs 1)", p, "floor")
+            out[key] = {"files": n, "pair": p.as_dict()}
+            self.target(f"lint {n:,} corpus {label} vs floor", "<= 3x read-and-split floor, CPU (--jobs 1)",
+                        p.cpu_ratio, 3.0, fmt="{:.1f}x", spread=f"{self._range(p, cpu=True)}, wall {p.text()}")
 
     # -- 4. engine throughput -------------------------------------------------------------
     def engine(self) -> None:
@@ -454,7 +483,7 @@ def table(report: Report, facts: dict, mode: str) -> str:
              f"{facts['platform']}, advisor {facts['advisor_version']}",
              "speed probe (3M-step pure-Python loop, CPU, best of 3): "
              + " / ".join(f"{k} {v * 1000:.0f} ms" for k, v in facts["python_probe_cpu_s"].items()), ""]
-    header = f"{'case':<44} {'median':>9} {'runs':>4} {'peak RSS':>9}  notes"
+    header = f"{'case':<44} {'median':>9} {'CPU':>9} {'runs':>4} {'peak RSS':>9}  notes"
     section = None
     for row in report.rows:
         if row.section != section:
@@ -462,12 +491,13 @@ def table(report: Report, facts: dict, mode: str) -> str:
             lines += ["", f"[{section}]", header, "-" * len(header)]
         m = row.m
         if m is not None and m.error:
-            lines.append(f"{row.label:<44} {'FAILED':>9} {'':>4} {'':>9}  {m.error}")
+            lines.append(f"{row.label:<44} {'FAILED':>9} {'':>9} {'':>4} {'':>9}  {m.error}")
             continue
         median = _seconds(m.median_s) if m else ""
+        cpu = _seconds(m.median_cpu_s) if m and m.cpu_runs_s else ""
         runs = str(len(m.runs_s)) if m else ""
         rss = f"{m.peak_rss_mb:.0f} MiB" if m and m.peak_rss_mb else ""
-        lines.append(f"{row.label:<44} {median:>9} {runs:>4} {rss:>9}  {row.derived}")
+        lines.append(f"{row.label:<44} {median:>9} {cpu:>9} {runs:>4} {rss:>9}  {row.derived}")
     lines += ["", "[targets]", f"{'target':<40} {'goal':<40} {'measured':>14}  result", "-" * 104]
     for t in report.targets:
         verdict = "n/a" if t.passed is None else ("PASS" if t.passed else "MISS")
@@ -480,7 +510,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="small inputs and fewer runs (a smoke run, < 2 min)")
     parser.add_argument("--json", type=Path, default=OUT / "results.json", help="where to write the results")
     parser.add_argument("--profile", action="store_true", help="also profile the slowest advisor case")
-    parser.add_argument("--only", choices=("startup", "per-file", "lint", "engine", "report", "estate"),
+    parser.add_argument("--only", choices=("startup", "per-file", "lint", "corpus", "engine", "report", "estate"),
                         action="append", help="run only these sections (repeatable)")
     args = parser.parse_args(argv)
 
@@ -502,7 +532,8 @@ def main(argv: list[str] | None = None) -> int:
     bench = Bench(bins, data, sizes, log, cache_dir)
     facts = machine_facts(python, bench.advisor)
     sections = {"startup": bench.startup, "per-file": bench.per_file, "lint": bench.lint_at_scale,
-                "engine": bench.engine, "report": bench.report_at_scale, "estate": bench.estate}
+                "corpus": bench.lint_corpus, "engine": bench.engine, "report": bench.report_at_scale,
+                "estate": bench.estate}
     try:
         for name, run_section in sections.items():
             if not args.only or name in args.only:

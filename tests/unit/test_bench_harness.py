@@ -37,6 +37,12 @@ def test_case_and_baseline_run_in_turns(harness, tmp_path: Path) -> None:
     low, q1, q3, high = pair.spread()
     assert low <= q1 <= q3 <= high and low <= pair.ratio <= high
     assert pair.text().startswith(f"{pair.ratio:.2f}x (")
+    # CPU time, from the same runs: one figure per run, one ratio per pair whose base used the CPU
+    # long enough for the clock to count it.
+    assert len(pair.case.cpu_runs_s) == len(pair.base.cpu_runs_s) == 4
+    assert pair.cpu_ratios == [c / b for c, b in zip(pair.case.cpu_runs_s, pair.base.cpu_runs_s, strict=True)
+                               if b > 0]
+    assert set(pair.as_dict()) >= {"ratios", "median_ratio", "cpu_ratios", "cpu_median_ratio", "cpu_min", "cpu_max"}
 
 
 def test_a_failing_command_ends_its_pair(harness) -> None:
