@@ -1,9 +1,9 @@
 """.vmx reader: a VMware configuration file (or a `.vmtx` template) as the TemplateVM it describes.
 
 A .vmx already speaks the language every reader translates into, so this adapter adds no mapping:
-it reads the file with advisor.vmx.document (which keeps quoting, `|XX` escapes, charsets and odd lines
+it reads the file with advisor.vmx.reader (which keeps quoting, `|XX` escapes, charsets and odd lines
 faithfully), records every effective key with the line that sets it, and turns what a linter
-should know about into notes — keys set more than once (the last one wins, as in advisor.vmx.document)
+should know about into notes — keys set more than once (the last one wins, as in advisor.vmx.reader)
 and lines that are not `key = "value"` entries.
 
 Inline suppressions are full-line comments, the only comments a .vmx has:
@@ -29,7 +29,8 @@ from typing import Any, TypeVar
 from advisor.errors import InputError
 from advisor.readers.base import TemplateVM
 from advisor.readers.suppress import parse_suppression
-from advisor.vmx.document import VmxEntries, VmxEntry, lines_mentioning, read_entries
+from advisor.vmx.entries import VmxEntries, VmxEntry
+from advisor.vmx.reader import lines_mentioning, read_entries
 from advisor.vmx.spelling import canonical_keys
 
 KIND = "vmx"
@@ -172,7 +173,7 @@ _VALUE_START = re.compile(r"[ \t]*[^=]*=[ \t]*")
 def _value_columns(data: bytes, encoding: str) -> Callable[[int], int | None]:
     """line -> the column where the value of that line's `key = "value"` starts (its opening
     quote), in characters. Worked out on demand: only the lines findings point at need it (lines
-    split on LF only, as advisor.vmx.document splits them). The first line asked for is split off
+    split on LF only, as advisor.vmx.reader splits them). The first line asked for is split off
     alone, up to that line, and nothing is kept: most templates with a finding ask for one line,
     and keeping a hundred lines per template cost lint of 10,000 .vmx about 60 ms. A second line
     asked for splits the whole file once, so a template with many findings is not searched from
@@ -224,7 +225,7 @@ def _duplicate_notes(doc: VmxEntries) -> list[str]:
 
 
 def _parse_notes(doc: VmxEntries) -> list[str]:
-    """advisor.vmx.document's warnings (malformed lines, unclosed quotes, undecodable bytes, charset)."""
+    """advisor.vmx.reader's warnings (malformed lines, unclosed quotes, undecodable bytes, charset)."""
     notes = [f"line {w.line}: {w.message}" if w.line else w.message for w in doc.warnings]
     return _capped(notes, "more lines were odd in the same ways")
 
@@ -238,7 +239,7 @@ def _capped(notes: list[str], rest: str) -> list[str]:
 def _suppressions(vm: TemplateVM, data: bytes, encoding: str) -> None:
     """Collect `# advisor: ignore RULE -- reason` comment lines.
 
-    Lines are split exactly as advisor.vmx.document splits them (on LF only), so the line numbers agree
+    Lines are split exactly as advisor.vmx.reader splits them (on LF only), so the line numbers agree
     with the settings' lines.
     """
     body = data[3:] if data.startswith(b"\xef\xbb\xbf") else data

@@ -165,7 +165,7 @@ class _Counting(bytes):
 
 
 def test_lines_mentioning_scans_each_byte_once() -> None:
-    from advisor.vmx.document import lines_mentioning
+    from advisor.vmx.reader import lines_mentioning
 
     data = _Counting(b"".join(b"# advisor: ignore VMX001 -- x\n" for _ in range(20000)))
     _Counting.scanned = 0
