@@ -61,11 +61,11 @@ class Sizes:
 
     @classmethod
     def full(cls) -> Sizes:
-        return cls(startup_repeats=15, repeats=5, big_repeats=5, per_file_n=(1, 100, 1000), budget_s=60)
+        return cls(startup_repeats=15, repeats=5, big_repeats=3, per_file_n=(1, 100, 1000), budget_s=60)
 
     @classmethod
     def quick(cls) -> Sizes:
-        return cls(startup_repeats=5, repeats=3, big_repeats=1, per_file_n=(1, 10, 100), budget_s=6, corpus_files=200)
+        return cls(startup_repeats=5, repeats=3, big_repeats=1, per_file_n=(1, 10, 100), budget_s=6)
 
 
 @dataclass
@@ -132,8 +132,9 @@ class Bench:
     # -- helpers --------------------------------------------------------------------------
     def pair(self, key: str, command: list[str], base_key: str, base_command: list[str], repeats: int,
              ok_codes: tuple[int, ...] = (0, 1), base_ok_codes: tuple[int, ...] = (0, 1),
-             capture_stdout: bool = False) -> Pair:
-        p = measure_pair(key, command, base_key, base_command, repeats=repeats, budget_s=self.sizes.budget_s,
+             capture_stdout: bool = False, budget_s: float | None = None) -> Pair:
+        budget_s = self.sizes.budget_s if budget_s is None else budget_s
+        p = measure_pair(key, command, base_key, base_command, repeats=repeats, budget_s=budget_s,
                          ok_codes=ok_codes, base_ok_codes=base_ok_codes, env=self.env, cwd=generate.REPO,
                          capture_stdout=capture_stdout, log=self.log)
         for m in (p.base, p.case):
@@ -294,8 +295,8 @@ class Bench:
                 self.log(f"    no shared corpus at {generate.CORPUS}: the real-file case is not run")
                 return
             p = self.pair(f"lint.corpus.{key}", [self.advisor, "lint", str(folder), "--jobs", "1", *json_out],
-                          "floor", [self.python, floor, str(folder), *FLOOR_SUFFIXES], self.sizes.big_repeats,
-                          base_ok_codes=(0,))
+                          "floor", [self.python, floor, str(folder), *FLOOR_SUFFIXES], self.sizes.repeats,
+                          base_ok_codes=(0,), budget_s=max(self.sizes.budget_s, 60))
             self.add_pair("lint", f"advisor lint, {n:,} corpus {label} (--jobs 1)", p, "floor")
             out[key] = {"files": n, "pair": p.as_dict()}
             self.target(f"lint {n:,} corpus {label} vs floor", "<= 3x read-and-split floor, CPU (--jobs 1)",

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import re
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from operator import attrgetter
@@ -93,7 +94,9 @@ def _json_kind(head: bytes) -> str | None:
 def _top_level_keys(head: bytes) -> set[str]:
     """The keys of a JSON document's outermost object, scanning at most `head`.
 
-    A scanner rather than json.loads because `head` may be a truncated prefix of the file.
+    A scanner rather than json.loads because `head` may be a truncated prefix of the file. One
+    regex step per string or bracket, not one Python step per character: a 64 KiB head of a
+    Packer template took 7 ms character by character, a tenth of linting the whole file.
     """
     text = head.decode("utf-8", "ignore").lstrip("\ufeff \t\r\n")
     if not text.startswith("{"):
@@ -101,27 +104,25 @@ def _top_level_keys(head: bytes) -> set[str]:
     keys: set[str] = set()
     depth = 0
     expect_key = False
-    pos = 0
-    while pos < len(text):
-        char = text[pos]
+    for token in _JSON_TOKEN.finditer(text):
+        char = token[0][0]
         if char == '"':
-            end = pos + 1
-            while end < len(text) and text[end] != '"':
-                end += 2 if text[end] == "\\" else 1
             if depth == 1 and expect_key:
-                keys.add(text[pos + 1 : end])
+                keys.add(token[1])
                 expect_key = False
-            pos = end + 1
-            continue
-        if char in "{[":
+        elif char in "{[":
             depth += 1
             expect_key = char == "{" and depth == 1
         elif char in "}]":
             depth -= 1
-        elif char == "," and depth == 1:
+        elif depth == 1:  # a comma
             expect_key = True
-        pos += 1
     return keys
+
+
+# A string (group 1: its text; a backslash takes the character after it, and an unclosed one runs
+# to the end of the head) or one of the brackets and commas that _top_level_keys counts.
+_JSON_TOKEN = re.compile(r'"((?:[^"\\]|\\.|\\\Z)*)"?|[{}\[\],]', re.S)
 
 
 def read_template(path: str | os.PathLike[str], data: bytes | None = None,
