@@ -299,7 +299,7 @@ class Bench:
                           base_ok_codes=(0,), budget_s=max(self.sizes.budget_s, 60))
             self.add_pair("lint", f"advisor lint, {n:,} corpus {label} (--jobs 1)", p, "floor")
             out[key] = {"files": n, "pair": p.as_dict()}
-            self.target(f"lint {n:,} corpus {label} vs floor", "<= 3x read-and-split floor, CPU (--jobs 1)",
+            self.target(f"lint {n:,} corpus {label} vs floor", "<= 3x read-and-split floor (CPU)",
                         p.cpu_ratio, 3.0, fmt="{:.1f}x", spread=f"{self._range(p, cpu=True)}, wall {p.text()}")
 
     # -- 4. engine throughput -------------------------------------------------------------
