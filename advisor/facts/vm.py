@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from typing import Any
+from typing import Any, NamedTuple
 
 from advisor.facts.devices import device_facts
 from advisor.facts.sql import sql_facts
@@ -44,19 +44,27 @@ def _hardware(hw: int | None) -> tuple[int | None, bool | None, bool | None, boo
             hw_feature(hw, "pvscsi"))
 
 
-def vm_facts(vm: VM, unknown: frozenset[str] = frozenset()) -> dict[str, Any]:
-    """Facts about the VM alone (no host). `unknown` names spec fields a template left unresolved."""
-    hw = vm.hardware_version
-    disks = vm.disks
-    # One pass over the disks and one over the NICs for every fact that counts them.
-    data_disks = legacy_data = shallow = 0
+class _Disks(NamedTuple):
+    """What the facts count over a VM's disks, in one pass."""
+
+    data: int  # disks other than the OS disk
+    legacy_data: int  # data disks on a legacy SCSI controller
+    legacy_controllers: list[str]
+    shallow: int  # heavy-I/O disks on PVSCSI with a queue shallower than 254
+    buses: int  # controllers in use, by kind and bus number
+    uses_nvme: bool
+    uses_pvscsi: bool
+
+
+def _disks(vm: VM) -> _Disks:
+    data = legacy_data = shallow = 0
     legacy_controllers: set[str] = set()
     buses: set[tuple[str, int]] = set()
     uses_nvme = uses_pvscsi = False
-    for d in disks:
+    for d in vm.disks:
         controller = d.controller
         if d.role != "os":
-            data_disks += 1
+            data += 1
             if controller in _LEGACY_SCSI:
                 legacy_data += 1
                 legacy_controllers.add(controller)
@@ -67,29 +75,74 @@ def vm_facts(vm: VM, unknown: frozenset[str] = frozenset()) -> dict[str, Any]:
                 shallow += 1
         elif controller == "nvme":
             uses_nvme = True
-    legacy_nics = 0
-    legacy_nic_types: set[str] = set()
+    return _Disks(data, legacy_data, sorted(legacy_controllers), shallow, len(buses), uses_nvme, uses_pvscsi)
+
+
+def _nics(vm: VM) -> tuple[int, list[str], bool]:
+    """The legacy NICs, their adapter types, and whether any NIC is SR-IOV or passthrough."""
+    legacy = 0
+    types: set[str] = set()
     sriov = False
     for n in vm.nics:
         adapter = n.adapter
         if adapter in _LEGACY_NICS:
-            legacy_nics += 1
-            legacy_nic_types.add(adapter)
+            legacy += 1
+            types.add(adapter)
         elif adapter in ("sriov", "passthrough"):
             sriov = True
-    adv = normalised_advanced(vm)  # lower-cased key -> (spelling, text)
-    prefer = adv["numa.vcpu.preferht"][1] if "numa.vcpu.preferht" in adv else None
+    return legacy, sorted(types), sriov
+
+
+def _counted_keys(adv: dict[str, tuple[str, str]]) -> tuple[str, list[str], list[str]]:
+    """All advanced keys joined by newlines, and the spellings of the interrupt-mode keys and of
+    the set I/O filter keys."""
     # Both kinds of key are rare: one substring search over all keys usually rules them out (and
     # host_bound finds its few keys in the same text).
     joined = "\n".join(adv) if adv else ""
-    kinds = [_key_kind(k) for k in adv] if ".intrmode" in joined or ".filters" in joined else []
-    filters = [spelling for kind, (spelling, text) in zip(kinds, adv.values(), strict=False)
-               if kind == "filters" and text.strip()] if kinds else []
+    if ".intrmode" not in joined and ".filters" not in joined:
+        return joined, [], []
+    kinds = [(_key_kind(k), spelling, text) for k, (spelling, text) in adv.items()]
+    return (joined, [spelling for kind, spelling, _ in kinds if kind == "intrmode"],
+            [spelling for kind, spelling, text in kinds if kind == "filters" and text.strip()])
+
+
+def vm_facts(vm: VM, unknown: frozenset[str] = frozenset()) -> dict[str, Any]:
+    """Facts about the VM alone (no host). `unknown` names spec fields a template left unresolved."""
+    adv = normalised_advanced(vm)  # lower-cased key -> (spelling, text)
+    joined, intrmode, filters = _counted_keys(adv)
+    disks = _disks(vm)
+    legacy_nics, legacy_nic_types, sriov = _nics(vm)
     profile = (vm.gpu.profile or "") if vm.gpu else ""
-    m = _PROFILE_GB.search(profile) if profile else None
+    facts = _shape_facts(vm, profile, disks.legacy_controllers, legacy_nic_types)
+    facts.update({
+        "vm.disks": len(vm.disks),
+        "vm.data_disks": disks.data,
+        "vm.data_disks_legacy": disks.legacy_data,
+        "vm.scsi_controllers_used": disks.buses,
+        "vm.heavy_io_shallow_queue": disks.shallow,
+        "vm.nics": len(vm.nics),
+        "vm.legacy_nics": legacy_nics,
+        "vm.intrmode_keys": len(intrmode),
+        "vm.intrmode_key_names": intrmode,
+        # An I/O filter (VAIO) attached to a disk appears in the .vmx as <disk>.filters.
+        "vm.io_filter_keys": filters,
+        "vm.io_filter_disks": len(filters),
+    })
+    facts.update(_setting_facts(vm, adv, profile))
+    facts["vm.sriov_or_passthrough_nic"] = sriov
+    facts.update(_hardware_facts(vm.hardware_version, disks))
+    facts.update(device_facts(vm, joined))
+    facts.update(sql_facts(vm))
+    for field in unknown:
+        for name in _FIELD_FACTS.get(field, ()):
+            facts[name] = None
+    return facts
+
+
+def _shape_facts(vm: VM, profile: str, legacy_controllers: list[str], legacy_nic_types: list[str]) -> dict[str, Any]:
+    """What the VM is and its size: name, workload, guest, vCPUs, memory, reservations."""
     cpr = vm.cpu_reservation
-    hw_max, vnuma, vmxnet3, nvme, pvscsi = _hardware(hw)
-    facts: dict[str, Any] = {
+    return {
         "vm.name": vm.name,
         "vm.workload": vm.workload,
         "vm.guest_os": vm.guest_os,
@@ -97,31 +150,26 @@ def vm_facts(vm: VM, unknown: frozenset[str] = frozenset()) -> dict[str, Any]:
         "vm.guest_power_plan": vm.guest.power_plan,
         "vm.gpu_profile": profile,
         "vm.gpu_purpose": (vm.gpu.purpose or "") if vm.gpu else "",
-        "vm.legacy_controllers": sorted(legacy_controllers),
-        "vm.legacy_nic_types": sorted(legacy_nic_types),
+        "vm.legacy_controllers": legacy_controllers,
+        "vm.legacy_nic_types": legacy_nic_types,
         "vm.containers_networking": vm.containers.networking if vm.containers else "",
         "vm.count": vm.count,
         "vm.vcpus": vm.vcpus,
         "vm.cores_per_socket": vm.cores_per_socket or 0,
         "vm.memory_mib": vm.memory,
         "vm.active_memory_mib": vm.active_memory,
-        "vm.hardware_version": hw,
-        "vm.hw_max_vcpus": hw_max,
+        "vm.hardware_version": vm.hardware_version,
+        "vm.hw_max_vcpus": _hardware(vm.hardware_version)[0],
         "vm.cpu_reservation_mhz": cpr if isinstance(cpr, int) else 0,
         "vm.memory_reservation_mib": (vm.memory if vm.memory_reservation == "full" else vm.memory_reservation or 0),
-        "vm.disks": len(vm.disks),
-        "vm.data_disks": data_disks,
-        "vm.data_disks_legacy": legacy_data,
-        "vm.scsi_controllers_used": len(buses),
-        "vm.heavy_io_shallow_queue": shallow,
-        "vm.nics": len(vm.nics),
-        "vm.legacy_nics": legacy_nics,
-        "vm.intrmode_keys": kinds.count("intrmode") if kinds else 0,
-        "vm.intrmode_key_names": [spelling for kind, (spelling, _) in zip(kinds, adv.values(), strict=False)
-                                  if kind == "intrmode"] if kinds else [],
-        # An I/O filter (VAIO) attached to a disk appears in the .vmx as <disk>.filters.
-        "vm.io_filter_keys": filters,
-        "vm.io_filter_disks": len(filters),
+    }
+
+
+def _setting_facts(vm: VM, adv: dict[str, tuple[str, str]], profile: str) -> dict[str, Any]:
+    """The VM's settings and workload traits as yes/no facts (and the GPU's)."""
+    prefer = adv["numa.vcpu.preferht"][1] if "numa.vcpu.preferht" in adv else None
+    m = _PROFILE_GB.search(profile) if profile else None
+    return {
         "vm.gpu_passthrough": vm.gpu.passthrough if vm.gpu else 0,
         "vm.gpu_profile_gb": int(m.group(1)) if m else 0,
         "vm.java_jvms": vm.java.jvms if vm.java else 0,
@@ -142,22 +190,22 @@ def vm_facts(vm: VM, unknown: frozenset[str] = frozenset()) -> dict[str, Any]:
         "vm.memory_bound": bool(vm.memory_bound) or bool(vm.hpc and vm.hpc.memory_bound),
         "vm.containers_latency_critical": bool(vm.containers and vm.containers.latency_critical),
         "vm.prefer_ht": prefer is not None and bool(read_bool(prefer)),
-        "vm.sriov_or_passthrough_nic": sriov,
+    }
+
+
+def _hardware_facts(hw: int | None, disks: _Disks) -> dict[str, Any]:
+    """What the hardware version supports, beside what the VM uses."""
+    _, vnuma, vmxnet3, nvme, pvscsi = _hardware(hw)
+    return {
         "vm.hw_supports_vnuma": vnuma,
         "vm.hw_supports_vmxnet3": vmxnet3,
         "vm.hw_supports_nvme": nvme,
-        "vm.uses_nvme": uses_nvme,
+        "vm.uses_nvme": disks.uses_nvme,
         "vm.hw_supports_pvscsi": pvscsi,
-        "vm.uses_pvscsi": uses_pvscsi,
+        "vm.uses_pvscsi": disks.uses_pvscsi,
         "vm.vmxnet3_possible": True if vmxnet3 is None else vmxnet3,
         "vm.pvscsi_possible": True if pvscsi is None else pvscsi,
     }
-    facts.update(device_facts(vm, joined))
-    facts.update(sql_facts(vm))
-    for field in unknown:
-        for name in _FIELD_FACTS.get(field, ()):
-            facts[name] = None
-    return facts
 
 
 # Which facts become unknown when a template leaves a spec field unresolved.
