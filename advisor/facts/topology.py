@@ -77,8 +77,25 @@ def topology_facts(host: Host, vm: VM, version: Version, topo: Topology,
     """Facts comparing the VM's predicted topology with the host and with what-if variants, and
     the preferHT what-if layout (None: no such what-if), from which memory_facts tells whether
     each VM of the layout would fit its memory (`cache`: shared_predict's)."""
+    out = _layout_facts(host, vm, topo)
+    alt = _prefer_ht_what_if(out, host, vm, version, topo, cache)
+    _cores_per_socket_what_if(out, host, vm, version, topo, cache)
+    _control_facts(out, host, vm, version, topo)
+    best, near = aligned_vcpus(vm.vcpus, host, topo.prefer_ht)
+    out["vm.aligned_vcpus"] = best
+    out["vm.aligned_vcpus_text"] = ", ".join(str(n) for n in sorted({best, *near}))
+    gpu = host.gpus[0].model.lower() if host.gpus else None
+    if gpu and gpu in _MAX_PROFILE:
+        out["vm.gpu_max_profile"], out["vm.gpu_max_profile_gb"] = _MAX_PROFILE[gpu]
+    else:
+        out["vm.gpu_max_profile"], out["vm.gpu_max_profile_gb"] = None, None
+    return out, alt
+
+
+def _layout_facts(host: Host, vm: VM, topo: Topology) -> dict[str, Any]:
+    """The predicted layout itself, and how it sits on the host's nodes."""
     v = vm.vcpus
-    out: dict[str, Any] = {
+    return {
         "topo.layout": runs(topo.vnuma_nodes),
         "topo.layout_note": "; how vSphere 6.5+ spreads the remainder is not documented, so these sizes are a guess"
         if any(UNEVEN_SPLIT in note for note in topo.uncertain) else "",
@@ -104,6 +121,11 @@ def topology_facts(host: Host, vm: VM, version: Version, topo: Topology,
         "topo.follows_cps": topo.follows_cores_per_socket,
         "vm.sockets": topo.sockets,
     }
+
+
+def _prefer_ht_what_if(out: dict[str, Any], host: Host, vm: VM, version: Version, topo: Topology,
+                       cache: dict[tuple[Any, ...], Any] | None) -> Topology | None:
+    """The preferHT what-if facts, into `out`; the what-if's layout (None: no such what-if)."""
     # preferHT what-if: only meaningful when the VM does not already prefer HT and HT exists.
     # A VM that powered on before keeps its recorded layout: the what-ifs drop that record, as
     # the fixes that change the layout do (NUMA001, NUMA012).
@@ -118,6 +140,12 @@ def topology_facts(host: Host, vm: VM, version: Version, topo: Topology,
     out["topo.persisted_layout_differs"] = fresh is not vm and any(
         "numa.autosize.vcpu.maxPerVirtualNode" in r for r in topo.reasons) and (
         shared_predict(host, fresh, version, cache).vnuma_nodes != topo.vnuma_nodes)
+    return alt
+
+
+def _cores_per_socket_what_if(out: dict[str, Any], host: Host, vm: VM, version: Version, topo: Topology,
+                              cache: dict[tuple[Any, ...], Any] | None) -> None:
+    v = vm.vcpus
     # Cores-per-socket what-if: the same VM with ESXi's default cores per socket.
     if vm.cores_per_socket and vm.cores_per_socket > 1:
         default = shared_predict(host, vm.model_copy(update={"cores_per_socket": None}), version, cache)
@@ -133,6 +161,11 @@ def topology_facts(host: Host, vm: VM, version: Version, topo: Topology,
         out["topo.aligned_cores_per_socket"] = socket_per_vnode(topo.vnuma_nodes, v)
         out["topo.vnode_below_physical"] = False
         out["topo.cps_unbalances"] = False
+
+
+def _control_facts(out: dict[str, Any], host: Host, vm: VM, version: Version, topo: Topology) -> None:
+    """Sockets split between vNUMA nodes, manual node sizes and node affinity (issue 35's classes)."""
+    v = vm.vcpus
     # Class 4 (issue 35): a virtual socket split between two vNUMA nodes is certain from the
     # node sizes alone, whatever ESXi does with the clients (VROOM! rules; Denneman 2021-12-02).
     cps = vm.cores_per_socket or 1
@@ -154,15 +187,6 @@ def topology_facts(host: Host, vm: VM, version: Version, topo: Topology,
         topo.numa_managed and topo.physical_nodes_spanned > 1 and v <= host.cores_per_node
         and vm.memory <= host.memory_per_node
     )
-    best, near = aligned_vcpus(v, host, topo.prefer_ht)
-    out["vm.aligned_vcpus"] = best
-    out["vm.aligned_vcpus_text"] = ", ".join(str(n) for n in sorted({best, *near}))
-    gpu = host.gpus[0].model.lower() if host.gpus else None
-    if gpu and gpu in _MAX_PROFILE:
-        out["vm.gpu_max_profile"], out["vm.gpu_max_profile_gb"] = _MAX_PROFILE[gpu]
-    else:
-        out["vm.gpu_max_profile"], out["vm.gpu_max_profile_gb"] = None, None
-    return out, alt
 
 
 def layout_key(vm: VM) -> tuple[Any, ...]:
