@@ -31,7 +31,7 @@ def template_fields(t: TemplateVM) -> tuple[dict[str, Any], set[str], dict[str, 
     the structured fields (a raw key's line is its setting's)."""
     unknown: set[str] = set()
     lines: dict[str, int | None] = {}
-    settings, spelling = t.settings, t.spelling
+    settings = t.settings
     # The .vmx reader's own index of every key's spelling and text, and of its line (see
     # advisor.readers.vmxfile.VmxSettings): its entries are never made here.
     read_index: dict[str, tuple[str, str]] | None = getattr(settings, "index", None)
@@ -42,58 +42,93 @@ def template_fields(t: TemplateVM) -> tuple[dict[str, Any], set[str], dict[str, 
         # Other readers' settings: a value may be unknown (None) or a number.
         texts = {low: (None, setting.value) for low, setting in settings.items()}
         line_of = {low: setting.line for low, setting in settings.items()}
-    # The few keys that mean more than themselves (fields, devices, advisor's pseudo-keys), in
-    # file order, each sorted by what it means; the other ninety-odd keys of a template are
-    # only carried (roles are worked out once per distinct key, and the keys without one
-    # passed over from C).
-    droppable: list[tuple[str, bool]] = []
-    reconciles: list[str] = []
-    stated: list[tuple[str, str]] = []
-    disk_keys: list[tuple[str, _DiskKey]] = []
-    present: list[tuple[int, str]] = []
+    keys = _meaningful_keys(settings)
+    if read_index is not None:
+        index, advanced = _read_advanced(read_index, keys)
+        for field, low in keys.stated:
+            lines[field] = line_of[low]
+    else:
+        index, advanced = _other_advanced(t, texts, unknown, lines)
+    data: dict[str, Any] = {"name": t.name, "advanced": advanced, ADVANCED_INDEX: index,
+                            RECONCILED: list(filter(index.__contains__, keys.reconciles))}
+    _required_fields(data, texts, unknown)
+    data["disks"], disk_line = _template_disks(texts, line_of, keys.disks)
+    if disk_line is not None:
+        lines["disks"] = disk_line
+    data["nics"], slots, nic_line = template_nics(t, texts, line_of, unknown, keys.nics)
+    if nic_line is not None:
+        lines["nics"] = nic_line
+    data["_nic_slots"] = tuple(slots)
+    return data, unknown, lines
+
+
+class _Keys(NamedTuple):
+    """The few keys that mean more than themselves, in file order, sorted by what they mean."""
+
+    droppable: list[tuple[str, bool]]  # (key, always dropped): pseudo-keys and NIC types
+    reconciles: list[str]  # keys the VM model reconciles into fields
+    stated: list[tuple[str, str]]  # (field, key) of those that state a field
+    disks: list[tuple[str, _DiskKey]]
+    nics: list[tuple[int, str]]  # (slot, key) of each NIC's present key
+
+
+def _meaningful_keys(settings: Any) -> _Keys:
+    # The other ninety-odd keys of a template are only carried (roles are worked out once per
+    # distinct key, and the keys without one passed over from C).
+    keys = _Keys([], [], [], [], [])
     for low in filter(_ROLES.__getitem__, settings):
         always_dropped, nic_type, reconciled, field, disk, nic_slot = _ROLES[low]  # type: ignore[misc]  # a role: filtered
         if always_dropped or nic_type:
-            droppable.append((low, always_dropped))
+            keys.droppable.append((low, always_dropped))
         if reconciled:
-            reconciles.append(low)
+            keys.reconciles.append(low)
             if field is not None:
-                stated.append((field, low))
+                keys.stated.append((field, low))
         if disk is not None:
-            disk_keys.append((low, disk))
+            keys.disks.append((low, disk))
         elif nic_slot is not None:
-            present.append((nic_slot, low))
-    if read_index is not None:
-        # Every key is carried as it is, in file order, except advisor's pseudo-keys and the
-        # NIC types read below, slot by slot. The index is shared with the reader's settings
-        # (nothing changes it), and copied only to leave a key out.
-        index = read_index
-        dropped = [low for low, always in droppable if always or _is_nic_type(index[low][1])]
-        if dropped:
-            index = dict(index)
-            for low in dropped:
-                del index[low]
-        advanced: dict[str, Any] = dict(index.values())
-        for field, low in stated:
-            lines[field] = line_of[low]
-    else:
-        # The same keys lower-cased, as normalised_advanced() gives them: handed to the model
-        # (ADVANCED_INDEX in the validation context) instead of worked out again from `advanced`.
-        index = {low: (spelling.get(low, low), value if value.__class__ is str else vmx_text(value))
-                 for low, (_, value) in texts.items()
-                 if value is not None and not _dropped(low, value)}
-        # Other readers may give numbers, which `advanced` keeps.
-        advanced = {spelled: texts[low][1] for low, (spelled, _) in index.items()}
-        # (Valid NIC types are read below, slot by slot; an invalid one stays for the model to refuse.)
-        for low, field in _SCALAR_FIELDS:
-            setting = settings.get(low)
-            if setting is not None:
-                if setting.value is None:
-                    unknown.add(field)
-                else:
-                    lines[field] = setting.line
-    data: dict[str, Any] = {"name": t.name, "advanced": advanced, ADVANCED_INDEX: index,
-                            RECONCILED: list(filter(index.__contains__, reconciles))}
+            keys.nics.append((nic_slot, low))
+    return keys
+
+
+def _read_advanced(read_index: dict[str, tuple[str, str]], keys: _Keys) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The index and `advanced` of a .vmx reader's settings."""
+    # Every key is carried as it is, in file order, except advisor's pseudo-keys and the
+    # NIC types read below, slot by slot. The index is shared with the reader's settings
+    # (nothing changes it), and copied only to leave a key out.
+    index = read_index
+    dropped = [low for low, always in keys.droppable if always or _is_nic_type(index[low][1])]
+    if dropped:
+        index = dict(index)
+        for low in dropped:
+            del index[low]
+    return index, dict(index.values())
+
+
+def _other_advanced(t: TemplateVM, texts: dict[str, tuple[Any, Any]], unknown: set[str],
+                    lines: dict[str, int | None]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The index and `advanced` of another reader's settings; the scalar fields' lines and
+    unknowns into `lines` and `unknown`."""
+    spelling, settings = t.spelling, t.settings
+    # The same keys lower-cased, as normalised_advanced() gives them: handed to the model
+    # (ADVANCED_INDEX in the validation context) instead of worked out again from `advanced`.
+    index = {low: (spelling.get(low, low), value if value.__class__ is str else vmx_text(value))
+             for low, (_, value) in texts.items()
+             if value is not None and not _dropped(low, value)}
+    # Other readers may give numbers, which `advanced` keeps.
+    advanced = {spelled: texts[low][1] for low, (spelled, _) in index.items()}
+    # (Valid NIC types are read below, slot by slot; an invalid one stays for the model to refuse.)
+    for low, field in _SCALAR_FIELDS:
+        setting = settings.get(low)
+        if setting is not None:
+            if setting.value is None:
+                unknown.add(field)
+            else:
+                lines[field] = setting.line
+    return index, advanced
+
+
+def _required_fields(data: dict[str, Any], texts: dict[str, tuple[Any, Any]], unknown: set[str]) -> None:
     # The two required fields come straight from their keys (the validator reports a bad
     # value at that key's line); the rest is reconciled from `advanced` by the VM model.
     for key, field in (("numvcpus", "vcpus"), ("memsize", "memory")):
@@ -107,14 +142,6 @@ def template_fields(t: TemplateVM) -> tuple[dict[str, Any], set[str], dict[str, 
             data[field] = _REQUIRED_DEFAULTS[field]
             if field == "memory":
                 unknown.add("memory")
-    data["disks"], disk_line = _template_disks(texts, line_of, disk_keys)
-    if disk_line is not None:
-        lines["disks"] = disk_line
-    data["nics"], slots, nic_line = template_nics(t, texts, line_of, unknown, present)
-    if nic_line is not None:
-        lines["nics"] = nic_line
-    data["_nic_slots"] = tuple(slots)
-    return data, unknown, lines
 
 
 _SCALAR_FIELDS = [(low, field) for low, (field, _) in SCALAR_KEYS.items()]

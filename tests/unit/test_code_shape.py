@@ -40,7 +40,6 @@ _BEING_SHRUNK: dict[str, str] = {
     "output/sizing.py:render_text": "structure",
     "rvtools/estate.py:build": "estate",
     "sizing/sizing.py": "structure",
-    "vmx/templatefields.py:template_fields": "structure",
 }
 
 _REASON = re.compile(r"#\s*long:\s*\S")
