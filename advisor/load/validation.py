@@ -60,60 +60,19 @@ def path_text(loc: tuple[Any, ...]) -> str:
 def to_input_errors(
     exc: ValidationError, model: type[BaseModel], root: Any, file: str, prefix: tuple[Any, ...] = ()
 ) -> list[InputError]:
+    stranger = _not_this_kind(model, root, file, prefix)
+    if stranger is not None:
+        return [stranger]
     errors: list[InputError] = []
-    node = root
-    for part in prefix:
-        node = node.get(part) if isinstance(node, dict) else None
-    if isinstance(node, dict) and node and not any(
-            isinstance(k, str) and (k in model.model_fields or close_matches(k, model.model_fields, n=1))
-            for k in node):
-        # Not one key advisor knows: most likely some other file named by mistake (or on
-        # purpose: `host: /etc/shadow`). Its content is not echoed.
-        return [InputError(f"not {_KIND.get(model.__name__, 'an advisor document')}: none of its keys is one advisor "
-                           f"reads (expected {', '.join(list(model.model_fields)[:6])}, ...); its content is not shown",
-                           file=file, line=getattr(node, "line", None))]
     meant_for: dict[tuple[Any, ...], int] = {}  # a field an unknown key was taken for -> that error
     missing: list[tuple[tuple[Any, ...], int]] = []
     for err in exc.errors(include_url=False):
-        loc = tuple(p for p in err["loc"] if not (isinstance(p, str) and p.startswith(("function-", "lax-", "json-"))))
-        # Union members show up as extra path parts ('str', 'Host', 'int', 'literal[...]').
-        loc = tuple(
-            p
-            for p in loc
-            if not (
-                isinstance(p, str)
-                and (p[:1].isupper() or p in {"str", "int", "bool", "float"} or p.startswith("literal["))
-            )
-        )
-        message = err["msg"]
-        original = (err.get("ctx") or {}).get("error")
-        extra = getattr(original, "path", None)
-        if extra:
-            loc = loc + tuple(extra)
-        if message.startswith("Value error, "):
-            message = message[len("Value error, "):]
-        if err["type"] == "extra_forbidden" and err["loc"] and loc[-1:] != tuple(err["loc"][-1:]):
-            loc = loc + tuple(err["loc"][-1:])  # the unknown key itself, even one spelled like a union tag ('Host')
-        if err["type"] == "extra_forbidden":
-            owner = _model_at(model, loc)
-            known = list(owner.model_fields) if owner else []
-            close = meant(str(loc[-1]), owner) if owner else []
-            message = f"unknown key '{clip(str(loc[-1]))}'" + (f"; did you mean '{close[0]}'?" if close else "")
-            if close:
-                meant_for[prefix + loc[:-1] + (close[0],)] = len(errors)
-            if not close and known:
-                message += f" (allowed: {', '.join(known)})"
-        elif err["type"] == "string_unicode":  # a byte the file's encoding could not decode
-            value = str(err.get("input", ""))
-            bad = next((ord(ch) - 0xDC00 for ch in value if "\udc80" <= ch <= "\udcff"), None)
-            byte = f"byte 0x{bad:02X}" if bad is not None else "a byte"
-            message = (f"{byte} is not valid in the file's encoding (UTF-8 unless the file declares "
-                       "another, e.g. .encoding = \"windows-1252\")")
+        loc = _location(err)
+        message, close = _message(err, loc, model)
+        if close:
+            meant_for[prefix + loc[:-1] + (close,)] = len(errors)
         elif err["type"] == "missing":
-            message = "required field is missing"
             missing.append((prefix + loc, len(errors)))
-        elif err["type"] == "literal_error":
-            message = f"'{clip(str(err.get('input')))}' is not allowed; " + message.replace("Input should be", "use")
         full = prefix + loc
         errors.append(
             InputError(clip(message, MAX_MESSAGE), file=file, line=line_of(root, full),
@@ -131,6 +90,69 @@ def to_input_errors(
     # An unknown key usually explains a "missing" one (a typo), so it comes first.
     errors.sort(key=lambda e: (not e.message.startswith("unknown key"), e.line or 0, e.field or ""))
     return errors
+
+
+def _not_this_kind(model: type[BaseModel], root: Any, file: str, prefix: tuple[Any, ...]) -> InputError | None:
+    """The one error for a document none of whose keys the model knows."""
+    node = root
+    for part in prefix:
+        node = node.get(part) if isinstance(node, dict) else None
+    if isinstance(node, dict) and node and not any(
+            isinstance(k, str) and (k in model.model_fields or close_matches(k, model.model_fields, n=1))
+            for k in node):
+        # Not one key advisor knows: most likely some other file named by mistake (or on
+        # purpose: `host: /etc/shadow`). Its content is not echoed.
+        return InputError(f"not {_KIND.get(model.__name__, 'an advisor document')}: none of its keys is one advisor "
+                          f"reads (expected {', '.join(list(model.model_fields)[:6])}, ...); its content is not shown",
+                          file=file, line=getattr(node, "line", None))
+    return None
+
+
+def _location(err: Any) -> tuple[Any, ...]:
+    """The path of a Pydantic error in the document, without Pydantic's own parts."""
+    loc = tuple(p for p in err["loc"] if not (isinstance(p, str) and p.startswith(("function-", "lax-", "json-"))))
+    # Union members show up as extra path parts ('str', 'Host', 'int', 'literal[...]').
+    loc = tuple(
+        p
+        for p in loc
+        if not (
+            isinstance(p, str)
+            and (p[:1].isupper() or p in {"str", "int", "bool", "float"} or p.startswith("literal["))
+        )
+    )
+    original = (err.get("ctx") or {}).get("error")
+    extra = getattr(original, "path", None)
+    if extra:
+        loc = loc + tuple(extra)
+    if err["type"] == "extra_forbidden" and err["loc"] and loc[-1:] != tuple(err["loc"][-1:]):
+        loc = loc + tuple(err["loc"][-1:])  # the unknown key itself, even one spelled like a union tag ('Host')
+    return loc
+
+
+def _message(err: Any, loc: tuple[Any, ...], model: type[BaseModel]) -> tuple[str, str | None]:
+    """What to say about one error, and the field an unknown key most likely stands for."""
+    message = err["msg"]
+    if message.startswith("Value error, "):
+        message = message[len("Value error, "):]
+    if err["type"] == "extra_forbidden":
+        owner = _model_at(model, loc)
+        known = list(owner.model_fields) if owner else []
+        close = meant(str(loc[-1]), owner) if owner else []
+        message = f"unknown key '{clip(str(loc[-1]))}'" + (f"; did you mean '{close[0]}'?" if close else "")
+        if not close and known:
+            message += f" (allowed: {', '.join(known)})"
+        return message, close[0] if close else None
+    if err["type"] == "string_unicode":  # a byte the file's encoding could not decode
+        value = str(err.get("input", ""))
+        bad = next((ord(ch) - 0xDC00 for ch in value if "\udc80" <= ch <= "\udcff"), None)
+        byte = f"byte 0x{bad:02X}" if bad is not None else "a byte"
+        return (f"{byte} is not valid in the file's encoding (UTF-8 unless the file declares "
+                "another, e.g. .encoding = \"windows-1252\")"), None
+    if err["type"] == "missing":
+        return "required field is missing", None
+    if err["type"] == "literal_error":
+        return f"'{clip(str(err.get('input')))}' is not allowed; " + message.replace("Input should be", "use"), None
+    return message, None
 
 
 def meant(word: str, model: type[BaseModel]) -> list[str]:

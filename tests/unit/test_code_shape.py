@@ -32,7 +32,6 @@ _BEING_SHRUNK: dict[str, str] = {
     "engine/engine.py": "cost",
     "engine/lint.py": "cost",
     "engine/fixpoint.py:settle": "patch",
-    "load/validation.py:to_input_errors": "structure",
     "model/spec.py": "patch",
     "numa/controls.py:read_controls": "structure",
     "output/indented.py:dumps": "structure",
