@@ -119,29 +119,13 @@ def read_controls(host: Host, vm: VM, version: Version) -> NumaControls:
     # An unstated hardware version is taken to be a current one, as a newly built VM gets.
     exposed_possible = version >= Version(5, 0) and (hw is None or hw >= HW_VNUMA)
 
-    manual_size, manual_why = None, ""
-    per_node_v8 = int_setting(vm, "numa.vcpu.coresPerNode") if version >= V8 else None
-    per_vnode = int_setting(vm, "numa.vcpu.maxPerVirtualNode")
-    if per_node_v8 and vtopology and per_node_v8 < v:
-        manual_size = per_node_v8
-        manual_why = f"numa.vcpu.coresPerNode = {per_node_v8} (vSphere 8 manual vNUMA) sets the node size"
-    elif per_vnode and per_vnode < v and v >= vcpu_min:
-        manual_size = per_vnode
-        manual_why = f"numa.vcpu.maxPerVirtualNode = {per_vnode} sets the node size"
+    manual_size, manual_why = _manual_size(vm, version, vtopology, vcpu_min)
 
     persisted = int_setting(vm, "numa.autosize.vcpu.maxPerVirtualNode")
     if flag(vm, "numa.autosize.once") is False or (persisted is not None and persisted >= v):
         persisted = None  # re-sized at every power-on, or a record of one node (nothing kept)
 
-    hot_add_blocks, hot_add_uncertain = vm.cpu_hot_add, ""
-    if vm.cpu_hot_add and version >= V8 and flag(vm, "numa.allowHotadd"):
-        hot_add_blocks = hw is not None and hw < HW_VTOPOLOGY
-        if hw is None:
-            hot_add_uncertain = ("numa.allowHotadd needs hardware version 20; the VM's is not stated "
-                                 "(shown: vNUMA kept)")
-        elif not hot_add_blocks:
-            hot_add_uncertain = ("vSphere 8 numa.allowHotadd keeps vNUMA, but how hot-added vCPUs join its "
-                                 "nodes is not documented")
+    hot_add_blocks, hot_add_uncertain = _hot_add(vm, version)
 
     cpu = (host.cpu or "").lower()
     epyc_sizer = "epyc" in cpu and (version >= EPYC_SIZER[1] or ((version.major, version.minor) == (6, 5)
@@ -165,3 +149,29 @@ def read_controls(host: Host, vm: VM, version: Version) -> NumaControls:
         exposed_possible=exposed_possible,
         epyc_sizer=epyc_sizer,
     )
+
+
+def _manual_size(vm: VM, version: Version, vtopology: bool, vcpu_min: int) -> tuple[int | None, str]:
+    """The vNUMA node size a key sets by hand, and why (None, "": none)."""
+    v = vm.vcpus
+    per_node_v8 = int_setting(vm, "numa.vcpu.coresPerNode") if version >= V8 else None
+    per_vnode = int_setting(vm, "numa.vcpu.maxPerVirtualNode")
+    if per_node_v8 and vtopology and per_node_v8 < v:
+        return per_node_v8, f"numa.vcpu.coresPerNode = {per_node_v8} (vSphere 8 manual vNUMA) sets the node size"
+    if per_vnode and per_vnode < v and v >= vcpu_min:
+        return per_vnode, f"numa.vcpu.maxPerVirtualNode = {per_vnode} sets the node size"
+    return None, ""
+
+
+def _hot_add(vm: VM, version: Version) -> tuple[bool, str]:
+    """Whether CPU hot add turns vNUMA off, and what about it no document settles ("": nothing)."""
+    hw = vm.hardware_version
+    if not (vm.cpu_hot_add and version >= V8 and flag(vm, "numa.allowHotadd")):
+        return vm.cpu_hot_add, ""
+    blocks = hw is not None and hw < HW_VTOPOLOGY
+    if hw is None:
+        return blocks, "numa.allowHotadd needs hardware version 20; the VM's is not stated (shown: vNUMA kept)"
+    if not blocks:
+        return blocks, ("vSphere 8 numa.allowHotadd keeps vNUMA, but how hot-added vCPUs join its "
+                        "nodes is not documented")
+    return blocks, ""
