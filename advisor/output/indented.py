@@ -48,6 +48,8 @@ def _key(k: object) -> str:
     raise TypeError(f"keys must be str, int, float, bool or None, not {k.__class__.__name__}")
 
 
+# long: one writer for every kind of container, written out in place; split into helpers it
+# wrote a 128 MB log a quarter slower (the comment inside says which splits were measured).
 def dumps(obj: Any, default: Callable[[Any], Any]) -> str:
     """The document as `json.dumps(obj, indent=2, ensure_ascii=True, default=default)` writes it.
 

@@ -33,7 +33,6 @@ _BEING_SHRUNK: dict[str, str] = {
     "engine/lint.py": "cost",
     "engine/fixpoint.py:settle": "patch",
     "model/spec.py": "patch",
-    "output/indented.py:dumps": "structure",
     "output/numamap.py": "structure",
     "output/sizing.py:render_text": "structure",
     "rvtools/estate.py:build": "estate",
