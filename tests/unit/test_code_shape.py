@@ -1,6 +1,6 @@
 """Modules and functions of advisor/ stay small enough to read (issue 36, item 3): no module over
 400 lines but the byte-preserving .vmx editor, no function over 60 lines unless a comment says why
-(`# long: <reason>` on the line before its `def` or its decorators, or as its first comment).
+(`# long: <reason>` in the comments right above its `def` or its decorators, or as its first comment).
 """
 
 from __future__ import annotations
@@ -49,11 +49,13 @@ def _functions(tree: ast.AST) -> Iterator[ast.FunctionDef | ast.AsyncFunctionDef
 
 
 def _says_why(node: ast.FunctionDef | ast.AsyncFunctionDef, lines: list[str]) -> bool:
-    """A `# long: <reason>` comment on the line before the def (or its decorators), or as the
-    first comment inside the function."""
-    first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
-    if first >= 2 and _REASON.match(lines[first - 2].strip()):
-        return True
+    """A `# long: <reason>` line in the comment block right above the def (or its decorators), or
+    as the first comment inside the function."""
+    above = min([node.lineno, *(d.lineno for d in node.decorator_list)]) - 2
+    while above >= 0 and lines[above].strip().startswith("#"):  # the comment block right above
+        if _REASON.match(lines[above].strip()):
+            return True
+        above -= 1
     body = lines[node.lineno:node.end_lineno]
     comment = next((line.strip() for line in body if line.strip().startswith("#")), "")
     return bool(_REASON.match(comment))
@@ -103,14 +105,16 @@ def test_the_limits_are_counted_and_a_reason_lets_a_function_be_long(tmp_path: P
     (root / "vmx" / "document.py").write_text("x = 1\n" * 401)  # the editor, excepted by name
     (root / "long.py").write_text(
         "def plain():\n" + _body(60)
-        + "# long: one table, read top to bottom\ndef said_before():\n" + _body(60)
+        + "# long: one table, read top to bottom\n# (a second line of the reason)\ndef said_before():\n" + _body(60)
+        + "# long: a reason above a blank line is not this function's\n\ndef apart():\n" + _body(60)
         + "@staticmethod\ndef decorated():\n    # long: the steps share twenty locals\n" + _body(60)
         + "def unreasoned():\n    # just a comment\n" + _body(60)
         + "class C:\n    def method(self):\n" + _body(61).replace("    ", "        "))
-    assert too_long(root) == {"big.py": 401, "long.py:plain": 61, "long.py:unreasoned": 62,
+    assert too_long(root) == {"big.py": 401, "long.py:plain": 61, "long.py:apart": 61, "long.py:unreasoned": 62,
                               "long.py:method": 62}
     assert problems(root, {"big.py": "someone", "long.py:plain": "a", "long.py:unreasoned": "b",
-                           "long.py:method": "c", "fits.py:f": "d"}) == [
+                           "long.py:method": "c", "long.py:apart": "e", "fits.py:f": "d"}) == [
         "no longer too long, remove it from _BEING_SHRUNK: fits.py:f (d)"]
-    assert problems(root, {"big.py": "someone", "long.py:plain": "a", "long.py:unreasoned": "b"}) == [
+    assert problems(root, {"big.py": "someone", "long.py:plain": "a", "long.py:unreasoned": "b",
+                           "long.py:apart": "e"}) == [
         "long.py:method: 62 lines (limit 60)"]
