@@ -4,10 +4,13 @@ spec file `--emit-spec` writes."""
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from advisor.model.units import format_mib
 from advisor.sizing.sizing import Proposal, Sizing
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 SCHEMA = "advisor-size/v1"
 SHOWN = 8  # rows of the text table; JSON lists them all
@@ -83,17 +86,31 @@ def spec_text(s: Sizing, p: Proposal, rank: int) -> str:
 def render_text(s: Sizing, color: bool, width: int | None = None) -> str:
     """The sizing as text `width` columns wide (default: advisor.output.text's); lines wrap at
     spaces only, so an address is never cut in two (a longer one runs past the width)."""
-    import textwrap
-
-    from rich.padding import Padding
-    from rich.table import Table
     from rich.text import Text
 
-    from advisor.emit import render as render_settings
-    from advisor.output.describe import visible
     from advisor.output.text import report_console
 
     console = report_console(color, width)
+    _print_request(console, s)
+    if not s.proposals:
+        console.print(Text("No shape fits this request without a warning from the rules.", style="bold red"))
+    else:
+        _print_proposals(console, s)
+        _print_recommended(console, s.proposals[0])
+    if s.rejected:
+        _print_rejected(console, s)
+    out = console.file.getvalue()  # type: ignore[attr-defined]
+    return "\n".join(line.rstrip() for line in out.splitlines()) + "\n"
+
+
+def _print_request(console: Console, s: Sizing) -> None:
+    """The host, the workload, why it is sized this way and the evidence."""
+    import textwrap
+
+    from rich.text import Text
+
+    from advisor.output.describe import visible
+
     host = s.host
     cap = s.capacity
     head = Text()
@@ -113,54 +130,72 @@ def render_text(s: Sizing, color: bool, width: int | None = None) -> str:
                                          break_on_hyphens=False), style="dim"), soft_wrap=True)
     for note in s.notes:
         console.print(Text(f"note: {visible(note)}", style="dim"))
-    if not s.proposals:
-        console.print(Text("No shape fits this request without a warning from the rules.", style="bold red"))
-    else:
-        table = Table(show_edge=False, pad_edge=False, box=None, header_style="bold")
-        for name, justify in (("#", "right"), ("VMs × vCPU", "left"), ("cps", "right"), ("memory", "right"),
-                              ("layout", "left"), ("vCPU:core", "right"), ("per node", "left")):
-            table.add_column(name, justify=justify, no_wrap=name != "layout")  # type: ignore[arg-type]
-        for rank, p in enumerate(s.proposals[:SHOWN], 1):
-            used = p.count * p.vcpus
-            layout = (f"vNUMA {'+'.join(map(str, p.topology.vnuma_nodes))}" if p.topology.vnuma_exposed
-                      else "one node")
-            if p.prefer_ht:
-                layout += ", preferHT"
-            per_node = sorted(set(p.clients_per_node))
-            table.add_row(str(rank), Text(p.label.replace(" (preferHT)", ""), style="bold green" if rank == 1 else ""),
-                          str(p.cores_per_socket), format_mib(p.memory_mib), layout,
-                          f"{used / host.cores:.2f}:1", "–".join(map(str, (per_node[0], per_node[-1])))
-                          if len(per_node) > 1 else str(per_node[0]))
-        console.print()
-        console.print(table)
-        if len(s.proposals) > SHOWN:
-            console.print(Text(f"... {len(s.proposals) - SHOWN} more (--format json lists them all)", style="dim"))
-        best = s.proposals[0]
-        console.print()
-        console.print(Text(f"Recommended: {best.label}", style="bold"))
 
-        def indented(text: str, style: str = "", depth: int = 2) -> None:
-            console.print(Padding(Text(visible(text), style=style), (0, 0, 0, depth)))
 
-        for line in best.explanation:
-            indented(line)
-        if best.host_changes:
-            indented("host settings assumed: " + ", ".join(f"{k} {a} → {b}" for k, (a, b) in best.host_changes.items()),
-                     "yellow")
-        for other in best.other_hosts:
-            indented(f"on {other['host']}: {other['count']} of these VMs, "
-                     f"{'balanced' if other['balanced'] else 'NOT balanced'}; {other['topology']}")
-        for info in best.info:
-            indented(f"info {info}", "blue")
-        indented(".vmx settings (as `advisor vmx` prints them):", "dim")
-        fragment = render_settings("vmx", best.recommendation)
-        for line in fragment.rstrip("\n").splitlines():
-            indented(line, depth=4)
-    if s.rejected:
-        console.print()
-        console.print(Text(f"Not proposed ({len(s.rejected)}):", style="dim"))
-        for r in s.rejected[:SHOWN]:
-            more = f" (+{len(r.reasons) - 1} more)" if len(r.reasons) > 1 else ""
-            console.print(Padding(Text(visible(f"{r.label}: {r.reasons[0]}{more}"), style="dim"), (0, 0, 0, 2)))
-    out = console.file.getvalue()  # type: ignore[attr-defined]
-    return "\n".join(line.rstrip() for line in out.splitlines()) + "\n"
+def _print_proposals(console: Console, s: Sizing) -> None:
+    """The table of the first SHOWN proposals."""
+    from rich.table import Table
+    from rich.text import Text
+
+    table = Table(show_edge=False, pad_edge=False, box=None, header_style="bold")
+    for name, justify in (("#", "right"), ("VMs × vCPU", "left"), ("cps", "right"), ("memory", "right"),
+                          ("layout", "left"), ("vCPU:core", "right"), ("per node", "left")):
+        table.add_column(name, justify=justify, no_wrap=name != "layout")  # type: ignore[arg-type]
+    for rank, p in enumerate(s.proposals[:SHOWN], 1):
+        used = p.count * p.vcpus
+        layout = (f"vNUMA {'+'.join(map(str, p.topology.vnuma_nodes))}" if p.topology.vnuma_exposed
+                  else "one node")
+        if p.prefer_ht:
+            layout += ", preferHT"
+        per_node = sorted(set(p.clients_per_node))
+        table.add_row(str(rank), Text(p.label.replace(" (preferHT)", ""), style="bold green" if rank == 1 else ""),
+                      str(p.cores_per_socket), format_mib(p.memory_mib), layout,
+                      f"{used / s.host.cores:.2f}:1", "–".join(map(str, (per_node[0], per_node[-1])))
+                      if len(per_node) > 1 else str(per_node[0]))
+    console.print()
+    console.print(table)
+    if len(s.proposals) > SHOWN:
+        console.print(Text(f"... {len(s.proposals) - SHOWN} more (--format json lists them all)", style="dim"))
+
+
+def _print_recommended(console: Console, best: Proposal) -> None:
+    """The first proposal: why, what it assumes, and its .vmx settings."""
+    from rich.padding import Padding
+    from rich.text import Text
+
+    from advisor.emit import render as render_settings
+    from advisor.output.describe import visible
+
+    console.print()
+    console.print(Text(f"Recommended: {best.label}", style="bold"))
+
+    def indented(text: str, style: str = "", depth: int = 2) -> None:
+        console.print(Padding(Text(visible(text), style=style), (0, 0, 0, depth)))
+
+    for line in best.explanation:
+        indented(line)
+    if best.host_changes:
+        indented("host settings assumed: " + ", ".join(f"{k} {a} → {b}" for k, (a, b) in best.host_changes.items()),
+                 "yellow")
+    for other in best.other_hosts:
+        indented(f"on {other['host']}: {other['count']} of these VMs, "
+                 f"{'balanced' if other['balanced'] else 'NOT balanced'}; {other['topology']}")
+    for info in best.info:
+        indented(f"info {info}", "blue")
+    indented(".vmx settings (as `advisor vmx` prints them):", "dim")
+    fragment = render_settings("vmx", best.recommendation)
+    for line in fragment.rstrip("\n").splitlines():
+        indented(line, depth=4)
+
+
+def _print_rejected(console: Console, s: Sizing) -> None:
+    from rich.padding import Padding
+    from rich.text import Text
+
+    from advisor.output.describe import visible
+
+    console.print()
+    console.print(Text(f"Not proposed ({len(s.rejected)}):", style="dim"))
+    for r in s.rejected[:SHOWN]:
+        more = f" (+{len(r.reasons) - 1} more)" if len(r.reasons) > 1 else ""
+        console.print(Padding(Text(visible(f"{r.label}: {r.reasons[0]}{more}"), style="dim"), (0, 0, 0, 2)))

@@ -34,7 +34,6 @@ _BEING_SHRUNK: dict[str, str] = {
     "engine/fixpoint.py:settle": "patch",
     "model/spec.py": "patch",
     "output/numamap.py": "structure",
-    "output/sizing.py:render_text": "structure",
     "rvtools/estate.py:build": "estate",
     "sizing/sizing.py": "structure",
 }
