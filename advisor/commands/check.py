@@ -4,12 +4,17 @@ from __future__ import annotations
 
 import os
 import sys
+from typing import TYPE_CHECKING
 
 import click
 
 from advisor.commands.common import display, emit, report_options, settings, stdin_inputs, stdin_option
 from advisor.commands.vcenter_options import vcenter_options
 from advisor.errors import EXIT_CODES_HELP
+
+if TYPE_CHECKING:
+    from advisor.commands.common import Settings
+    from advisor.report.findings import Run
 
 
 @click.command("check", epilog=EXIT_CODES_HELP)
@@ -85,22 +90,27 @@ def command(
 
         run = check_exports(exports, s.catalog, s.policy, s.loaded.config.workloads)
     else:
-        from advisor.commands.scopes import merge, note_unused_exemptions
-        from advisor.engine.specs import check_files
-
-        runs = []
-        if exports:
-            from advisor.rvtools.check import check_exports
-
-            runs.append(check_exports(exports, s.catalog, s.policy, s.loaded.config.workloads))
-            names = [n for n in names if n not in exports]
-        for scope in s.scopes.group(names):  # each spec file under its own configuration
-            runs.append(check_files(scope.files, scope.catalog, scope.policy, scope.profiles,
-                                    dict([given]) if given else None))
-            note_unused_exemptions(scope, runs[-1])
-        run = merge(runs, names)
+        run = _check_specs(names, exports, s, given)
     run.command = "check"
     sys.exit(emit(run, s))
+
+
+def _check_specs(names: list[str], exports: list[str], s: Settings, given: tuple[str, bytes] | None) -> Run:
+    """The run over spec files (each under its own configuration) and any RVTools exports among them."""
+    from advisor.commands.scopes import merge, note_unused_exemptions
+    from advisor.engine.specs import check_files
+
+    runs = []
+    if exports:
+        from advisor.rvtools.check import check_exports
+
+        runs.append(check_exports(exports, s.catalog, s.policy, s.loaded.config.workloads))
+        names = [n for n in names if n not in exports]
+    for scope in s.scopes.group(names):  # each spec file under its own configuration
+        runs.append(check_files(scope.files, scope.catalog, scope.policy, scope.profiles,
+                                dict([given]) if given else None))
+        note_unused_exemptions(scope, runs[-1])
+    return merge(runs, names)
 
 
 def _walk_folders(names: list[str], s, exclude: list[str], respect_gitignore: bool | None,

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import contextlib
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from advisor.commands.outputs import check_output, deliver
 from advisor.model.base import WORKLOADS
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 @click.command("fix")
@@ -46,49 +49,21 @@ def command(file, host_ref, vsphere, workload, write, format_, select, ignore_, 
     from pathlib import Path
 
     from advisor.atomic import locked, write_atomic
-    from advisor.commands.common import settings
-    from advisor.engine.engine import Evaluator
-    from advisor.engine.lint import LintJob, host_and_version, template_subject
-    from advisor.errors import InputError
     from advisor.load.yamlfile import read_bytes
     from advisor.output.describe import visible
-    from advisor.readers import vmxfile
-    from advisor.vmx.document import VmxDocument, apply, is_locked, unified_diff
+    from advisor.vmx.document import VmxDocument, apply, unified_diff
     from advisor.vmx.recommendation import changes as recommended_changes
 
     path = Path(file)
-    if write and output:
-        raise click.UsageError("--write replaces FILE; --output writes the diff: give one of the two")
-    check_output(output, [file, *([config_file] if config_file else [])])
-    if path.suffix.lower() not in (".vmx", ".vmtx"):
-        from advisor.load.kinds import for_template_command
-
-        hint = for_template_command(file, read_bytes(path)[:65536]) if path.is_file() else None
-        raise InputError("advisor fix edits .vmx files only" + (f"; {hint}" if hint else ""), file=file)
+    _refuse_arguments(path, file, write, output, config_file)
     with locked(path) if write else contextlib.nullcontext():
         data = read_bytes(path)
         doc = VmxDocument.parse(data, file=file)
-        templates = vmxfile.read(path, data)
-        if not templates:
-            raise InputError("no virtual machine settings in this file", file=file)
-        if write and is_locked(path):
-            raise InputError("the VM is running or locked (a .lck folder or file is beside it); power it off first",
-                             file=file)
-        s = settings([file], (), (), None, select, ignore_, config_file, rule_dirs, True, False)
-        job = LintJob([], s.policy, host_ref, vsphere, workload, profiles=s.profiles)
-        host, version = host_and_version(job)
-        evaluator = Evaluator(s.catalog, s.policy, full_vmx=False)
-        evaluator.evaluate([template_subject(templates[0], workload)], host, version, file)
-        run = evaluator.finish()
-        # The one recommendation check and vmx show: only what is right for this VM as described,
-        # plus the suggestions of rules named one by one in --select.
-        rec = evaluator.recommendations[id(run.vms[0])]
+        rec = _recommendation(path, file, data, write, (host_ref, vsphere, workload),
+                              (select, ignore_, config_file, rule_dirs))
         # Built without the VM's own keys, the recommendation is exactly what the fixes change.
         desired = recommended_changes(rec.vm)
-        for suggestion in rec.suggestions:
-            keys = ", ".join(f"{k} = {v}" for k, v in suggestion.vmx.items()) or suggestion.text
-            click.echo(f"# not written: {suggestion.rule} suggests {keys} if {suggestion.condition}; "
-                       f"to write it: --select {suggestion.rule}", err=True)
+        _say_not_written(rec.suggestions)
         before = doc.to_bytes()
         changes = apply(doc, desired)
         after = doc.to_bytes()
@@ -114,6 +89,57 @@ def command(file, host_ref, vsphere, workload, write, format_, select, ignore_, 
         older = f"; it replaced the older {path.name}.bak" if had_backup else ""
         click.echo(f"advisor: {file}: {len(changes)} key{'s' if len(changes) != 1 else ''} changed "
                    f"(the content before this run is in {path.name}.bak{older})", err=True)
+
+
+def _say_not_written(suggestions: Any) -> None:
+    for suggestion in suggestions:
+        keys = ", ".join(f"{k} = {v}" for k, v in suggestion.vmx.items()) or suggestion.text
+        click.echo(f"# not written: {suggestion.rule} suggests {keys} if {suggestion.condition}; "
+                   f"to write it: --select {suggestion.rule}", err=True)
+
+
+def _refuse_arguments(path: Path, file: str, write: bool, output: str | None, config_file: str | None) -> None:
+    """Usage errors, and a file that is no .vmx (saying which command takes it, if one does)."""
+    from advisor.errors import InputError
+    from advisor.load.yamlfile import read_bytes
+
+    if write and output:
+        raise click.UsageError("--write replaces FILE; --output writes the diff: give one of the two")
+    check_output(output, [file, *([config_file] if config_file else [])])
+    if path.suffix.lower() not in (".vmx", ".vmtx"):
+        from advisor.load.kinds import for_template_command
+
+        hint = for_template_command(file, read_bytes(path)[:65536]) if path.is_file() else None
+        raise InputError("advisor fix edits .vmx files only" + (f"; {hint}" if hint else ""), file=file)
+
+
+def _recommendation(path: Path, file: str, data: bytes, write: bool, target: tuple[Any, Any, Any],
+                    rules: tuple[Any, Any, Any, Any]) -> Any:
+    """The recommendation check and vmx show for the file's VM: only what is right for it as
+    described, plus the suggestions of rules named one by one in --select. `target`: host,
+    vSphere version and workload; `rules`: select, ignore, configuration file and rule folders."""
+    from advisor.commands.common import settings
+    from advisor.engine.engine import Evaluator
+    from advisor.engine.lint import LintJob, host_and_version, template_subject
+    from advisor.errors import InputError
+    from advisor.readers import vmxfile
+    from advisor.vmx.document import is_locked
+
+    templates = vmxfile.read(path, data)
+    if not templates:
+        raise InputError("no virtual machine settings in this file", file=file)
+    if write and is_locked(path):
+        raise InputError("the VM is running or locked (a .lck folder or file is beside it); power it off first",
+                         file=file)
+    host_ref, vsphere, workload = target
+    select, ignore_, config_file, rule_dirs = rules
+    s = settings([file], (), (), None, select, ignore_, config_file, rule_dirs, True, False)
+    job = LintJob([], s.policy, host_ref, vsphere, workload, profiles=s.profiles)
+    host, version = host_and_version(job)
+    evaluator = Evaluator(s.catalog, s.policy, full_vmx=False)
+    evaluator.evaluate([template_subject(templates[0], workload)], host, version, file)
+    run = evaluator.finish()
+    return evaluator.recommendations[id(run.vms[0])]
 
 
 FIX_SCHEMA = "advisor-fix/v1"

@@ -4,12 +4,17 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
 from advisor.commands.common import STDIN, display, emit, report_options, settings, stdin_inputs, stdin_option
 from advisor.errors import EXIT_CODES_HELP
 from advisor.model.base import WORKLOADS
+
+if TYPE_CHECKING:
+    from advisor.engine.lint import LintJob
+    from advisor.report.findings import Run
 
 
 @click.command("lint", epilog=EXIT_CODES_HELP)
@@ -55,11 +60,9 @@ def command(paths, host_ref, vsphere, workload, exclude, respect_gitignore, base
     """
     from pathlib import Path
 
-    from advisor.atomic import refuse_inputs, refuse_read, refuse_shared, write_atomic
-    from advisor.commands.scopes import merge, not_excluded, note_unused_exemptions, pick
+    from advisor.commands.scopes import merge, note_unused_exemptions
     from advisor.engine.lint import Baseline, LintJob
     from advisor.errors import InputError
-    from advisor.readers import template_files, variable_siblings
     from advisor.report.findings import InputProblem, Run
 
     if not paths and stdin_filename is None:
@@ -73,34 +76,12 @@ def command(paths, host_ref, vsphere, workload, exclude, respect_gitignore, base
     missing = [p for p in paths if p != stdin_name and not Path(p).exists()]  # reported with the other input errors
     named = frozenset(str(Path(p)) for p in paths if p == stdin_name or Path(p).is_file())
     walk_notes: list[str] = []
-    found = template_files([Path(p) for p in paths if p == stdin_name or Path(p).exists()], list(exclude),
-                           pick(respect_gitignore, s.loaded.config.respect_gitignore, True), walk_notes)
-    groups = s.scopes.group(found)
-    for scope in groups:  # each configuration's `exclude:` is relative to its own folder
-        scope.files = not_excluded(scope, scope.files, named)
+    groups = _groups(paths, stdin_name, named, s, exclude, respect_gitignore, walk_notes)
     files = [f for scope in groups for f in scope.files]
-    outputs_ = [write_baseline, *(t for _, t in s.pairs)]
-    refuse_shared(outputs_)
-    # The Packer/Terraform files beside a template are read for its variables (terraform.tfvars,
-    # *.auto.tfvars, ...), by the workers: inputs of the run as much as the templates themselves.
-    refuse_inputs(outputs_, [*files, *([baseline] if baseline else []), *variable_siblings(files)])
-    var_values = tuple((name, _var_file(name)) for name in var_files)
-    refuse_read(outputs_)  # the --var-files, the configuration and rule files read so far
+    var_values = _refuse_outputs_read(s, files, baseline, write_baseline, var_files)
     jobs_by_group = []
     for scope in groups:
-        cfg = scope.loaded.config
-        job = LintJob(
-            rule_dirs=[scope.loaded.path(f) for f in cfg.rules] + list(rule_dirs),
-            policy=scope.policy,
-            host_ref=host_ref
-            or (scope.loaded.path(cfg.host) if cfg.host and cfg.host.endswith((".yaml", ".yml")) else cfg.host),
-            vsphere=vsphere,
-            workload=workload,
-            profiles=scope.profiles,
-            named=named,
-            stdin=given,
-            var_files=var_values,
-        )
+        job = _job(scope, host_ref, vsphere, workload, rule_dirs, named, given, var_values)
         _check_host(job, vsphere)  # fail fast on a bad --host (or config host:), before any file is read
         jobs_by_group.append((scope, job))
     runs = []
@@ -118,20 +99,78 @@ def command(paths, host_ref, vsphere, workload, exclude, respect_gitignore, base
         run.errors.extend(InputProblem(p, None, None, "no such file or folder") for p in missing)
     place = _baseline_place(s)
     if write_baseline:
-        from advisor.errors import printable
-
-        for problem in run.errors:
-            click.echo(f"advisor: {printable(str(problem))}", err=True)
-        write_atomic(Path(write_baseline), Baseline.dump(run, place))
-        click.echo(f"advisor: wrote {write_baseline} ({sum(1 for f in run.findings if f.suppressed is None)} findings)",
-                   err=True)
-        sys.exit(2 if run.errors else 0)
+        _write_baseline(run, write_baseline, place)
     if baseline:
         Baseline.load(baseline, place).apply(run, place)
     if not files and not missing:
         raise InputError("no templates found (.vmx, .ovf, .ova, .pkr.hcl, .pkr.json, .json, .tf, .tf.json)",
                          file=", ".join(paths))
     sys.exit(emit(run, s))
+
+
+def _groups(paths: list[str], stdin_name: str | None, named: frozenset[str], s, exclude: tuple[str, ...],
+            respect_gitignore: bool | None, walk_notes: list[str]) -> list[Any]:
+    """The templates found, grouped by the configuration each follows (notes of the walk into
+    `walk_notes`)."""
+    from advisor.commands.scopes import not_excluded, pick
+    from advisor.readers import template_files
+
+    found = template_files([Path(p) for p in paths if p == stdin_name or Path(p).exists()], list(exclude),
+                           pick(respect_gitignore, s.loaded.config.respect_gitignore, True), walk_notes)
+    groups = s.scopes.group(found)
+    for scope in groups:  # each configuration's `exclude:` is relative to its own folder
+        scope.files = not_excluded(scope, scope.files, named)
+    return groups
+
+
+def _refuse_outputs_read(s, files: list[str], baseline: str | None, write_baseline: str | None,
+                         var_files: tuple[str, ...]) -> tuple[tuple[str, bytes], ...]:
+    """The --var-file values; refused first, an output that is also an input of the run."""
+    from advisor.atomic import refuse_inputs, refuse_read, refuse_shared
+    from advisor.readers import variable_siblings
+
+    outputs_ = [write_baseline, *(t for _, t in s.pairs)]
+    refuse_shared(outputs_)
+    # The Packer/Terraform files beside a template are read for its variables (terraform.tfvars,
+    # *.auto.tfvars, ...), by the workers: inputs of the run as much as the templates themselves.
+    refuse_inputs(outputs_, [*files, *([baseline] if baseline else []), *variable_siblings(files)])
+    var_values = tuple((name, _var_file(name)) for name in var_files)
+    refuse_read(outputs_)  # the --var-files, the configuration and rule files read so far
+    return var_values
+
+
+def _job(scope, host_ref: str | None, vsphere: str | None, workload: str | None, rule_dirs: tuple[str, ...],
+         named: frozenset[str], given: tuple[str, bytes] | None, var_values: tuple[tuple[str, bytes], ...]) -> LintJob:
+    """The lint job of one configuration's files (its rules, policy and host)."""
+    from advisor.engine.lint import LintJob
+
+    cfg = scope.loaded.config
+    return LintJob(
+        rule_dirs=[scope.loaded.path(f) for f in cfg.rules] + list(rule_dirs),
+        policy=scope.policy,
+        host_ref=host_ref
+        or (scope.loaded.path(cfg.host) if cfg.host and cfg.host.endswith((".yaml", ".yml")) else cfg.host),
+        vsphere=vsphere,
+        workload=workload,
+        profiles=scope.profiles,
+        named=named,
+        stdin=given,
+        var_files=var_values,
+    )
+
+
+def _write_baseline(run: Run, write_baseline: str, place: Any) -> NoReturn:
+    """Write the run's findings as the baseline; exit 2 if a file could not be read, else 0."""
+    from advisor.atomic import write_atomic
+    from advisor.engine.lint import Baseline
+    from advisor.errors import printable
+
+    for problem in run.errors:
+        click.echo(f"advisor: {printable(str(problem))}", err=True)
+    write_atomic(Path(write_baseline), Baseline.dump(run, place))
+    click.echo(f"advisor: wrote {write_baseline} ({sum(1 for f in run.findings if f.suppressed is None)} findings)",
+               err=True)
+    sys.exit(2 if run.errors else 0)
 
 
 def _check_host(job, vsphere: str | None) -> None:
