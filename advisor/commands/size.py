@@ -79,7 +79,6 @@ def command(
     2 impossible request (more vCPUs or memory than the host or vSphere version allows).
     """
     from advisor.errors import InputError
-    from advisor.load.hosts import load_host_file, load_profile, profile_names
     from advisor.model.units import parse_size_mib
     from advisor.model.versions import Version
     from advisor.sizing.sizing import Request, size
@@ -87,24 +86,7 @@ def command(
     if sum(x is not None for x in (vcpus, vms, total_vcpus)) > 1:
         raise click.UsageError("give at most one of --vcpus, --vms and --total-vcpus")
     check_output(output, [r for r in host_refs if os.path.exists(r)])
-    hosts: list[Any] = []
-    refs: dict[Any, Any] = {}
-    for ref in host_refs:
-        if ref in profile_names():
-            host = load_profile(ref)
-            refs[host.name] = ref
-        elif os.path.exists(ref) or ref.endswith((".yaml", ".yml")) or os.sep in ref:
-            path = Path(ref)
-            if not path.is_file():
-                raise InputError("host file not found" if not path.exists() else "is not a file", file=ref,
-                                 field="--host")
-            host = load_host_file(path)
-            refs[host.name] = str(path.resolve())
-        else:
-            host = load_profile_or_explain(ref)
-        if any(h.name == host.name for h in hosts):
-            raise click.UsageError(f"host '{host.name}' is given twice")
-        hosts.append(host)
+    hosts, refs = _hosts(host_refs)
     try:
         memory = parse_size_mib(memory_text) if memory_text is not None else None
     except (ValueError, TypeError) as exc:
@@ -130,3 +112,29 @@ def command(
     deliver(text, output, color=bool(color))
     if not sizing.proposals:
         sys.exit(1)
+
+
+def _hosts(host_refs: tuple[str, ...]) -> tuple[list[Any], dict[Any, Any]]:
+    """The hosts named by --host (profile names or files), and how each was named, by host name."""
+    from advisor.errors import InputError
+    from advisor.load.hosts import load_host_file, load_profile, profile_names
+
+    hosts: list[Any] = []
+    refs: dict[Any, Any] = {}
+    for ref in host_refs:
+        if ref in profile_names():
+            host = load_profile(ref)
+            refs[host.name] = ref
+        elif os.path.exists(ref) or ref.endswith((".yaml", ".yml")) or os.sep in ref:
+            path = Path(ref)
+            if not path.is_file():
+                raise InputError("host file not found" if not path.exists() else "is not a file", file=ref,
+                                 field="--host")
+            host = load_host_file(path)
+            refs[host.name] = str(path.resolve())
+        else:
+            host = load_profile_or_explain(ref)
+        if any(h.name == host.name for h in hosts):
+            raise click.UsageError(f"host '{host.name}' is given twice")
+        hosts.append(host)
+    return hosts, refs

@@ -54,26 +54,7 @@ def command(files: tuple[str, ...], only: tuple[str, ...], fmt: str, compare: bo
                                             for vm, t in chosen]))
 
     if fmt == "json":
-        doc = {
-            "schema": "advisor/v1",
-            "files": [
-                {
-                    "file": loaded.file,
-                    "host": loaded.host.name,
-                    "vsphere": str(loaded.version),
-                    "node_load": placement.load,
-                    "vms": [
-                        {"name": vm.name, "count": vm.count, "topology": t.as_dict(),
-                         "prefer_ht_topology": alt.as_dict() if alt else None}
-                        for vm, t, alt in vms
-                    ],
-                }
-                for loaded, placement, vms in results
-            ],
-        }
-        from advisor.output.escape import json_for_terminal
-
-        text = json_for_terminal(doc)
+        text = _as_json(results)
     elif fmt in ("html", "svg"):
         from advisor.output import render as render_report
 
@@ -88,6 +69,31 @@ def command(files: tuple[str, ...], only: tuple[str, ...], fmt: str, compare: bo
         deliver(text, output, color=color)
     if failed:
         sys.exit(2)
+
+
+def _as_json(results) -> str:
+    """The layouts as advisor's JSON document (schema advisor/v1)."""
+    from advisor.output.escape import json_for_terminal
+
+    doc = {
+        "schema": "advisor/v1",
+        "files": [
+            {
+                "file": loaded.file,
+                "host": loaded.host.name,
+                "vsphere": str(loaded.version),
+                "node_load": placement.load,
+                "vms": [
+                    {"name": vm.name, "count": vm.count, "topology": t.as_dict(),
+                     "prefer_ht_topology": alt.as_dict() if alt else None}
+                    for vm, t, alt in vms
+                ],
+            }
+            for loaded, placement, vms in results
+        ],
+    }
+    text: str = json_for_terminal(doc)
+    return text
 
 
 def _as_run(results, place_facts: list[dict], compare: bool):

@@ -11,6 +11,8 @@ import click
 
 if TYPE_CHECKING:
     from advisor.model.spec import Host
+    from advisor.verify.esxilog import LoggedVM
+    from advisor.verify.schedstats import LoggedClients
 
 # A folder is walked for these (the VM's vmware.log, rotated vmware-N.log, saved one-liner output).
 _LOG_SUFFIXES = (".log", ".txt")
@@ -65,7 +67,7 @@ def command(paths: tuple[str, ...], host_ref: str | None, spec_file: str | None,
     from advisor.atomic import check_target, refuse_inputs, write_atomic
     from advisor.errors import InputError
     from advisor.model.versions import Version
-    from advisor.verify import compare, esxilog, report, schedstats
+    from advisor.verify import compare, report
 
     if bool(host_ref) == bool(spec_file):
         raise click.UsageError("give the host the logs come from: --host PROFILE|FILE or --spec SPEC (one of them)")
@@ -81,21 +83,7 @@ def command(paths: tuple[str, ...], host_ref: str | None, spec_file: str | None,
         refuse_inputs([output], [*files, *([spec_file] if spec_file else []), *([host_ref] if host_ref else [])])
         check_target(output)
 
-    logged: list[esxilog.LoggedVM] = []
-    groups: list[schedstats.LoggedClients] = []
-    for file in files:
-        try:
-            with open(file, "rb") as handle:
-                data = handle.read(esxilog.MAX_BYTES + 1)
-            if schedstats.looks_like(data[:4096].decode("utf-8", "replace")) and b"\x00" not in data:
-                groups += schedstats.parse_text(data.decode("utf-8", "replace"), file)
-            else:
-                logged += esxilog.parse_bytes(data, file)
-        except OSError as exc:
-            errors.append(InputError(f"cannot read: {exc.strerror or exc}", file=file))
-        except InputError as exc:
-            errors.append(exc)
-
+    logged, groups = _read_logs(files, errors)
     verdicts = []
     for vm in logged:
         try:
@@ -118,6 +106,29 @@ def command(paths: tuple[str, ...], host_ref: str | None, spec_file: str | None,
     levels = {d.level for v in verdicts for d in v.differences}
     if (fail_on == "disagree" and "disagree" in levels) or (fail_on == "any" and levels):
         sys.exit(1)
+
+
+def _read_logs(files: list[str], errors: list[Exception]) -> tuple[list[LoggedVM], list[LoggedClients]]:
+    """The VMs the vmware.log files state, and the NUMA client groups sched-stats output lists
+    (a file that cannot be read or parsed: its error into `errors`)."""
+    from advisor.errors import InputError
+    from advisor.verify import esxilog, schedstats
+
+    logged: list[esxilog.LoggedVM] = []
+    groups: list[schedstats.LoggedClients] = []
+    for file in files:
+        try:
+            with open(file, "rb") as handle:
+                data = handle.read(esxilog.MAX_BYTES + 1)
+            if schedstats.looks_like(data[:4096].decode("utf-8", "replace")) and b"\x00" not in data:
+                groups += schedstats.parse_text(data.decode("utf-8", "replace"), file)
+            else:
+                logged += esxilog.parse_bytes(data, file)
+        except OSError as exc:
+            errors.append(InputError(f"cannot read: {exc.strerror or exc}", file=file))
+        except InputError as exc:
+            errors.append(exc)
+    return logged, groups
 
 
 def _host(host_ref: str | None, spec_file: str | None) -> Host:
