@@ -88,7 +88,7 @@ def main() -> None:
     atexit.unregister(gc.freeze)
     atexit.register(gc.freeze)
     debug = "--debug" in sys.argv[1:] or os.environ.get("ADVISOR_DEBUG") == "1"
-    from advisor.atomic import forget_reads
+    from advisor.overwrites import forget_reads
 
     forget_reads()  # a run's inputs are its own (main() may run several times in one process)
     try:

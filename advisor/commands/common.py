@@ -160,10 +160,11 @@ def settings(inputs: list[str], formats: tuple[str, ...], outputs: tuple[str, ..
 def _settings(inputs: list[str], formats: tuple[str, ...], outputs: tuple[str, ...], fail_on: str | None,
               select: tuple[str, ...], ignore_: tuple[str, ...], config_file: str | None,
               rule_dirs: tuple[str, ...], quiet: bool, color: bool | None) -> Settings:
-    from advisor.atomic import check_target, refuse_inputs, refuse_shared
+    from advisor.atomic import check_target
     from advisor.commands.scopes import Options, Scopes
     from advisor.load.config import load_config
     from advisor.output.terminal import use_color
+    from advisor.overwrites import refuse_inputs, refuse_shared
 
     pairs = output_pairs(formats, outputs)
     refuse_shared([t for _, t in pairs])
@@ -209,10 +210,11 @@ def emit(run: Run, s: Settings) -> int:
     When no input could be evaluated at all, no report file is written (a report of nothing
     would overwrite a useful one); input errors still go to stderr.
     """
-    from advisor.atomic import refuse_read, write_atomic
+    from advisor.atomic import write_atomic
     from advisor.collector import gc_paused
     from advisor.output import render_pieces
     from advisor.output.terminal import width as terminal_width
+    from advisor.overwrites import refuse_read
 
     # Inputs found while running (a spec's host file, the configuration, a --var-file) are known
     # now: no output may replace one, and none is written when any would.

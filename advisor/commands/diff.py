@@ -80,10 +80,11 @@ def command(old: str, new: str, fmt: str, output: str | None, fail_on: str) -> N
     vCPUs, cores per socket, memory) and findings new, fixed and unchanged. Two exports are matched
     by VM UUID; anything else by host and VM name.
     """
-    from advisor.atomic import check_target, refuse_inputs, write_atomic
+    from advisor.atomic import check_target, write_atomic
     from advisor.commands.scopes import Options, Scopes
     from advisor.load.config import load_config
     from advisor.output.diffs import render
+    from advisor.overwrites import refuse_inputs
     from advisor.report import diff as diffs
     from advisor.vocab import FORMAT_BY_SUFFIX
 

@@ -126,7 +126,7 @@ def _groups(paths: list[str], stdin_name: str | None, named: frozenset[str], s, 
 def _refuse_outputs_read(s, files: list[str], baseline: str | None, write_baseline: str | None,
                          var_files: tuple[str, ...]) -> tuple[tuple[str, bytes], ...]:
     """The --var-file values; refused first, an output that is also an input of the run."""
-    from advisor.atomic import refuse_inputs, refuse_read, refuse_shared
+    from advisor.overwrites import refuse_inputs, refuse_read, refuse_shared
     from advisor.readers import variable_siblings
 
     outputs_ = [write_baseline, *(t for _, t in s.pairs)]

@@ -24,7 +24,8 @@ def check_output(output: str | None, inputs: Iterable[str | Path] = ()) -> None:
     """Refuse a bad --output before the command reads or computes anything."""
     if output is None:
         return
-    from advisor.atomic import check_target, refuse_inputs
+    from advisor.atomic import check_target
+    from advisor.overwrites import refuse_inputs
 
     check_target(output)
     refuse_inputs([output], list(inputs))

@@ -64,9 +64,10 @@ def command(paths: tuple[str, ...], host_ref: str | None, spec_file: str | None,
     Exit codes: 0 done (and nothing reached --fail-on), 1 --fail-on reached,
     2 a file could not be read or the host is missing (the others are still compared).
     """
-    from advisor.atomic import check_target, refuse_inputs, write_atomic
+    from advisor.atomic import check_target, write_atomic
     from advisor.errors import InputError
     from advisor.model.versions import Version
+    from advisor.overwrites import refuse_inputs
     from advisor.verify import compare, report
 
     if bool(host_ref) == bool(spec_file):

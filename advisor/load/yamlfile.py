@@ -14,9 +14,9 @@ import sys
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from advisor.atomic import note_read
 from advisor.collector import gc_paused
 from advisor.errors import InputError
+from advisor.overwrites import note_read
 
 MAX_FILE_BYTES = 16 * 1024 * 1024
 MAX_ALIAS_EXPANSION = 10_000
