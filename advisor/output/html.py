@@ -16,6 +16,7 @@ from collections.abc import Iterable
 from html import escape
 
 import advisor
+import advisor.output.hostmaps as hostmaps
 import advisor.output.numamap as numamap
 from advisor.output.describe import fix_lines, report_files, topology_summary, totals
 from advisor.output.escape import command_safe, xml
@@ -174,8 +175,8 @@ def _file_section(run: Run, file: str, shown: list[Finding], placed: set[int], p
 
 
 def _host(host: HostResult, vms: list[VmResult], findings: list[Finding], palette: dict[str, str]) -> str:
-    layout = numamap.host_map(host, vms)
-    picture = numamap.svg(layout, numamap.host_caption(host), palette)
+    layout = hostmaps.host_map(host, vms)
+    picture = numamap.svg(layout, hostmaps.host_caption(host), palette)
     return (f"<section class=\"host\" data-host=\"{_text(host.name)}\"><h3>host {_text(host.summary)}</h3>"
             f"<figure class=\"host-map\"><div class=\"map-scroll\">{picture}</div></figure>"
             + (_findings(findings) if findings else "") + "</section>")
@@ -191,7 +192,7 @@ def _vm(vm: VmResult, hosts: list[HostResult], findings: list[Finding], palette:
     if host is not None and vm.layouts:
         out.append("<div class=\"maps\">")
         for layout in vm.layouts:
-            drawn = numamap.layout_map(host, vm, layout, [v for v in neighbours if v.host == host.name])
+            drawn = hostmaps.layout_map(host, vm, layout, [v for v in neighbours if v.host == host.name])
             where = "placed beside the host's other VMs (grey)" if numamap.has_others(drawn) else "alone on the host"
             caption = f"{layout.title} ({where}): {layout.topology.get('summary', '')}"
             out.append(f"<figure class=\"layout\" data-layout=\"{_text(layout.title)}\">"

@@ -7,6 +7,7 @@ shows. Each map keeps its title, so the picture reads without the page around it
 
 from __future__ import annotations
 
+import advisor.output.hostmaps as hostmaps
 import advisor.output.numamap as numamap
 from advisor.output.escape import xml as escape
 from advisor.report.findings import Run
@@ -16,12 +17,12 @@ GAP = 16
 
 def render(run: Run) -> str:
     palette = numamap.colours([vm.name for vm in run.vms])
-    rows: list[list[tuple[numamap.HostMap, str]]] = []
+    rows: list[list[tuple[hostmaps.HostMap, str]]] = []
     for host in run.hosts:
         vms = [v for v in run.vms if v.file == host.file and v.host == host.name]
-        rows.append([(numamap.host_map(host, vms), numamap.host_caption(host))])
+        rows.append([(hostmaps.host_map(host, vms), hostmaps.host_caption(host))])
         for vm in vms:
-            rows.append([(numamap.layout_map(host, vm, layout, vms), f"{vm.name}: {layout.title}")
+            rows.append([(hostmaps.layout_map(host, vm, layout, vms), f"{vm.name}: {layout.title}")
                          for layout in vm.layouts])
     parts: list[str] = []
     y, width = 0, 0

@@ -26,7 +26,6 @@ _BEING_SHRUNK: dict[str, str] = {
     "engine/lint.py": "cost",
     "engine/fixpoint.py:settle": "patch",
     "model/spec.py": "patch",
-    "output/numamap.py": "structure",
     "rvtools/estate.py:build": "estate",
     "sizing/sizing.py": "structure",
 }
