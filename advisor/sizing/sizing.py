@@ -31,6 +31,7 @@ from advisor.sizing.candidates import (
     candidates,
     smallest,
 )
+from advisor.sizing.possible import cap_text, check_possible, gpus
 from advisor.sizing.shapes import KIND_NAMES, MIN_MEMORY_MIB, load_shapes
 from advisor.sizing.vmsettings import cores_per_socket, devices_for_hardware, fill, merge
 from advisor.vocab import BLOCKING
@@ -62,70 +63,10 @@ class Sizer:
         self.rejected: list[Rejected] = []
         self.fits_tried = 0  # placements simulated by _count (bounded by construction; tests count them)
 
-    # -- feasibility -------------------------------------------------------------------------
-    def check_possible(self) -> None:
-        """Refuse requests no shape can meet, saying which limit they cross (exit 2)."""
-        req, host, geo = self.req, self.host, self.geo
-        name = host.name
-        if req.vcpus and req.vcpus > self.max_vcpus:
-            raise InputError(f"{req.vcpus} vCPUs: vSphere {self.version} allows at most {self.max_vcpus} per VM "
-                             f"(hardware version {self.hw})", field="--vcpus")
-        if req.vcpus and req.vcpus > host.logical_cpus:
-            raise InputError(f"{req.vcpus} vCPUs: {name} has {host.logical_cpus} logical CPUs "
-                             f"({host.sockets} × {host.cores_per_socket} cores × {host.threads_per_core} threads); "
-                             "a VM cannot have more vCPUs than that", field="--vcpus")
-        if geo.host_cap < 1:
-            raise InputError(f"no capacity left on {name} for {req.workload} after {req.headroom_pct}% headroom",
-                             field="--headroom")
-        if req.vcpus and req.vcpus > geo.host_cap:
-            raise InputError(f"{req.vcpus} vCPUs: {req.workload} VMs may use at most {geo.host_cap} vCPUs on {name} "
-                             f"({self._cap_text()})", field="--vcpus")
-        if req.total_vcpus and req.total_vcpus > geo.host_cap:
-            raise InputError(f"{req.total_vcpus} vCPUs in total: {name} holds at most {geo.host_cap} vCPUs of "
-                             f"{req.workload} ({self._cap_text()})", field="--total-vcpus")
-        if req.vms and req.vms > geo.host_cap:
-            raise InputError(f"{req.vms} VMs: {name} holds at most {geo.host_cap} vCPUs of {req.workload}, "
-                             "fewer than one per VM", field="--vms")
-        if req.memory_mib:
-            if req.memory_mib > self.max_memory:
-                raise InputError(f"{format_mib(req.memory_mib)} per VM: vSphere {self.version} allows at most "
-                                 f"{format_mib(self.max_memory)}", field="--memory")
-            need = req.memory_mib + self.hyper.overhead(1, req.memory_mib)
-            if need > geo.usable_mib:
-                raise InputError(
-                    f"{format_mib(req.memory_mib)} per VM: {name} has {format_mib(geo.usable_mib)} for VMs "
-                    f"({format_mib(host.memory)} less {format_mib(self.hyper.reserve)} kept for ESXi"
-                    + (f" and {req.headroom_pct}% headroom" if req.headroom_pct else "")
-                    + ")",
-                    field="--memory",
-                )
-            if req.vms and req.vms * need > geo.usable_mib:
-                raise InputError(f"{req.vms} VMs × {format_mib(req.memory_mib)} need more than the "
-                                 f"{format_mib(geo.usable_mib)} {name} has for VMs", field="--memory")
-        if req.vms and req.vms * (MIN_MEMORY_MIB + self.hyper.overhead(1, MIN_MEMORY_MIB)) > geo.usable_mib:
-            raise InputError(f"{req.vms} VMs: {name}'s {format_mib(geo.usable_mib)} for VMs does not give each "
-                             f"{format_mib(MIN_MEMORY_MIB)}", field="--vms")
-        if self.wl.gpu_per_vm and not self._gpus(host):
-            raise InputError(f"{req.workload} sizing gives each VM a GPU, and {name} lists none "
-                             "(add `gpus:` to the host profile)", field="--workload")
-        if self.wl.gpu_per_vm and req.vms and req.vms * self.wl.gpu_per_vm > self._gpus(host):
-            raise InputError(f"{req.vms} VMs need {req.vms * self.wl.gpu_per_vm} GPUs; {name} has {self._gpus(host)}",
-                             field="--vms")
-
-    def _cap_text(self) -> str:
-        per = {"threads": "one per hardware thread", "cores": "one per physical core"}.get(
-            str(self.wl.vcpu_per_core), f"{self.wl.vcpu_per_core} per core")
-        extra = f", {self.wl.spare_cores} core(s) per node left to ESXi" if self.wl.spare_cores else ""
-        head = f", {self.req.headroom_pct}% headroom" if self.req.headroom_pct else ""
-        return f"{per}{extra}{head}"
-
-    @staticmethod
-    def _gpus(host: Host) -> int:
-        return sum(g.count for g in host.gpus)
-
     # -- sizing --------------------------------------------------------------------------------
     def run(self) -> Sizing:
-        self.check_possible()
+        check_possible(self.req, self.host, self.geo, self.wl, self.hyper, self.version, self.hw, self.max_vcpus,
+                       self.max_memory)
         seen: set[tuple[int, bool, int]] = set()
         proposals: list[Proposal] = []
         for cand in candidates(self.geo, self.wl, self.req):
@@ -194,7 +135,7 @@ class Sizer:
         if memory is not None:
             kmax = min(kmax, geo.usable_mib // (memory + self.hyper.overhead(cand.vcpus, memory)))
         if self.wl.gpu_per_vm:
-            kmax = min(kmax, self._gpus(host) // self.wl.gpu_per_vm)
+            kmax = min(kmax, gpus(host) // self.wl.gpu_per_vm)
 
         def fits(k: int, need_balance: bool) -> tuple[bool, Any, bool]:
             self.fits_tried += 1
@@ -317,11 +258,12 @@ class Sizer:
 
     def _no_fit(self, cand: Candidate) -> str:
         if self.req.vms:
-            return f"{self.req.vms} VMs of {cand.vcpus} vCPU do not fit {self.host.name}'s nodes ({self._cap_text()})"
+            return (f"{self.req.vms} VMs of {cand.vcpus} vCPU do not fit {self.host.name}'s nodes "
+                    f"({cap_text(self.wl, self.req)})")
         if self.req.total_vcpus:
             return (f"no count of {cand.vcpus}-vCPU VMs reaching {self.req.total_vcpus} vCPUs loads "
                     f"{self.host.name}'s nodes evenly")
-        return f"no count of {cand.vcpus}-vCPU VMs fits {self.host.name}'s nodes ({self._cap_text()})"
+        return f"no count of {cand.vcpus}-vCPU VMs fits {self.host.name}'s nodes ({cap_text(self.wl, self.req)})"
 
     def _rank(self, cand: Candidate, p: Proposal) -> tuple[Any, ...]:
         return (not p.memory_local, *self._rank_shape(cand, p))

@@ -27,7 +27,6 @@ _BEING_SHRUNK: dict[str, str] = {
     "engine/fixpoint.py:settle": "patch",
     "model/spec.py": "patch",
     "rvtools/estate.py:build": "estate",
-    "sizing/sizing.py": "structure",
 }
 
 _REASON = re.compile(r"#\s*long:\s*\S")
