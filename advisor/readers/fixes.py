@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 
+from advisor.emit import hcl
 from advisor.readers.base import TemplateVM
 
 REMOVE = "REMOVE"
@@ -130,8 +131,9 @@ def _passthrough(t: TemplateVM, key: str) -> str:
     if t.kind == "ovf":
         return _PASSTHROUGH_OVF.format(key=key)
     if t.kind == "terraform":
-        return f'extra_config["{key}"]'
-    return f'configuration_parameters["{key}"]' if (t.builder or "").startswith("vsphere") else f'vmx_data["{key}"]'
+        return f"extra_config[{hcl.string(key)}]"
+    return f"configuration_parameters[{hcl.string(key)}]" if (t.builder or "").startswith("vsphere") \
+        else f"vmx_data[{hcl.string(key)}]"
 
 
 def _ovf(low: str, key: str, value: str, nic: re.Match | None, scsi: re.Match | None) -> tuple[str, str]:
@@ -156,6 +158,9 @@ def _hcl_value(value: str) -> str:
 
 
 def _quoted(value: str) -> str:
+    """A value written into a Terraform or Packer file: an HCL quoted string, every control
+    character, quote, backslash and template sequence escaped (advisor.emit.hcl.string), so a
+    value from a template can neither end the string nor start an interpolation."""
     if value == REMOVE:
         return value
-    return '"' + value.replace("\\", "\\\\").replace('"', '\\"').replace("${", "$${") + '"'
+    return hcl.string(value)

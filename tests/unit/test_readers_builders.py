@@ -490,3 +490,32 @@ def test_a_folder_parses_each_hcl_file_once(tmp_path, monkeypatch):
     vms = [vm for f in sorted(tmp_path.glob("*.tf")) for vm in read_template(f)]
     assert [vm.get("numvcpus").value for vm in vms] == ["2", "3", "1"]  # each sees its siblings' defaults
     assert sorted(calls) == ["vm0.tf", "vm1.tf", "vm2.tf"]
+
+
+HOSTILE_VALUES = ["a\x1bb", "two\nlines", "tab\there\r", "${var.secret}", "%{ if true }x%{ endif }", 'q"\\',
+                  "\u202eevil", "$${", "$$${x}", "bell\x07\x00", "plain"]
+
+
+@pytest.mark.parametrize("kind, builder", [("terraform", None), ("packer", "vsphere-iso"), ("packer", "vmware-iso")])
+@pytest.mark.parametrize("value", HOSTILE_VALUES)
+def test_template_fix_values_and_keys_are_hcl_strings(kind, builder, value):
+    """A fix written into a Terraform or Packer file (readers/fixes.py) is one HCL string that
+    python-hcl2 parses and that decodes to the value: no control character, quote or ``${``
+    / ``%{`` reaches the file as itself."""
+    import hcl2
+
+    from advisor.readers.fixes import template_fix
+    from tests.forms import hcl_unquote
+
+    t = TemplateVM(name="a", file="a.tf" if kind == "terraform" else "a.pkr.hcl", kind=kind, builder=builder)
+    key = f"guestinfo.{value}"
+    fixed = template_fix(t, {key: value, "annotation": value})
+    for option, text in fixed.items():
+        assert option.endswith("]") or option.isidentifier(), option
+        if option.endswith("]"):  # extra_config["key"]: the key is an HCL string too
+            raw_key = option[option.index("[") + 1:-1]
+            assert hcl_unquote(raw_key) in (key, "annotation")
+            assert hcl2.loads(f"k = {raw_key}\n")["k"] == raw_key
+        assert all(ch.isprintable() for ch in text), repr(text)
+        parsed = hcl2.loads(f"v = {text}\n")["v"]
+        assert parsed == text and hcl_unquote(parsed) == value
