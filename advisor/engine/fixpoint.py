@@ -26,7 +26,8 @@ from pydantic import ValidationError
 
 from advisor.engine.recommend import Fixed, Recommendation
 from advisor.model.spec import VM
-from advisor.vmx.mapping import SCALAR_KEYS, device_slot, normalised_advanced, parse_bool, vm_to_vmx
+from advisor.model.vmxkeys import SCALAR_KEYS, device_slot, normalised_advanced, parse_bool
+from advisor.vmx.mapping import vm_to_vmx
 from advisor.vocab import NIC_VIRTUALDEV, SCSI_FROM_VIRTUALDEV, SCSI_VIRTUALDEV, SEVERITY_RANK
 
 # Evaluations after the first, so the work per VM is bounded by construction: a resize's values

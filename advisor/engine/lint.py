@@ -1,7 +1,7 @@
 """Linting templates: each VM a reader finds becomes a Subject for the same rules engine.
 
 Readers (advisor.readers) turn .vmx, OVF/OVA, Packer and Terraform files into `.vmx`-style
-settings with lines; advisor.vmx.mapping maps those onto the VM model. Values a template leaves to
+settings with lines; advisor.model.vmxkeys maps those onto the VM model. Values a template leaves to
 variables stay unknown, and the rules that need them are skipped with a note.
 
 Work is split across processes when there are many files. Each worker loads the catalog once
@@ -29,8 +29,8 @@ from advisor.load.hosts import BUNDLED, HostProfiles
 from advisor.load.validation import to_input_errors
 from advisor.model.spec import VM
 from advisor.model.template import template_vm
+from advisor.model.vmxkeys import ADVANCED_INDEX
 from advisor.report.findings import InputProblem, Run
-from advisor.vmx.mapping import ADVANCED_INDEX
 from advisor.vmx.templatefields import RECONCILED, template_fields
 
 PARALLEL_THRESHOLD = 64  # below this, starting processes costs more than it saves
@@ -138,7 +138,7 @@ def _on_line(settings: Any, line: int | None, prefixes: tuple[str, ...]) -> list
 @lru_cache(maxsize=1)
 def _field_keys() -> dict[str, str]:
     """Structured field -> the .vmx key it is read from (vcpus -> numvcpus)."""
-    from advisor.vmx.mapping import SCALAR_KEYS
+    from advisor.model.vmxkeys import SCALAR_KEYS
 
     return {fld: key for key, (fld, _) in SCALAR_KEYS.items()}
 

@@ -26,7 +26,8 @@ from pydantic import ValidationError
 
 from advisor.engine.render import REMOVE
 from advisor.model.recommendation import NO_RECOMMENDATION, RecommendedVM
-from advisor.vmx.mapping import SCALAR_KEYS, normalised_advanced, vm_to_vmx
+from advisor.model.vmxkeys import SCALAR_KEYS, normalised_advanced
+from advisor.vmx.mapping import vm_to_vmx
 from advisor.vmx.recommendation import read_keys
 from advisor.vmx.spelling import canonical_key
 from advisor.vocab import BLOCKING, SEVERITY_RANK

@@ -113,7 +113,7 @@ def _unsupported_scsi(vm: VM, facts: dict[str, Any]) -> list[str]:
 def _host_drives(vm: VM, facts: dict[str, Any]) -> list[str]:
     """CD/DVD and floppy drives on the host's own hardware, connected at power-on (HOST006)."""
     from advisor.facts.devices import host_bound
-    from advisor.vmx.mapping import normalised_advanced
+    from advisor.model.vmxkeys import normalised_advanced
 
     return [d for d in host_bound(normalised_advanced(vm))[0] if d.startswith(("ide", "sata", "scsi", "floppy"))]
 

@@ -13,7 +13,7 @@ import re
 from typing import Any
 
 from advisor.model.spec import VM
-from advisor.vmx.mapping import normalised_advanced
+from advisor.model.vmxkeys import normalised_advanced
 from advisor.vocab import read_bool
 
 _CONNECTED_DEVICE = re.compile(r"^(ide\d+:\d+|sata\d+:\d+|scsi\d+:\d+|floppy\d+)\.(devicetype|filetype)$")

@@ -11,10 +11,10 @@ from typing import Any
 
 from advisor.model.spec import VM, Host
 from advisor.model.versions import Version
+from advisor.model.vmxkeys import normalised_advanced
 from advisor.numa.controls import DEFAULT_VCPU_MIN, HW_VTOPOLOGY, V8, hardware_class, int_setting, read_controls
 from advisor.numa.layout import UNEVEN_SPLIT
 from advisor.numa.topology import Topology, predict, remote_mib, with_memory
-from advisor.vmx.mapping import normalised_advanced
 
 # Largest vGPU profile per GPU model (frame buffer per GPU in GB) - NVIDIA GRID profile tables.
 _MAX_PROFILE = {"m60": ("grid_m60-8q", 8), "m10": ("grid_m10-8q", 8), "p40": ("grid_p40-24q", 24),

@@ -14,7 +14,7 @@ from advisor.facts.devices import device_facts
 from advisor.facts.sql import sql_facts
 from advisor.model.spec import VM
 from advisor.model.versions import hw_feature, hw_max_vcpus
-from advisor.vmx.mapping import normalised_advanced
+from advisor.model.vmxkeys import normalised_advanced
 from advisor.vocab import read_bool
 
 _LEGACY_SCSI = {"lsilogic", "lsisas", "buslogic"}

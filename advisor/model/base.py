@@ -1,8 +1,8 @@
 """The model's building blocks: sized and versioned field types, the strict base model, and the
 devices a VM has (disks, NICs).
 
-They sit below both the spec models (advisor.model.spec) and the .vmx key table
-(advisor.vmx.mapping), which builds NICs and reports field errors while reconciling `advanced:`
+They sit below both the spec models (advisor.model.spec) and the reconciling of `.vmx` keys
+with fields (advisor.model.reconcile), which builds NICs and reports field errors while reconciling `advanced:`
 keys: neither needs to import the other's module at run time.
 """
 

@@ -2,7 +2,7 @@
 `advisor check`'s `recommended_vmx`, `advisor vmx`, `advisor fix` and `advisor size` share.
 
 advisor.engine.recommend builds it once per VM; advisor.vmx.recommendation reads and writes it
-as .vmx keys through the one key <-> field table (advisor.vmx.mapping.FIELD_KEYS). A field is
+as .vmx keys through the one key <-> field table (advisor.model.vmxkeys.FIELD_KEYS). A field is
 None when the recommendation does not state its key. Keys without a field of their own keep
 their .vmx text in ``advanced``; ``order`` keeps every key's place, so the .vmx written is the
 VM's own keys first and the keys its fixes add after them.

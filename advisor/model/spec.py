@@ -3,7 +3,7 @@
 These models are the single definition of what advisor accepts; `advisor schema` prints the
 JSON Schema generated from them for editor completion. Sizes are normalised to MiB, versions to
 Version; raw `.vmx` keys under `advanced:` are reconciled with the structured fields they
-overlap (see advisor.vmx.mapping) so that a spec and a linted template mean the same thing.
+overlap (see advisor.model.vmxkeys) so that a spec and a linted template mean the same thing.
 """
 
 from __future__ import annotations
@@ -34,7 +34,8 @@ from advisor.model.base import (
     Workload,
 )
 from advisor.model.base import Nic as Nic
-from advisor.vmx.mapping import ADVANCED_CACHE, ADVANCED_INDEX, SCALAR_KEYS, advanced_value, reconcile_advanced
+from advisor.model.reconcile import reconcile_advanced
+from advisor.model.vmxkeys import ADVANCED_CACHE, ADVANCED_INDEX, SCALAR_KEYS, advanced_value
 
 # --- host -----------------------------------------------------------------------------------
 
@@ -223,7 +224,7 @@ class VM(Strict):
         "extra_config": "advanced", "extraconfig": "advanced", "suppress": "ignore", "suppressions": "ignore",
         "exemptions": "ignore", "latency": "latency_sensitivity", "affinity": "cpu_affinity",
         "instances": "count", "replicas": "count", "quantity": "count",
-        # The .vmx keys a spec states as fields (advisor.vmx.mapping.SCALAR_KEYS), written at the top.
+        # The .vmx keys a spec states as fields (advisor.model.vmxkeys.SCALAR_KEYS), written at the top.
         **{key: field for key, (field, _) in SCALAR_KEYS.items()},
     }
 

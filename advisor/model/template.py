@@ -2,7 +2,7 @@
 
 A .vmx has a hundred keys, all carried in `advanced:` as text; validating them one by one
 (the spec's path, where `advanced:` is written by hand) cost a fifth of reading a template.
-Here the few keys that mean a field are read first (advisor.vmx.mapping) and validated with
+Here the few keys that mean a field are read first (advisor.model.reconcile) and validated with
 the structured fields, in one pass; the carried keys are taken as they are. Anything the quick
 path refuses goes through the spec's full validation, so an invalid template is reported
 with the very same message, line and field.
@@ -12,8 +12,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from advisor.model.reconcile import reconcile_devices, stated_fields
 from advisor.model.spec import VM
-from advisor.vmx.mapping import ADVANCED_INDEX, reconcile_devices, stated_fields
+from advisor.model.vmxkeys import ADVANCED_INDEX
 
 
 def template_vm(data: dict[str, Any], keys: list[str], context: dict[str, Any]) -> VM:

@@ -2,7 +2,7 @@
 
 Readers for .vmx, OVF/OVA, Packer and Terraform all translate their format into the keys a
 `.vmx` file would carry (numvcpus, cpuid.coresPerSocket, memsize, scsi0.virtualDev, ...), so one
-mapping (advisor.vmx.mapping) turns any template into advisor's VM model, and the structured spec's
+mapping (advisor.model.vmxkeys) turns any template into advisor's VM model, and the structured spec's
 `advanced:` keys mean exactly the same thing.
 """
 

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from advisor.model.units import format_mib
-from advisor.vmx.mapping import SCALAR_KEYS
+from advisor.model.vmxkeys import SCALAR_KEYS
 from advisor.vocab import read_bool
 
 __all__ = ["SCALAR_KEYS", "SpecSource", "check_docs", "format_mib", "read_bool"]

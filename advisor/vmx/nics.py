@@ -1,7 +1,7 @@
 """A template's network adapters: the `ethernetN` slots that are present, each with its type.
 
 VMware numbers adapters by slot, and a VM may use ethernet1..3 without ethernet0; fixes must name
-the slots that exist. Used by advisor.vmx.mapping when a template becomes a VM.
+the slots that exist. Used by advisor.vmx.templatefields when a template becomes a VM.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """A recommendation (advisor.model.recommendation.RecommendedVM) read from and written as .vmx keys.
 
-Both directions use the one key <-> field table, advisor.vmx.mapping: a key with a field becomes
+Both directions use the one key <-> field table, advisor.model.vmxkeys: a key with a field becomes
 that field through the table's parser and is written back with vmx_text; scsiN.virtualDev and
 ethernetN.virtualDev become the typed controllers and NICs. Reading then writing gives the same
 keys in the same order; only spellings VMware does not write change (``true`` -> ``TRUE``,
@@ -15,7 +15,7 @@ from typing import Any
 
 from advisor.errors import InputError
 from advisor.model.recommendation import DiskSize, NicSlot, RecommendedVM, ScsiController
-from advisor.vmx.mapping import RECOMMENDATION_KEYS, device_slot, vmx_text
+from advisor.model.vmxkeys import RECOMMENDATION_KEYS, device_slot, vmx_text
 from advisor.vmx.spelling import canonical_key
 from advisor.vocab import NIC_VIRTUALDEV, SCSI_FROM_VIRTUALDEV
 

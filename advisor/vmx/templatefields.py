@@ -1,4 +1,4 @@
-"""A template as the data of a VM: the template -> VM direction of advisor.vmx.mapping's table.
+"""A template as the data of a VM: the template -> VM direction of advisor.model.vmxkeys's table.
 
 Every reader (.vmx, OVF/OVA, Packer, Terraform) gives `.vmx`-equivalent settings; here they
 become what the VM model is built from (advisor.model.template): the structured fields, the
@@ -13,7 +13,7 @@ import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from advisor.vmx.mapping import ADVANCED_INDEX, SCALAR_KEYS, advanced_role, vmx_text
+from advisor.model.vmxkeys import ADVANCED_INDEX, SCALAR_KEYS, advanced_role, vmx_text
 from advisor.vmx.nics import nic_role, template_nics
 from advisor.vmx.spelling import KeyMemo
 from advisor.vocab import NIC_VIRTUALDEV, SCSI_FROM_VIRTUALDEV, TRUE_WORDS

@@ -16,8 +16,8 @@ from advisor.engine.engine import Evaluator, Policy
 from advisor.engine.render import REMOVE
 from advisor.engine.specs import evaluate_spec
 from advisor.load.specfile import spec_from_root
+from advisor.model.vmxkeys import SCALAR_KEYS
 from advisor.report.findings import Run
-from advisor.vmx.mapping import SCALAR_KEYS
 
 _NIC = re.compile(r"^ethernet(\d+)\.virtualdev$")
 _SCSI = re.compile(r"^scsi(\d+)\.virtualdev$")

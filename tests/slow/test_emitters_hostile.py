@@ -25,7 +25,7 @@ from advisor import emit
 from advisor.emit import powercli
 from advisor.errors import InputError
 from advisor.model.recommendation import RecommendedVM
-from advisor.vmx.mapping import RECOMMENDATION_KEYS, device_slot
+from advisor.model.vmxkeys import RECOMMENDATION_KEYS, device_slot
 
 pytestmark = pytest.mark.slow
 

@@ -14,7 +14,7 @@ from advisor.engine.policy import Policy
 from advisor.engine.specs import check_files
 from advisor.errors import InputError
 from advisor.model.recommendation import NicSlot, RecommendedVM, ScsiController
-from advisor.vmx.mapping import FIELD_KEYS, RECOMMENDATION_KEYS
+from advisor.model.vmxkeys import FIELD_KEYS, RECOMMENDATION_KEYS
 from advisor.vmx.recommendation import changes, from_vmx, invalid, to_vmx
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"

@@ -21,8 +21,8 @@ from advisor.errors import InputError
 from advisor.load import yamlfile
 from advisor.model.spec import VM
 from advisor.model.template import template_vm
+from advisor.model.vmxkeys import _WHOLE, ADVANCED_INDEX, _int
 from advisor.readers import read_template
-from advisor.vmx.mapping import _WHOLE, ADVANCED_INDEX, _int
 from advisor.vmx.spelling import unescape
 from advisor.vmx.templatefields import RECONCILED, template_fields
 
