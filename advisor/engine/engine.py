@@ -38,12 +38,13 @@ from advisor.engine.render import REMOVE, FindingShape, fill, located_path, rend
 from advisor.engine.undecided import applies_without, needs_text
 from advisor.facts.facts import facts_for, host_facts, placement_facts, topology_for, version_facts
 from advisor.model.cluster import ClusterHost
+from advisor.model.keyview import vm_values
 from advisor.model.spec import VM, Host
 from advisor.model.versions import Version
 from advisor.numa.placement import Placement
 from advisor.numa.topology import Topology
 from advisor.report.findings import Finding, Layout, Run, Suppressed, VmResult
-from advisor.vmx.mapping import vm_to_vmx
+from advisor.vmx.mapping import keys_text
 from advisor.vmx.recommendation import read_keys, written_keys
 
 __all__ = ["MAX_CEL_LIST", "MAX_CEL_STRING", "REMOVE", "Evaluator", "Exemption", "Policy", "Subject",
@@ -428,14 +429,13 @@ class Evaluator:
         group = self._group_of(vm.workload, version, known, host is not None)
         fixes = self._fixes(s, vm, facts, self._fired(group, known)[0], record=False)
         core_mhz = host.core_mhz if host else None
-        return (recommend(fixes, None, self.explicit, vm, core_mhz, typed=False), resizes(fixes, self.explicit),
+        return (recommend(fixes, None, self.explicit, vm, core_mhz), resizes(fixes, self.explicit),
                 frozenset(f.rule for f in fixes))
 
     def _recommend(self, s: Subject, vm: VM, host: Host | None, fixes: list[Fixed]) -> Recommendation:
         core_mhz = host.core_mhz if host else None
-        base = vm_to_vmx(vm, core_mhz) if self.full_vmx else None
-        # Typed last, as recommend() would: once, whether or not the passes below change it.
-        rec = recommend(fixes, base, self.explicit, vm, core_mhz, typed=False)
+        base = vm_values(vm, core_mhz) if self.full_vmx else None
+        rec = recommend(fixes, base, self.explicit, vm, core_mhz)
         resized = resizes(fixes, self.explicit) if fixes else []
         if resized:  # fixes computed on the VM as specified may disagree on its new shape
             rec, settled = settle(vm, rec, base, core_mhz, lambda again: self._again(s, again), resized)
@@ -444,14 +444,16 @@ class Evaluator:
                                       f"{MAX_PASSES} passes; checking the VM with it applied may recommend more")
         if self._yields and len(fixes) > 1:
             rec = self._justified(s, vm, rec, base, core_mhz)
-        keys = {**(base or {}), **rec.changes}
+        # The edge: the settled keys written as .vmx text, once, whether or not the passes above
+        # changed them (issue 33 item 8: the engine holds typed values until here).
+        keys = keys_text({**(base or {}), **rec.changes})
         if self.typed:
             rec.vm, rec.vmx = read_keys(vm.name, keys, rec.reasons, sources=rec.sources)
         else:
             rec.vmx = written_keys(keys) if keys else {}  # a quarter of templates: no fix writes a key
         return rec
 
-    def _justified(self, s: Subject, vm: VM, rec: Recommendation, base: dict[str, str] | None,
+    def _justified(self, s: Subject, vm: VM, rec: Recommendation, base: dict[str, Any] | None,
                    core_mhz: int | None) -> Recommendation:
         """The recommendation without the entries whose premise another written fix took away
         (advisor.engine.fixpoint.justified), settled again on the VM they leave: a value computed

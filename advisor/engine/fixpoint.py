@@ -25,9 +25,9 @@ from typing import Any
 from pydantic import ValidationError
 
 from advisor.engine.recommend import Fixed, Recommendation
+from advisor.model.keyview import vm_values
 from advisor.model.spec import VM
 from advisor.model.vmxkeys import SCALAR_KEYS, device_slot, normalised_advanced, parse_bool
-from advisor.vmx.mapping import vm_to_vmx
 from advisor.vocab import NIC_VIRTUALDEV, SCSI_FROM_VIRTUALDEV, SCSI_VIRTUALDEV, SEVERITY_RANK
 
 # Evaluations after the first, so the work per VM is bounded by construction: a resize's values
@@ -42,10 +42,11 @@ def resizes(fixes: list[Fixed], explicit: frozenset[str]) -> list[dict[str, Any]
     return [dict(f.fix["resize"]) for f in sorted(written, key=lambda f: SEVERITY_RANK[f.severity])]
 
 
-def applied(vm: VM, changes: dict[str, str | None], resized: list[dict[str, Any]]) -> VM | None:
-    """The VM with the written .vmx keys and resized spec fields applied, or None when the model
-    refuses it. A cores per socket that does not divide the vCPUs the recommendation sets (one
-    rule's value for another rule's count) is left to the next pass, which computes it for them."""
+def applied(vm: VM, changes: dict[str, Any], resized: list[dict[str, Any]]) -> VM | None:
+    """The VM with the written keys (typed: a key with a field holds the field's value) and
+    resized spec fields applied, or None when the model refuses it. A cores per socket that does
+    not divide the vCPUs the recommendation sets (one rule's value for another rule's count) is
+    left to the next pass, which computes it for them."""
     data = vm.fields_set()
     advanced = dict(data.get("advanced") or {})
     # The VM's lower-cased keys kept in step with `advanced`: the model need not work them out
@@ -65,8 +66,8 @@ def applied(vm: VM, changes: dict[str, str | None], resized: list[dict[str, Any]
             name, parse = SCALAR_KEYS[low]
             if value is None:
                 data.pop(name, None)
-            else:
-                data[name] = parse(value)
+            else:  # a field's value as the patch holds it; sched.cpu.affinity's text is read here
+                data[name] = parse(value) if value.__class__ is str else value
         elif low == "sched.mem.pin" and value is not None and parse_bool(value):
             data["memory_reservation"] = "full"
         elif value is not None and _set_device_type(vm, data, low, value):
@@ -121,9 +122,9 @@ def _set_device_type(vm: VM, data: dict[str, Any], low: str, value: str) -> bool
     return True
 
 
-def _new(rec: Recommendation, current: dict[str, str]) -> dict[str, str | None]:
+def _new(rec: Recommendation, current: dict[str, Any]) -> dict[str, Any]:
     """The changes a pass's recommendation makes to the VM it was built for (`current`: that
-    VM's .vmx keys, lower-cased)."""
+    VM's typed keys, lower-cased)."""
     return {k: v for k, v in rec.changes.items() if current.get(k.lower()) != v}
 
 
@@ -139,7 +140,7 @@ def _same(following: VM, current: VM) -> bool:
 Again = Callable[[VM], tuple[Recommendation, list[dict[str, Any]], frozenset[str]]]
 
 
-def settle(vm: VM, first: Recommendation, base: dict[str, str] | None, core_mhz: int | None,
+def settle(vm: VM, first: Recommendation, base: dict[str, Any] | None, core_mhz: int | None,
            again: Again, resized: list[dict[str, Any]]) -> tuple[Recommendation, bool]:
     """Fold into `first` what evaluating the VM with it applied writes, until nothing changes.
 
@@ -153,7 +154,7 @@ def settle(vm: VM, first: Recommendation, base: dict[str, str] | None, core_mhz:
     guest, host, guest_sources = dict(first.guest), dict(first.host), dict(first.guest_sources)
     summaries = dict(first.summaries)
     resized_by = list(first.resized)
-    own: dict[str, tuple[str, str]] | None = None  # the VM's own .vmx keys, by lower-case key
+    own: dict[str, tuple[str, Any]] | None = None  # the VM's own typed keys, by lower-case key
     current, step = vm, dict(first.changes)
     settled = False
     for _ in range(MAX_PASSES):
@@ -168,13 +169,13 @@ def settle(vm: VM, first: Recommendation, base: dict[str, str] | None, core_mhz:
         # A field applied() left to the next pass (cores per socket) is written as it leaves it.
         # A key the VM's .vmx leaves out because its value is the default (latency sensitivity
         # Normal) keeps the value its rule wrote: a removal would lose the rule's reason.
-        shape = {k.lower(): v for k, v in vm_to_vmx(following, core_mhz).items()}
+        shape = {k.lower(): v for k, v in vm_values(following, core_mhz).items()}
         for key in [k for k in changes if k.lower() in SCALAR_KEYS and shape.get(k.lower()) != changes[k]]:
             if not _states_field(following, key, changes[key]):
                 changes[key] = shape.get(key.lower())
         # So is a field of the VM's own that the resize left behind (its cores per socket, which
         # no longer divides the vCPUs a rule set), on behalf of the rules that resized the VM.
-        own = own if own is not None else {k.lower(): (k, v) for k, v in vm_to_vmx(vm, core_mhz).items()}
+        own = own if own is not None else {k.lower(): (k, v) for k, v in vm_values(vm, core_mhz).items()}
         written = {k.lower() for k in changes}
         for low, (spelling, text) in own.items():
             if low in SCALAR_KEYS and low not in written and shape.get(low) != text:
@@ -213,14 +214,14 @@ def settle(vm: VM, first: Recommendation, base: dict[str, str] | None, core_mhz:
                           resized=resized_by), settled
 
 
-def _states_field(vm: VM, key: str, text: str | None) -> bool:
-    """Whether `text`, the value a rule wrote for a key with a field, is that field's value on
-    `vm` (the VM with the recommendation applied)."""
-    if text is None:
+def _states_field(vm: VM, key: str, value: Any) -> bool:
+    """Whether `value`, the typed value a rule wrote for a key with a field, is that field's
+    value on `vm` (the VM with the recommendation applied)."""
+    if value is None:
         return False
     name, parse = SCALAR_KEYS[key.lower()]
-    try:
-        return bool(parse(text) == getattr(vm, name))
+    try:  # sched.cpu.affinity is held as its text (advisor.model.vmxkeys.typed)
+        return bool((parse(value) if value.__class__ is str else value) == getattr(vm, name))
     except ValueError:
         return False
 
@@ -231,7 +232,7 @@ def writers(rec: Recommendation) -> set[str]:
             | {rule for rule, _ in rec.resized})
 
 
-def justified(vm: VM, rec: Recommendation, base: dict[str, str] | None, again: Again,
+def justified(vm: VM, rec: Recommendation, base: dict[str, Any] | None, again: Again,
               yields: dict[str, frozenset[str]]) -> Recommendation:
     """`rec` with only the entries whose rule still fires on the VM with the rest applied.
 
@@ -261,7 +262,7 @@ def justified(vm: VM, rec: Recommendation, base: dict[str, str] | None, again: A
     return _without(rec, dropped, base) if dropped else rec
 
 
-def _kept_changes(rec: Recommendation, rules: set[str]) -> dict[str, str | None]:
+def _kept_changes(rec: Recommendation, rules: set[str]) -> dict[str, Any]:
     """The keys of `rec` some rule of `rules` asks for (and those no rule is named for)."""
     sources = rec.sources
     return {k: v for k, v in rec.changes.items()
@@ -281,7 +282,7 @@ def _after_what_they_yield_to(rules: set[str], yields: dict[str, frozenset[str]]
     return order
 
 
-def _without(rec: Recommendation, dropped: set[str], base: dict[str, str] | None) -> Recommendation:
+def _without(rec: Recommendation, dropped: set[str], base: dict[str, Any] | None) -> Recommendation:
     """`rec` without the entries that only rules in `dropped` ask for: the VM keeps its own value."""
     out = Recommendation(suggestions=rec.suggestions, host=dict(rec.host), summaries=dict(rec.summaries))
     for key, value in rec.changes.items():

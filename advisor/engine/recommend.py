@@ -25,10 +25,9 @@ from typing import Any, NamedTuple
 from pydantic import ValidationError
 
 from advisor.engine.render import REMOVE
+from advisor.model.keyview import vm_values
 from advisor.model.recommendation import NO_RECOMMENDATION, RecommendedVM
-from advisor.model.vmxkeys import SCALAR_KEYS, normalised_advanced
-from advisor.vmx.mapping import vm_to_vmx
-from advisor.vmx.recommendation import read_keys
+from advisor.model.vmxkeys import SCALAR_KEYS, normalised_advanced, typed
 from advisor.vmx.spelling import canonical_key
 from advisor.vocab import BLOCKING, SEVERITY_RANK
 
@@ -84,10 +83,11 @@ class Recommendation:
     """What advisor recommends for one VM: the settings it writes and the suggestions it shows."""
 
     # Every .vmx key advisor writes, in VMware's spelling: the VM's own keys (when built in
-    # full) plus the written fixes' keys.
-    settings: dict[str, str] = field(default_factory=dict)
-    # Only the keys the written fixes change; None deletes the key (for `advisor fix`).
-    changes: dict[str, str | None] = field(default_factory=dict)
+    # full) plus the written fixes' keys. Values are typed (advisor.model.vmxkeys.typed): a key
+    # that states a spec field holds the field's value; text is written only at the edge.
+    settings: dict[str, Any] = field(default_factory=dict)
+    # Only the keys the written fixes change, typed as `settings`; None deletes the key.
+    changes: dict[str, Any] = field(default_factory=dict)
     # key -> (rule id, one-line reason) for each key a written fix set or removed: the rule
     # that won the key (the most severe of those writing it).
     reasons: dict[str, tuple[str, str]] = field(default_factory=dict)
@@ -102,9 +102,9 @@ class Recommendation:
     # The written resizes of spec fields that are no .vmx key (gpu.passthrough), with their rule.
     resized: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
     suggestions: list[Suggestion] = field(default_factory=list)
-    # The settings as the one typed value every command writes (built last, by recommend()).
+    # The settings as the one typed value every command writes, and to_vmx of it (the report's
+    # recommended_vmx): built at the edge, once the recommendation has settled (advisor.engine.engine).
     vm: RecommendedVM = NO_RECOMMENDATION
-    # advisor.vmx.recommendation.to_vmx(vm), built with it: the report's recommended_vmx.
     vmx: dict[str, str] = field(default_factory=dict)
 
 
@@ -113,13 +113,13 @@ class _Resizer:
     vCPUs): the VM resized, written as .vmx, compared with the VM as it is. The VM as it is is
     read and written once for all the resizes of a recommendation, not once per resize."""
 
-    def __init__(self, vm: Any, core_mhz: int | None, before: dict[str, str] | None = None) -> None:
+    def __init__(self, vm: Any, core_mhz: int | None, before: dict[str, Any] | None = None) -> None:
         self.vm, self.core_mhz = vm, core_mhz
         self._data: dict[str, Any] | None = None  # the VM's fields as set
         self._stated: dict[str, str] | None = None  # the VM's keys that state a field (_stated_keys)
-        self._before = before  # the VM as .vmx keys (vm_to_vmx), when the caller has them
+        self._before = before  # the VM's typed keys (vm_values), when the caller has them
 
-    def keys(self, resize: dict[str, Any]) -> dict[str, str]:
+    def keys(self, resize: dict[str, Any]) -> dict[str, Any]:
         vm = self.vm
         fields = {k: v for k, v in resize.items() if "." not in k and k in type(vm).model_fields}
         if not fields:
@@ -135,8 +135,8 @@ class _Resizer:
         except ValidationError:
             return {}  # a resize the model refuses (a template's unknown) is shown, not written
         if self._before is None:
-            self._before = vm_to_vmx(vm, self.core_mhz)
-        before, after = self._before, vm_to_vmx(resized, self.core_mhz)
+            self._before = vm_values(vm, self.core_mhz)
+        before, after = self._before, vm_values(resized, self.core_mhz)
         keys = {k: v for k, v in after.items() if before.get(k) != v}
         keys.update({k: REMOVE for k in before if k not in after})
         return keys
@@ -212,14 +212,14 @@ def _field_validator(name: str) -> Any:
     return _FIELD_VALIDATORS[name]
 
 
-def _fix_keys(fix: dict[str, Any], resizer: _Resizer | None, combined: dict[str, Any] | None = None) -> dict[str, str]:
+def _fix_keys(fix: dict[str, Any], resizer: _Resizer | None, combined: dict[str, Any] | None = None) -> dict[str, Any]:
     """The .vmx keys a fix sets: its resize as the keys it becomes, then its own keys.
 
     `combined`: every written resize together. A value one field implies depends on another
     (a full CPU reservation is vCPUs x clock), so the keys are those of the VM resized by all of
     them; this fix contributes the keys its own resize changes.
     """
-    keys: dict[str, str] = {}
+    keys: dict[str, Any] = {}
     resize = fix.get("resize") or {}
     if resizer is not None and resize:
         own = resizer.keys(resize)
@@ -233,15 +233,15 @@ def _fix_keys(fix: dict[str, Any], resizer: _Resizer | None, combined: dict[str,
     return keys
 
 
-def recommend(fixes: Iterable[Fixed], base: dict[str, str] | None = None,
-              explicit: frozenset[str] = frozenset(), vm: Any = None, core_mhz: int | None = None,
-              typed: bool = True) -> Recommendation:
+def recommend(fixes: Iterable[Fixed], base: dict[str, Any] | None = None,
+              explicit: frozenset[str] = frozenset(), vm: Any = None, core_mhz: int | None = None) -> Recommendation:
     """Build the recommendation from a VM's unsuppressed fixes.
 
-    base: the VM's own .vmx keys, vm_to_vmx(vm, core_mhz) (check and vmx recommend the whole VM;
-    lint and fix only what changes). explicit: rule ids the user named one by one; their suggestions are written too.
-    vm, core_mhz: the VM as specified, so a written resize becomes the .vmx keys it changes.
-    typed: also build `vm` and `vmx` (a pass of advisor.engine.fixpoint reads only the changes).
+    base: the VM's own keys, typed, vm_values(vm, core_mhz) (check and vmx recommend the whole
+    VM; lint and fix only what changes). explicit: rule ids the user named one by one; their
+    suggestions are written too. vm, core_mhz: the VM as specified, so a written resize becomes
+    the keys it changes. A rule's text for a key with a field becomes the field's value here,
+    once; `vm` and `vmx` are left for the edge to build.
     """
     out = Recommendation(settings=dict(base or {}))
     written: list[Fixed] = []
@@ -266,7 +266,7 @@ def recommend(fixes: Iterable[Fixed], base: dict[str, str] | None = None,
         for key, value in _fix_keys(item.fix, resizer, combined).items():
             key = spelled.get(key.lower(), canonical_key(key))
             spelled[key.lower()] = key
-            text = None if value == REMOVE else value
+            text = None if value == REMOVE else typed(key.lower(), value)
             # A rule asking for the value the key already has shares it; another value replaces it.
             same = key in out.changes and out.changes[key] == text
             out.sources[key.lower()] = (*out.sources.get(key.lower(), ()), item.rule) if same else (item.rule,)
@@ -284,9 +284,4 @@ def recommend(fixes: Iterable[Fixed], base: dict[str, str] | None = None,
         out.host.update({k: str(v) for k, v in (item.fix.get("host") or {}).items()})
     if len(out.suggestions) > 1:
         out.suggestions.sort(key=lambda s: (-SEVERITY_RANK[s.severity], s.rule))
-    if not typed:
-        return out
-    # The VM's own keys in their order, then each key a fix set or removed (None), at its first place.
-    out.vm, out.vmx = read_keys(vm.name if vm is not None else "", {**(base or {}), **out.changes}, out.reasons,
-                                sources=out.sources)
     return out

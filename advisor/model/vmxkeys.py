@@ -102,6 +102,18 @@ RECOMMENDATION_KEYS: dict[str, tuple[str, str, Callable[[str], Any]]] = {
     key.lower(): (key, field, parse) for key, (field, parse, model) in FIELD_KEYS.items() if model != "spec"
 }
 
+
+def typed(low: str, value: Any) -> Any:
+    """A key's value as the engine's patch holds it (lower-case key): the spec field's value for
+    a key that states one (``numvcpus`` "8" -> 8, ``vcpu.hotadd`` "TRUE" -> True), the text for
+    every other key. ``sched.cpu.affinity`` keeps its text: the field reads "all" as no affinity
+    (None), and None in a patch removes the key. A value already typed is returned as it is.
+    ValueError: text that is no value of its field."""
+    entry = SCALAR_KEYS.get(low)
+    if entry is None or value.__class__ is not str or low == "sched.cpu.affinity":
+        return value
+    return entry[1](value)
+
 _NIC_KEY = re.compile(r"^ethernet(\d+)\.virtualdev$")
 _SCSI_KEY = re.compile(r"^scsi(\d+)\.virtualdev$")
 

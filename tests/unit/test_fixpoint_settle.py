@@ -42,9 +42,10 @@ def test_a_pass_that_writes_a_key_is_evaluated_again():
 
     def again(vm: VM) -> tuple[Recommendation, list[dict[str, object]], frozenset[str]]:
         evaluated.append(vm)
-        return Recommendation(changes={"vcpu.hotadd": "FALSE"}), [], frozenset()
+        return Recommendation(changes={"vcpu.hotadd": False}), [], frozenset()
 
-    first = Recommendation(changes={"vcpu.hotadd": "FALSE"})
+    # The engine holds a key with a field as the field's value (advisor.model.vmxkeys.typed).
+    first = Recommendation(changes={"vcpu.hotadd": False})
     rec, settled = settle(_vm(cpu_hot_add=True), first, None, None, again, [{"hardware_version": 19}])
     assert settled and rec is first
     assert [vm.cpu_hot_add for vm in evaluated] == [False]
