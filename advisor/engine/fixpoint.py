@@ -22,13 +22,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from pydantic import ValidationError
-
 from advisor.engine.recommend import Fixed, Recommendation
 from advisor.model.keyview import vm_values
+from advisor.model.patch import applied
 from advisor.model.spec import VM
-from advisor.model.vmxkeys import SCALAR_KEYS, device_slot, normalised_advanced, parse_bool
-from advisor.vocab import NIC_VIRTUALDEV, SCSI_FROM_VIRTUALDEV, SCSI_VIRTUALDEV, SEVERITY_RANK
+from advisor.model.vmxkeys import SCALAR_KEYS
+from advisor.vocab import SEVERITY_RANK
 
 # Evaluations after the first, so the work per VM is bounded by construction: a resize's values
 # move toward a limit (a licence's cores, the host's cores, a node's size), and the sweep's cases
@@ -40,86 +39,6 @@ def resizes(fixes: list[Fixed], explicit: frozenset[str]) -> list[dict[str, Any]
     """The resizes of the written fixes, least severe first (the order recommend() applies them)."""
     written = [f for f in fixes if f.fix.get("resize") and (f.writes_by_default() or f.rule in explicit)]
     return [dict(f.fix["resize"]) for f in sorted(written, key=lambda f: SEVERITY_RANK[f.severity])]
-
-
-def applied(vm: VM, changes: dict[str, Any], resized: list[dict[str, Any]]) -> VM | None:
-    """The VM with the written keys (typed: a key with a field holds the field's value) and
-    resized spec fields applied, or None when the model refuses it. A cores per socket that does
-    not divide the vCPUs the recommendation sets (one rule's value for another rule's count) is
-    left to the next pass, which computes it for them."""
-    data = vm.fields_set()
-    advanced = dict(data.get("advanced") or {})
-    # The VM's lower-cased keys kept in step with `advanced`: the model need not work them out
-    # again from a hundred keys (VM.rebuilt).
-    index = dict(normalised_advanced(vm))
-    for key, value in changes.items():
-        low = key.lower()
-        if len(index) == len(advanced):  # no two keys differ only in case: the index spells the one there is
-            hit = index.pop(low, None)
-            if hit is not None:
-                del advanced[hit[0]]
-        else:
-            for existing in [k for k in advanced if k.lower() == low]:
-                del advanced[existing]
-            index.pop(low, None)
-        if low in SCALAR_KEYS:
-            name, parse = SCALAR_KEYS[low]
-            if value is None:
-                data.pop(name, None)
-            else:  # a field's value as the patch holds it; sched.cpu.affinity's text is read here
-                data[name] = parse(value) if value.__class__ is str else value
-        elif low == "sched.mem.pin" and value is not None and parse_bool(value):
-            data["memory_reservation"] = "full"
-        elif value is not None and _set_device_type(vm, data, low, value):
-            continue
-        elif value is not None:
-            advanced[key] = value
-            index[low] = (key, value)
-    for resize in resized:
-        for path, value in resize.items():
-            if "." not in path or path.startswith("data_disks."):
-                continue  # fields are in `changes` as their .vmx keys; disks do not shape the VM
-            *parents, name = path.split(".")
-            target = data
-            for parent in parents:
-                target = target.setdefault(parent, {}) if isinstance(target, dict) else {}
-            target[name] = int(value) if isinstance(value, str) and value.isdigit() else value
-    data["advanced"] = advanced
-    cps = data.get("cores_per_socket")
-    if cps and data.get("vcpus") and int(data["vcpus"]) % int(cps):
-        data.pop("cores_per_socket")
-    try:
-        return vm.rebuilt(data, index)
-    except (ValidationError, ValueError):
-        return None
-
-
-def _set_device_type(vm: VM, data: dict[str, Any], low: str, value: str) -> bool:
-    """Apply an ethernetN.virtualDev or scsiN.virtualDev change to the device the VM lists,
-    whose type the structured field states (`nics[].adapter`, a disk's `controller`): as an
-    `advanced:` key beside it, the key would contradict the field and the model would refuse
-    the VM (an E1000 NIC's recommended VMXNET3 stopped every further pass). False when the key
-    names no listed device or no known type: the key stays in `advanced:` for the model."""
-    slot = device_slot(low)
-    kind = value.strip().lower()
-    if slot is None:
-        return False
-    if slot[0] == "nic":
-        slots = list(vm._nic_slots or range(len(vm.nics)))
-        position = slots.index(slot[1]) if slot[1] in slots else None
-        nics = data.get("nics")
-        if kind not in NIC_VIRTUALDEV or position is None or not isinstance(nics, list) or position >= len(nics):
-            return False
-        nics[position]["adapter"] = kind
-        return True
-    controller = SCSI_FROM_VIRTUALDEV.get(kind)
-    disks = [d for d in data.get("disks") or []
-             if d.get("bus", 0) == slot[1] and d.get("controller") in SCSI_VIRTUALDEV]
-    if controller is None or not disks:
-        return False
-    for disk in disks:
-        disk["controller"] = controller
-    return True
 
 
 def _new(rec: Recommendation, current: dict[str, Any]) -> dict[str, Any]:
@@ -250,23 +169,17 @@ def justified(vm: VM, rec: Recommendation, base: dict[str, Any] | None, again: A
     if not pending:
         return rec
     dropped: set[str] = set()
+    patch = rec.patch()
     for rule in _after_what_they_yield_to(live, yields):
         if rule not in pending or not yields.get(rule, frozenset()) & (live - dropped):
             continue
         others = live - dropped - {rule}
-        following = applied(vm, _kept_changes(rec, others), [r for owner, r in rec.resized if owner in others])
+        following = patch.kept(others).apply(vm)
         if following is None:
             continue  # the model refuses the VM without this rule's entries: nothing to judge by, kept
         if rule not in again(following)[2]:
             dropped.add(rule)
     return _without(rec, dropped, base) if dropped else rec
-
-
-def _kept_changes(rec: Recommendation, rules: set[str]) -> dict[str, Any]:
-    """The keys of `rec` some rule of `rules` asks for (and those no rule is named for)."""
-    sources = rec.sources
-    return {k: v for k, v in rec.changes.items()
-            if not (named := sources.get(k.lower())) or not rules.isdisjoint(named)}
 
 
 def _after_what_they_yield_to(rules: set[str], yields: dict[str, frozenset[str]]) -> list[str]:

@@ -26,6 +26,7 @@ from pydantic import ValidationError
 
 from advisor.engine.render import REMOVE
 from advisor.model.keyview import vm_values
+from advisor.model.patch import Patch
 from advisor.model.recommendation import NO_RECOMMENDATION, RecommendedVM
 from advisor.model.vmxkeys import SCALAR_KEYS, normalised_advanced, typed
 from advisor.vmx.spelling import canonical_key
@@ -106,6 +107,11 @@ class Recommendation:
     # recommended_vmx): built at the edge, once the recommendation has settled (advisor.engine.engine).
     vm: RecommendedVM = NO_RECOMMENDATION
     vmx: dict[str, str] = field(default_factory=dict)
+
+    def patch(self) -> Patch:
+        """The written entries as the one typed patch (advisor.model.patch): each key's typed
+        value with its rules and reason, and the nested fields the resizes set."""
+        return Patch.of(self.changes, self.reasons, self.sources, self.resized)
 
 
 class _Resizer:

@@ -1,11 +1,11 @@
-"""advisor.engine.fixpoint.applied: the VM with a pass's written keys applied, as the model
+"""advisor.model.patch.applied: the VM with a pass's written keys applied, as the model
 builds it. A device's new type goes to the field that lists the device (an `advanced:` key
 beside a field stating another type is a contradiction the model refuses), and what model_dump
 leaves out (a template's unresolved fields, its ethernetN numbers) is carried over."""
 
 from __future__ import annotations
 
-from advisor.engine.fixpoint import applied
+from advisor.model.patch import applied
 from advisor.model.spec import VM
 
 
