@@ -28,7 +28,7 @@ from advisor.engine.render import REMOVE
 from advisor.model.keyview import vm_values
 from advisor.model.patch import Patch
 from advisor.model.recommendation import NO_RECOMMENDATION, RecommendedVM
-from advisor.model.vmxkeys import SCALAR_KEYS, normalised_advanced, typed
+from advisor.model.vmxkeys import SCALAR_KEYS, normalised_advanced, typed_or_text
 from advisor.vmx.spelling import canonical_key
 from advisor.vocab import BLOCKING, SEVERITY_RANK
 
@@ -272,7 +272,7 @@ def recommend(fixes: Iterable[Fixed], base: dict[str, Any] | None = None,
         for key, value in _fix_keys(item.fix, resizer, combined).items():
             key = spelled.get(key.lower(), canonical_key(key))
             spelled[key.lower()] = key
-            text = None if value == REMOVE else typed(key.lower(), value)
+            text = None if value == REMOVE else typed_or_text(key.lower(), value)
             # A rule asking for the value the key already has shares it; another value replaces it.
             same = key in out.changes and out.changes[key] == text
             out.sources[key.lower()] = (*out.sources.get(key.lower(), ()), item.rule) if same else (item.rule,)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from advisor.model.spec import VM
-from advisor.model.vmxkeys import normalised_advanced, typed
+from advisor.model.vmxkeys import normalised_advanced, typed_or_text
 from advisor.vocab import SCSI_VIRTUALDEV
 
 
@@ -63,15 +63,6 @@ def vm_values(vm: VM, core_mhz: int | None = None) -> dict[str, Any]:
         out[f"ethernet{index}.virtualDev"] = nic.adapter
     for low, (spelling, text) in normalised_advanced(vm).items():
         if spelling not in out:
-            out[spelling] = _typed_or_text(low, text)
+            out[spelling] = typed_or_text(low, text)
     return out
 
-
-def _typed_or_text(low: str, text: str) -> Any:
-    """A key of the VM's own `advanced:` as the patch holds it; a spelling the model did not
-    reconcile (another case of a key with a field, kept beside it) that is no value of the
-    field stays text, as it is written."""
-    try:
-        return typed(low, text)
-    except ValueError:
-        return text

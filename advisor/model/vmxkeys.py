@@ -114,6 +114,16 @@ def typed(low: str, value: Any) -> Any:
         return value
     return entry[1](value)
 
+
+def typed_or_text(low: str, value: Any) -> Any:
+    """typed(), or the text as it is written where it is no value of the key's field (a spelling
+    of the VM's own the model did not reconcile; a rule's text the edge then names as invalid,
+    advisor.vmx.recommendation.invalid)."""
+    try:
+        return typed(low, value)
+    except ValueError:
+        return value
+
 _NIC_KEY = re.compile(r"^ethernet(\d+)\.virtualdev$")
 _SCSI_KEY = re.compile(r"^scsi(\d+)\.virtualdev$")
 
