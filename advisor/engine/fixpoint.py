@@ -59,20 +59,79 @@ def _same(following: VM, current: VM) -> bool:
 Again = Callable[[VM], tuple[Recommendation, list[dict[str, Any]], frozenset[str]]]
 
 
+class _Settling:
+    """The recommendation settle() builds, pass by pass: the written keys (typed), their rules
+    and reasons, the guest and host settings, and the spelling of each key.
+    (A plain class with __slots__: see CONTRIBUTING.md, "Add a class on `check`'s path".)"""
+
+    __slots__ = ("changes", "guest", "guest_sources", "host", "reasons", "resized_by", "sources", "spelled",
+                 "summaries")
+
+    def __init__(self, first: Recommendation, base: dict[str, Any] | None) -> None:
+        self.spelled = {k.lower(): k for k in (base or {})} | {k.lower(): k for k in first.changes}
+        self.changes, self.reasons, self.sources = dict(first.changes), dict(first.reasons), dict(first.sources)
+        self.guest, self.host, self.guest_sources = dict(first.guest), dict(first.host), dict(first.guest_sources)
+        self.summaries = dict(first.summaries)
+        self.resized_by = list(first.resized)
+
+    def follow(self, following: VM, shape: dict[str, Any], own: dict[str, tuple[str, Any]]) -> None:
+        """Write what the model made of the applied VM. A field applied() left to the next pass
+        (cores per socket) is written as it leaves it. A key the VM's .vmx leaves out because its
+        value is the default (latency sensitivity Normal) keeps the value its rule wrote: a
+        removal would lose the rule's reason. So is a field of the VM's own that the resize left
+        behind (its cores per socket, which no longer divides the vCPUs a rule set), on behalf of
+        the rules that resized the VM. `shape`, `own`: the applied VM's and the VM's own typed
+        keys, by lower-case key."""
+        changes, sources, reasons = self.changes, self.sources, self.reasons
+        for key in [k for k in changes if k.lower() in SCALAR_KEYS and shape.get(k.lower()) != changes[k]]:
+            if not _states_field(following, key, changes[key]):
+                changes[key] = shape.get(key.lower())
+        written = {k.lower() for k in changes}
+        for low, (spelling, value) in own.items():
+            if low in SCALAR_KEYS and low not in written and shape.get(low) != value:
+                spelling = self.spelled.setdefault(low, spelling)
+                changes[spelling] = shape.get(low)
+                resizer = next((k for k in ("numvcpus", "memsize") if k in sources), None)
+                if resizer is not None:
+                    sources[low] = sources[resizer]
+                    owner = next((r for k, r in reasons.items() if k.lower() == resizer), None)
+                    if owner is not None:
+                        reasons[spelling] = owner
+
+    def take(self, rec: Recommendation, step: dict[str, Any], new_guest: dict[str, Any]) -> None:
+        """Fold in what a pass writes anew (`step`, `new_guest`) with its rules and reasons."""
+        for key, value in step.items():
+            key = self.spelled.setdefault(key.lower(), key)
+            self.changes[key] = value
+            if key.lower() in {k.lower() for k in rec.reasons}:
+                self.reasons[key] = next(r for k, r in rec.reasons.items() if k.lower() == key.lower())
+            if key.lower() in rec.sources:
+                self.sources[key.lower()] = rec.sources[key.lower()]
+        self.guest.update(new_guest)
+        self.guest_sources.update({k: rec.guest_sources[k] for k in new_guest if k in rec.guest_sources})
+        self.host.update(rec.host)
+        self.resized_by.extend(rec.resized)
+        self.summaries.update(rec.summaries)
+
+    def result(self, first: Recommendation, base: dict[str, Any] | None) -> Recommendation:
+        """The settled recommendation; `first` itself when nothing changed."""
+        if self.changes == first.changes and self.guest == first.guest and self.host == first.host:
+            return first
+        settings = {k: v for k, v in {**(base or {}), **self.changes}.items() if v is not None}
+        return Recommendation(settings=settings, changes=self.changes, reasons=self.reasons, sources=self.sources,
+                              summaries=self.summaries, guest=self.guest, guest_sources=self.guest_sources,
+                              host=self.host, suggestions=first.suggestions, resized=self.resized_by)
+
+
 def settle(vm: VM, first: Recommendation, base: dict[str, Any] | None, core_mhz: int | None,
            again: Again, resized: list[dict[str, Any]]) -> tuple[Recommendation, bool]:
     """Fold into `first` what evaluating the VM with it applied writes, until nothing changes.
 
     `first` is what evaluating `vm` itself writes (its keys may be spelled after `base`);
     resized: the resizes of `first`. Returns the recommendation (its `vm` and `vmx` left for the
-    caller to build, as recommend(typed=False) leaves them) and whether it settled within
-    MAX_PASSES.
+    edge to build) and whether it settled within MAX_PASSES.
     """
-    spelled = {k.lower(): k for k in (base or {})} | {k.lower(): k for k in first.changes}
-    changes, reasons, sources = dict(first.changes), dict(first.reasons), dict(first.sources)
-    guest, host, guest_sources = dict(first.guest), dict(first.host), dict(first.guest_sources)
-    summaries = dict(first.summaries)
-    resized_by = list(first.resized)
+    work = _Settling(first, base)
     own: dict[str, tuple[str, Any]] | None = None  # the VM's own typed keys, by lower-case key
     current, step = vm, dict(first.changes)
     settled = False
@@ -85,52 +144,18 @@ def settle(vm: VM, first: Recommendation, base: dict[str, Any] | None, core_mhz:
             # it is the VM evaluated last (`vm`, for `first`), and that evaluation wrote nothing new.
             settled = True
             break
-        # A field applied() left to the next pass (cores per socket) is written as it leaves it.
-        # A key the VM's .vmx leaves out because its value is the default (latency sensitivity
-        # Normal) keeps the value its rule wrote: a removal would lose the rule's reason.
         shape = {k.lower(): v for k, v in vm_values(following, core_mhz).items()}
-        for key in [k for k in changes if k.lower() in SCALAR_KEYS and shape.get(k.lower()) != changes[k]]:
-            if not _states_field(following, key, changes[key]):
-                changes[key] = shape.get(key.lower())
-        # So is a field of the VM's own that the resize left behind (its cores per socket, which
-        # no longer divides the vCPUs a rule set), on behalf of the rules that resized the VM.
         own = own if own is not None else {k.lower(): (k, v) for k, v in vm_values(vm, core_mhz).items()}
-        written = {k.lower() for k in changes}
-        for low, (spelling, text) in own.items():
-            if low in SCALAR_KEYS and low not in written and shape.get(low) != text:
-                spelling = spelled.setdefault(low, spelling)
-                changes[spelling] = shape.get(low)
-                resizer = next((k for k in ("numvcpus", "memsize") if k in sources), None)
-                if resizer is not None:
-                    sources[low] = sources[resizer]
-                    owner = next((r for k, r in reasons.items() if k.lower() == resizer), None)
-                    if owner is not None:
-                        reasons[spelling] = owner
+        work.follow(following, shape, own)
         rec, resized, _ = again(following)
         step = _new(rec, shape)
-        new_guest = {k: v for k, v in rec.guest.items() if guest.get(k) != v}
+        new_guest = {k: v for k, v in rec.guest.items() if work.guest.get(k) != v}
         if not step and not new_guest:
             settled = True
             break
-        for key, value in step.items():
-            key = spelled.setdefault(key.lower(), key)
-            changes[key] = value
-            if key.lower() in {k.lower() for k in rec.reasons}:
-                reasons[key] = next(r for k, r in rec.reasons.items() if k.lower() == key.lower())
-            if key.lower() in rec.sources:
-                sources[key.lower()] = rec.sources[key.lower()]
-        guest.update(new_guest)
-        guest_sources.update({k: rec.guest_sources[k] for k in new_guest if k in rec.guest_sources})
-        host.update(rec.host)
-        resized_by.extend(rec.resized)
-        summaries.update(rec.summaries)
+        work.take(rec, step, new_guest)
         current = following
-    if changes == first.changes and guest == first.guest and host == first.host:
-        return first, settled
-    settings = {k: v for k, v in {**(base or {}), **changes}.items() if v is not None}
-    return Recommendation(settings=settings, changes=changes, reasons=reasons, sources=sources, summaries=summaries,
-                          guest=guest, guest_sources=guest_sources, host=host, suggestions=first.suggestions,
-                          resized=resized_by), settled
+    return work.result(first, base), settled
 
 
 def _states_field(vm: VM, key: str, value: Any) -> bool:

@@ -26,7 +26,7 @@ from pydantic import ValidationError
 
 from advisor.engine.render import REMOVE
 from advisor.model.keyview import vm_values
-from advisor.model.patch import Patch
+from advisor.model.patch import Patch, fields_set, rebuilt
 from advisor.model.recommendation import NO_RECOMMENDATION, RecommendedVM
 from advisor.model.vmxkeys import SCALAR_KEYS, normalised_advanced, typed_or_text
 from advisor.vmx.spelling import canonical_key
@@ -135,9 +135,9 @@ class _Resizer:
         if self._stated and _contradicted(fields, self._stated):
             return {}  # as the model would refuse it (below), found without validating the whole VM
         if self._data is None:
-            self._data = vm.fields_set()
+            self._data = fields_set(vm)
         try:
-            resized = vm.rebuilt({**self._data, **fields}, None if "advanced" in fields else normalised_advanced(vm))
+            resized = rebuilt(vm, {**self._data, **fields}, None if "advanced" in fields else normalised_advanced(vm))
         except ValidationError:
             return {}  # a resize the model refuses (a template's unknown) is shown, not written
         if self._before is None:

@@ -117,7 +117,7 @@ def spec_from_root(root: Any, file: str, lenient_shape: bool = False, profiles: 
         # lenient_shape admits what templates can hold but specs may not (cores per socket
         # not dividing vCPUs), so rule examples can show the template case.
         with gc_paused(kept=True):
-            # The engine validates VMs on their own too (a resize: VM.rebuilt). Built first, the
+            # The engine validates VMs on their own too (a resize: advisor.model.patch.rebuilt). Built first, the
             # VM's validator is what Spec's reuses; built after Spec's, it is a VM schema built twice.
             VM.model_rebuild()  # once: then it returns at once
             spec = Spec.model_validate(root, context={"lenient_shape": lenient_shape})

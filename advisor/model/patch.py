@@ -17,8 +17,9 @@ from typing import Any, NamedTuple
 
 from pydantic import ValidationError
 
+from advisor.model.reconcile import reconcile_advanced
 from advisor.model.spec import VM
-from advisor.model.vmxkeys import SCALAR_KEYS, device_slot, normalised_advanced, parse_bool
+from advisor.model.vmxkeys import ADVANCED_INDEX, SCALAR_KEYS, device_slot, normalised_advanced, parse_bool
 from advisor.vocab import NIC_VIRTUALDEV, SCSI_FROM_VIRTUALDEV, SCSI_VIRTUALDEV
 
 
@@ -70,7 +71,7 @@ def applied(vm: VM, changes: Mapping[str, Any], resized: Iterable[Mapping[str, A
     resized spec fields applied, or None when the model refuses it. A cores per socket that does
     not divide the vCPUs the recommendation sets (one rule's value for another rule's count) is
     left to the next pass, which computes it for them."""
-    data = vm.fields_set()
+    data = fields_set(vm)
     advanced = dict(data.get("advanced") or {})
     # The VM's lower-cased keys kept in step with `advanced`: the model need not work them out
     # again from a hundred keys (VM.rebuilt).
@@ -112,7 +113,7 @@ def applied(vm: VM, changes: Mapping[str, Any], resized: Iterable[Mapping[str, A
     if cps and data.get("vcpus") and int(data["vcpus"]) % int(cps):
         data.pop("cores_per_socket")
     try:
-        return vm.rebuilt(data, index)
+        return rebuilt(vm, data, index)
     except (ValidationError, ValueError):
         return None
 
@@ -143,3 +144,44 @@ def _set_device_type(vm: VM, data: dict[str, Any], low: str, value: str) -> bool
     for disk in disks:
         disk["controller"] = controller
     return True
+
+
+def fields_set(vm: VM) -> dict[str, Any]:
+    """model_dump(exclude_unset=True), what rebuilt() takes: `advanced:` copied as it is, not
+    serialised key by key (model_dump gives its text, numbers and booleans unchanged)."""
+    data = vm.model_dump(exclude_unset=True, exclude={"advanced"})
+    if "advanced" in vm.model_fields_set:
+        data["advanced"] = dict(vm.advanced)
+    return data
+
+
+def rebuilt(vm: VM, data: dict[str, Any], index: dict[str, tuple[str, str]] | None = None) -> VM:
+    """A VM validated from `data` (fields_set(vm), changed) that keeps what model_dump leaves
+    out: a template's unresolved fields and its ethernetN numbers. Without them a resized
+    template's NICs were written as ethernet0..n-1 (a template with ethernet1..3 got keys adding
+    an ethernet0 and dropping ethernet3's type). Raises as model_validate.
+
+    index: data's `advanced:` keys as normalised_advanced would give them, when the caller has
+    them (a resize changes a few of a template's hundred keys). The keys' values are then taken
+    as they are, as advisor.model.template takes a reader's: model_dump gives them as the model
+    keeps them, and a resize writes text. Whatever that quick path refuses is validated in full,
+    so an error is the one model_validate raises."""
+    if index is None or "advanced" not in data:
+        out = type(vm).model_validate(data)
+    else:
+        out = _validated_with(type(vm), data, index)
+    out._unknown, out._nic_slots = vm._unknown, vm._nic_slots
+    return out
+
+
+def _validated_with(model: type[VM], data: dict[str, Any], index: dict[str, tuple[str, str]]) -> VM:
+    context = {ADVANCED_INDEX: index}
+    try:
+        vm = model.model_validate({**data, "advanced": {}}, context=context)
+        vm.advanced = dict(data["advanced"])
+        reconcile_advanced(vm)
+        if vm.cores_per_socket and vm.vcpus % vm.cores_per_socket:
+            raise ValueError("the shape check VM._reconcile makes once the keys are read")
+        return vm
+    except (ValueError, TypeError):
+        return model.model_validate(data, context=context)

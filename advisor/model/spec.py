@@ -304,44 +304,6 @@ class VM(Strict):
     def unknown(self) -> frozenset[str]:
         return self._unknown
 
-    def fields_set(self) -> dict[str, Any]:
-        """model_dump(exclude_unset=True), what rebuilt() takes: `advanced:` copied as it is, not
-        serialised key by key (model_dump gives its text, numbers and booleans unchanged)."""
-        data = self.model_dump(exclude_unset=True, exclude={"advanced"})
-        if "advanced" in self.model_fields_set:
-            data["advanced"] = dict(self.advanced)
-        return data
-
-    def rebuilt(self, data: dict[str, Any], index: dict[str, tuple[str, str]] | None = None) -> VM:
-        """A VM validated from `data` (this VM's fields_set(), changed) that keeps what model_dump
-        leaves out: a template's unresolved fields and its ethernetN numbers. Without them a
-        resized template's NICs were written as ethernet0..n-1 (a template with ethernet1..3
-        got keys adding an ethernet0 and dropping ethernet3's type). Raises as model_validate.
-
-        index: data's `advanced:` keys as normalised_advanced would give them, when the caller
-        has them (a resize changes a few of a template's hundred keys). The keys' values are then
-        taken as they are, as advisor.model.template takes a reader's: model_dump gives them as
-        the model keeps them, and a resize writes text. Whatever that quick path refuses is
-        validated in full, so an error is the one model_validate raises."""
-        if index is None or "advanced" not in data:
-            vm = type(self).model_validate(data)
-        else:
-            vm = self._validated_with(data, index)
-        vm._unknown, vm._nic_slots = self._unknown, self._nic_slots
-        return vm
-
-    def _validated_with(self, data: dict[str, Any], index: dict[str, tuple[str, str]]) -> VM:
-        context = {ADVANCED_INDEX: index}
-        try:
-            vm = type(self).model_validate({**data, "advanced": {}}, context=context)
-            vm.advanced = dict(data["advanced"])
-            reconcile_advanced(vm)
-            if vm.cores_per_socket and vm.vcpus % vm.cores_per_socket:
-                raise ValueError("the shape check _reconcile makes once the keys are read")
-            return vm
-        except (ValueError, TypeError):
-            return type(self).model_validate(data, context=context)
-
     def setting(self, key: str) -> str | None:
         """A raw .vmx value from `advanced:` (case-insensitive key), as a string."""
         return advanced_value(self, key)

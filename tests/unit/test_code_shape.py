@@ -24,8 +24,6 @@ _BEING_SHRUNK: dict[str, str] = {
     "engine/catalog.py": "cost",
     "engine/engine.py": "cost",
     "engine/lint.py": "cost",
-    "engine/fixpoint.py:settle": "patch",
-    "model/spec.py": "patch",
     "rvtools/estate.py:build": "estate",
 }
 

@@ -25,7 +25,6 @@ ADVISOR = Path(__file__).resolve().parents[2] / "advisor"
 _BEING_BROKEN: dict[tuple[str, ...], str] = {
     ("advisor.engine.catalog", "advisor.engine.compiled"): "cost",
     ("advisor.engine.catalog", "advisor.engine.conditions"): "cost",
-    ("advisor.model.spec", "advisor.vmx.mapping"): "patch",
     ("advisor.load.config", "advisor.load.configmodel"): "checkspeed",
     ("advisor.load.yamlfile", "advisor.load.yamlnodes"): "checkspeed",
     ("advisor.load.yamlfile", "advisor.load.yamltree"): "checkspeed",
