@@ -30,11 +30,11 @@ def limits_table(name: str) -> Any:
 @cache
 def _limits_tables() -> dict[str, Any]:
     """Every table of rules/limits by name, parsed once for each content of the files and of
-    the loader, then read from the cache (advisor.engine.cache) as JSON: a tenth of the time
+    the loader, then read from the cache (advisor.cost.disk) as JSON: a tenth of the time
     parsing the YAML takes, most of a millisecond of a small check's start-up. The YAML goes
     through JSON on the first run too, so every run reads the same data (a test holds each
     table to being plain JSON)."""
-    from advisor.engine.cache import cached
+    from advisor.cost.disk import cached
     from advisor.load import yamlfile
 
     paths = sorted((data_path("rules") / "limits").glob("*.yaml"))

@@ -19,7 +19,7 @@ REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
 
 
-# advisor's on-disk cache (advisor.engine.cache) goes to a folder of this test session, for this
+# advisor's on-disk cache (advisor.cost.disk) goes to a folder of this test session, for this
 # process and every CLI process the tests start (set before test modules build their
 # environments): the suite neither reads a developer's cache nor leaves entries in it.
 _CACHE = tempfile.TemporaryDirectory(prefix="advisor-test-cache-")

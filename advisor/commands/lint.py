@@ -61,7 +61,8 @@ def command(paths, host_ref, vsphere, workload, exclude, respect_gitignore, base
     from pathlib import Path
 
     from advisor.commands.scopes import merge, note_unused_exemptions
-    from advisor.engine.lint import Baseline, LintJob
+    from advisor.engine.baseline import Baseline
+    from advisor.engine.lint import LintJob
     from advisor.errors import InputError
     from advisor.report.findings import InputProblem, Run
 
@@ -162,7 +163,7 @@ def _job(scope, host_ref: str | None, vsphere: str | None, workload: str | None,
 def _write_baseline(run: Run, write_baseline: str, place: Any) -> NoReturn:
     """Write the run's findings as the baseline; exit 2 if a file could not be read, else 0."""
     from advisor.atomic import write_atomic
-    from advisor.engine.lint import Baseline
+    from advisor.engine.baseline import Baseline
     from advisor.errors import printable
 
     for problem in run.errors:

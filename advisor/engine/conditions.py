@@ -11,7 +11,6 @@ from advisor.errors import InputError
 from advisor.facts.facts import BOOL, DOUBLE, FACTS, INT, LIST_INT, LIST_STRING, STRING
 
 if TYPE_CHECKING:
-    from advisor.engine.catalog import Rule
     from advisor.engine.celast import Node
 
 # Patterns as text: they are compiled (and kept by `re`) when a condition is first read, which
@@ -218,11 +217,11 @@ def cel_value_fits(value: Any) -> bool:
     return True
 
 
-def combined_program(env: Any, rules: list[Rule], text: Callable[[str], str] = str) -> Any:
-    """One CEL program giving every rule's condition (as `text` writes it) as a list of booleans,
-    or False."""
+def combined_program(env: Any, conditions: Iterable[str], text: Callable[[str], str] = str) -> Any:
+    """One CEL program giving every condition (as `text` writes it) as a list of booleans, or
+    False."""
     # One condition per line: a `//` comment in a condition ends at its line.
-    source = "[\n" + ",\n".join(f"({text(r.d.when)}\n)" for r in rules) + "\n]"
+    source = "[\n" + ",\n".join(f"({text(when)}\n)" for when in conditions) + "\n]"
     try:
         return env.compile(source)
     except Exception:  # each condition compiled alone at load; keep evaluating them one by one

@@ -15,11 +15,11 @@ fixes is built by advisor.engine.recommend, the one place that decides what is w
 
 from __future__ import annotations
 
-import gc
 from collections.abc import Callable, Iterable, Set
-from itertools import compress
 from typing import Any
 
+from advisor.collector import gc_frozen
+from advisor.cost.decider import Decider
 from advisor.engine.catalog import Catalog, Rule
 from advisor.engine.conditions import (
     MAX_CEL_LIST,
@@ -29,12 +29,13 @@ from advisor.engine.conditions import (
     known_values,
 )
 from advisor.engine.fixpoint import MAX_PASSES, justified, resizes, settle
-from advisor.engine.group import OUTCOMES, Bound, Decisions, all_bools, decide
 from advisor.engine.group import Group as _Group
+from advisor.engine.group import decide
 from advisor.engine.hostresult import capacity_summary, host_result, vm_layouts
 from advisor.engine.policy import Exemption, Policy
 from advisor.engine.recommend import Fixed, Recommendation, recommend
 from advisor.engine.render import REMOVE, FindingShape, fill, located_path, render_fix
+from advisor.engine.subject import Placed, Subject
 from advisor.engine.undecided import applies_without, needs_text
 from advisor.facts.facts import facts_for, host_facts, placement_facts, topology_for, version_facts
 from advisor.model.cluster import ClusterHost
@@ -50,58 +51,6 @@ from advisor.vmx.recommendation import read_keys, written_keys
 __all__ = ["MAX_CEL_LIST", "MAX_CEL_STRING", "REMOVE", "Evaluator", "Exemption", "Policy", "Subject",
            "capacity_summary", "cel_value_fits", "fill", "host_result", "vm_layouts"]
 
-
-# Plain slotted classes: see CONTRIBUTING.md, "Add a class on `check`'s path".
-class Subject:
-    """One VM to evaluate, wherever it came from (a spec entry or a template)."""
-
-    __slots__ = ("column", "exemptions", "file", "line", "locate", "notes", "unknown", "vm")
-
-    def __init__(self, vm: VM, file: str, line: int | None, locate: Callable[[str], int | None],
-                 exemptions: list[Exemption] | None = None, unknown: frozenset[str] = frozenset(),
-                 notes: list[str] | None = None, column: Callable[[str], int | None] | None = None) -> None:
-        self.vm = vm
-        self.file = file
-        self.line = line
-        self.locate = locate  # spec field path -> line in the file
-        self.exemptions = [] if exemptions is None else exemptions
-        self.unknown = unknown
-        self.notes = [] if notes is None else notes
-        self.column = column  # spec field path -> column, where known
-
-
-class Placed:
-    """What pass 1 (Evaluator.place) leaves for every VM's turn: the host, the topologies
-    predicted (by shape and memory size), and the host-wide placement facts."""
-
-    __slots__ = ("cache", "cluster", "facts", "host", "placement", "shapes", "version", "workloads")
-
-    def __init__(self, host: Host | None, version: Version | None, cluster: tuple[ClusterHost, ...] = (),
-                 workloads: set[str] | None = None) -> None:
-        self.host = host
-        self.version = version
-        self.cluster = cluster
-        self.cache: dict[tuple[Any, ...], Any] = {}
-        self.facts: dict[str, Any] = {}
-        self.placement: Placement | None = None
-        self.workloads = set() if workloads is None else workloads
-        # Each subject's VM and its topology_for answer, last subject first: pass 2 would ask the
-        # same of the same cache. Popped as pass 2 goes, so a large spec's answers are freed as its
-        # VMs are; an answer is used only for the very VM it was asked for (else pass 2 asks again).
-        self.shapes: list[tuple[VM, tuple[Topology, dict[str, Any], bool] | None]] = []
-
-
-# VMs of one group before its rules are combined into one CEL program: compiling costs about
-# as much as evaluating the rules one by one on a few dozen VMs, so small runs skip it.
-_BATCH_AFTER = 8
-# A group's combined program binding its facts as lists (advisor.engine.packed) costs ~2 ms more
-# to compile (2.8 against 0.85 ms) and saves ~25 us per VM (the by-name binding converts ~80
-# variables): it is compiled at once when one call evaluates at least _PACK_RUN VMs (a few dozen
-# groups of a hundred VMs or more), else once a group has seen _PACK_AFTER: a lint worker's chunks
-# of 500 would otherwise bind ~500 VMs by name before packing. Not lower: the 1,000-VM spec's groups
-# of 32-60 VMs would each pay the compile (at 32, `check` of it took 12% more instructions).
-_PACK_RUN = 4096
-_PACK_AFTER = 128
 
 
 class Evaluator:
@@ -127,8 +76,7 @@ class Evaluator:
         self._yields = catalog.yields()  # rule -> the rules whose written fix can undo its premise
         self.policy = policy or Policy()
         self.env = cel_env()
-        self._decisions = Decisions()  # rules decided one by one, by the values they read
-        self._many = False  # the current call evaluates _PACK_RUN VMs or more
+        self.decider = Decider(self.env)  # which rules fire, at the least cost (advisor.cost)
         self.vm_rules = [r for r in catalog.rules if r.d.scope == "vm" and self.policy.enabled(r.id)]
         self.host_rules = [r for r in catalog.rules if r.d.scope == "host" and self.policy.enabled(r.id)]
         self.run = Run()
@@ -195,15 +143,12 @@ class Evaluator:
         # The spec and catalog live for the whole run: frozen, the collector skips them
         # instead of rescanning them on every collection the evaluation's allocations
         # trigger (about a fifth of the evaluation time for 10,000 VMs).
-        gc.freeze()
-        try:
+        with gc_frozen():
             file = host_file or (subjects[0].file if subjects else "")
             placed = self.place(subjects, host, version, cluster)
             self.evaluate_placed(subjects, placed, release)
             if host is not None and version is not None:
                 self._evaluate_host(placed.workloads, host, version, placed.facts, placed.placement, file, host_line)
-        finally:
-            gc.unfreeze()
 
     # Two passes, so that no VM's facts outlive its own turn: placement needs every VM's
     # topology first (shared through `cache`, which keeps them alive for `shown`'s ids), then each
@@ -235,7 +180,7 @@ class Evaluator:
         shown: dict[int, tuple[dict[str, Any], tuple[Layout, ...]]] = {}  # VMs of one shape share a Topology
         self._context = (host, version, cache, cluster, place_facts)  # a resized VM's next pass (_again)
         shapes = placed.shapes
-        self._many = len(subjects) >= _PACK_RUN
+        self.decider.start(len(subjects))
         for index, s in enumerate(subjects):
             asked = shapes.pop() if shapes else None
             facts, topo = facts_for(host, s.vm, version, s.unknown, cache, cluster,
@@ -287,93 +232,6 @@ class Evaluator:
         group = self._last_groups[(workload, version, hosted)] = self._group(workload, version, unknown, hosted)
         return group
 
-    def _fired(self, group: _Group, known: dict[str, Any]) -> tuple[list[Rule], tuple[str, ...]]:
-        """The group's rules whose condition holds on the `known` facts, and the "not evaluated"
-        lines of those the known facts cannot settle."""
-        activation, decide = Bound(self.env, known), self._decisions.decide
-        batched = self._fired_batched(group, known)
-        if batched is not None:
-            fired, likely = batched
-            if group.partial:
-                partial, lines = self._partial_batched(group, likely, known, activation)
-                fired.extend(partial)
-                return fired, lines
-            return fired, ()
-        # A condition that fails at run time fails the combined list (so does a likely rule left
-        # undecided): each rule on its own reports which one and why.
-        fired = [r for r in group.known if decide(r, known, activation, frozenset())]
-        if not group.partial:
-            return fired, ()
-        undecided = []
-        for rule in group.partial:
-            holds = decide(rule, known, activation, group.unknown)
-            if holds is None:
-                undecided.append(rule)
-            elif holds:
-                fired.append(rule)
-        if undecided:  # never grows: a rule once undecided stays a call of its own
-            left = {id(r) for r in undecided}
-            likely_left = tuple(r for r in group.likely if id(r) not in left)
-            if len(likely_left) < len(group.likely):
-                group.likely = likely_left
-        return fired, self._undecided_lines(group, undecided)
-
-    def _partial_batched(self, group: _Group, likely: tuple[bool, ...], known: dict[str, Any],
-                         activation: Bound) -> tuple[tuple[Rule, ...], tuple[str, ...]]:
-        """The partial rules that hold, in order, and the "not evaluated" lines of those left
-        undecided, given how the combined program settled the likely ones: the rest (`solo`) are
-        decided together, and each distinct outcome is sorted out once per group."""
-        if group.solo_of is not group.likely:
-            left = set(map(id, group.likely))
-            group.solo_of, group.solo = group.likely, tuple(r for r in group.partial if id(r) not in left)
-            group.outcomes = {}
-        solo = self._decisions.decide_each(group.solo, known, activation, group.unknown)
-        hit = group.outcomes.get((likely, solo))
-        if hit is None:
-            holds: dict[int, bool | None] = dict(zip(map(id, group.likely), likely, strict=True))
-            holds.update(zip(map(id, group.solo), solo, strict=True))
-            hit = (tuple(r for r in group.partial if holds[id(r)]),
-                   self._undecided_lines(group, [r for r in group.partial if holds[id(r)] is None]))
-            if len(group.outcomes) < OUTCOMES:
-                group.outcomes[(likely, solo)] = hit
-        return hit
-
-    @staticmethod
-    def _undecided_lines(group: _Group, undecided: list[Rule]) -> tuple[str, ...]:
-        ids = tuple(r.id for r in undecided)
-        lines = group.undecided.get(ids)
-        if lines is None:
-            lines = group.undecided[ids] = tuple(
-                needs_text(r.id, r.facts & group.unknown, group.hosted) for r in undecided
-            )
-        return lines
-
-    @staticmethod
-    def _combined(group: _Group, packed: bool) -> Any:
-        from advisor.engine.packed import combined  # imported once a group is common enough (not at start-up)
-
-        return combined([*group.known, *group.likely], group.knows, packed)
-
-    def _fired_batched(self, group: _Group, known: dict[str, Any]) -> tuple[list[Rule], tuple[bool, ...]] | None:
-        """The known rules that hold and how the likely partial rules settle (in the order of
-        `group.likely`), from one CEL call once the group is common enough to repay compiling the
-        combined program; None when that call cannot say."""
-        group.seen += 1
-        if group.seen < _BATCH_AFTER or not (group.known or group.likely):
-            return None
-        if group.batch is None or group.batched is not group.likely:  # compiled again as `likely` shrinks
-            group.batch, group.batched = self._combined(group, self._many or group.seen >= _PACK_AFTER), group.likely
-        elif group.seen == _PACK_AFTER and group.batch and group.batch.layout is None:  # a group larger than foreseen
-            group.batch = self._combined(group, True)
-        if not group.batch:
-            return None
-        count = len(group.known)
-        results = all_bools(group.batch.program, group.batch.activation(known), count + len(group.likely))
-        if results is None:
-            return None
-        fired = list(compress(group.known, results))  # the known rules come first in the list
-        return fired, tuple(results[count:])
-
     def _evaluate_vm(self, s: Subject, facts: dict[str, Any], topo: dict[str, Any] | None, host: Host | None,
                      version: Version | None, layouts: tuple[Layout, ...] = ()) -> None:
         vm = s.vm
@@ -383,7 +241,7 @@ class Evaluator:
         group = self._group_of(vm.workload, version, known, host is not None)
         subject = f"vm {vm.name}"
         self.run.evaluated.append((group.ids, subject, s.file))
-        fired, skipped = self._fired(group, known)
+        fired, skipped = self.decider.fired(group, known)
         fixes = self._fixes(s, vm, facts, fired, record=True)
         rec = self._recommend(s, vm, host, fixes)
         result = VmResult(vm.name, s.file, host.name if host else None, vm.count, s.line, topo,
@@ -427,7 +285,7 @@ class Evaluator:
         facts.update(place_facts)
         known = known_values(facts, self._rules_for(vm.workload, version)[1])
         group = self._group_of(vm.workload, version, known, host is not None)
-        fixes = self._fixes(s, vm, facts, self._fired(group, known)[0], record=False)
+        fixes = self._fixes(s, vm, facts, self.decider.fired(group, known)[0], record=False)
         core_mhz = host.core_mhz if host else None
         return (recommend(fixes, None, self.explicit, vm, core_mhz), resizes(fixes, self.explicit),
                 frozenset(f.rule for f in fixes))
@@ -517,9 +375,6 @@ class Evaluator:
                 self.run.notes.append(f"{ex.describe()}: expired on {ex.until.isoformat()}")
         # The sort's key tuples would otherwise set off a full collection over every result of
         # the run, none of it garbage (most of the sort's time for 10,000 VMs).
-        gc.freeze()
-        try:
+        with gc_frozen():
             self.run.sort()
-        finally:
-            gc.unfreeze()
         return self.run

@@ -10,13 +10,10 @@ and returns plain findings; the parent sorts them, so output never depends on sc
 
 from __future__ import annotations
 
-import dataclasses
-import gc
 import os
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
-from operator import attrgetter
 from pathlib import Path
 from typing import Any
 
@@ -218,44 +215,14 @@ def _fixes_in_template_language(findings: list[Any], templates: list[Any]) -> No
                 finding.fix["template"] = translated
 
 
-# A worker process's job and the one Evaluator it runs every chunk with: its groups' combined
-# programs, reads_only checks and memoized decisions (all per catalog and policy, which the job
-# fixes) are built once per worker, not once per chunk (for 10,000 files: 80 compiles instead of
-# 5, 400 checks instead of 20, 31,516 CEL calls instead of 12,214).
-_IN_WORKER: dict[str, Any] = {}
-
-
-def _start_worker(job: LintJob) -> None:
-    from multiprocessing.reduction import ForkingPickler
-
-    from advisor.model.recommendation import RecommendedVM
-    from advisor.report.findings import Finding, Suppressed, VmResult
-
-    _IN_WORKER["job"] = job
-    gc.enable()  # forked while the parent's collector was paused (see lint)
-    for cls in (Run, Finding, VmResult, RecommendedVM, Suppressed, InputProblem):
-        ForkingPickler.register(cls, _by_fields(cls))
-
-
-def _by_fields(cls: type) -> Callable[[Any], tuple[type, tuple[Any, ...]]]:
-    """Send a result dataclass back as its class and field values, rebuilt by its __init__: a
-    slotted dataclass otherwise pickles through its Python-level __getstate__/__setstate__ (for
-    5,000 files, 0.08 s of a worker's dumps and 0.045 s of the parent's loads become 0.045 s
-    and 0.04 s)."""
-    names = [f.name for f in dataclasses.fields(cls) if f.init]
-    assert len(names) == len(dataclasses.fields(cls)) > 1, cls  # every field is an __init__ argument
-    values = attrgetter(*names)
-    return lambda obj: (cls, values(obj))
-
-
-def _worker(files: list[str]) -> Run:
+def _lint_chunk(files: list[str], job: LintJob, kept: dict[str, Any]) -> Run:
+    """One chunk of a worker (advisor.cost.workers), with the evaluator the worker keeps."""
     from advisor.engine.catalog import load_catalog
 
-    job = _IN_WORKER["job"]
-    evaluator = _IN_WORKER.get("evaluator")
+    evaluator = kept.get("evaluator")
     if evaluator is None:
-        evaluator = _IN_WORKER["evaluator"] = Evaluator(load_catalog(job.rule_dirs), job.policy, full_vmx=False,
-                                                        keep_recommendations=False, typed=False)
+        evaluator = kept["evaluator"] = Evaluator(load_catalog(job.rule_dirs), job.policy, full_vmx=False,
+                                                  keep_recommendations=False, typed=False)
     # Each chunk's results alone; the rules stay out (the parent's evaluator holds the same
     # catalog's: a fifth of what is sent back).
     evaluator.run = Run()
@@ -278,42 +245,10 @@ def lint(files: Sequence[str | Path], job: LintJob, jobs: int | None = None,
                 progress(min(chunk, len(files) - start))
         return evaluator.finish()
 
-    import concurrent.futures as cf
-    import multiprocessing
+    from advisor.cost.workers import in_workers
 
-    chunks = _chunks([str(p) for p in files], workers)
-    parts: list[Run | None] = [None] * len(chunks)
-    context = multiprocessing.get_context("fork" if hasattr(os, "fork") else "spawn")
-    # Frozen objects are never visited by the collector: forked workers then leave the pages
-    # they share with this process (modules, the catalog) unwritten instead of copying them.
-    gc.freeze()
-    try:
-        # The results unpickled here are kept to the end and hold no cycles; with the collector
-        # on, each burst of them set off collections over all received so far (for 10,000 files,
-        # 0.25 s of the parent's 0.6 s, beside both workers on two cores).
-        with gc_paused(kept=True), cf.ProcessPoolExecutor(
-                max_workers=workers, mp_context=context, initializer=_start_worker, initargs=(job,)) as pool:
-            futures = {pool.submit(_worker, chunk): index for index, chunk in enumerate(chunks)}
-            for future in cf.as_completed(futures):
-                parts[futures[future]] = future.result()
-                if progress:
-                    progress(len(chunks[futures[future]]))
-    finally:
-        gc.unfreeze()
-    return merge([part for part in parts if part is not None],
-                 Evaluator(catalog, job.policy, full_vmx=False, keep_recommendations=False, typed=False))
-
-
-def _chunks(files: list[str], workers: int) -> list[list[str]]:
-    """Chunks that shrink as the files left do (guided scheduling): large ones while there is
-    much to do, small ones at the end, so no worker sits idle while another finishes a large
-    last chunk (with chunks of 500, up to a tenth of a second for 10,000 files)."""
-    chunks, start = [], 0
-    while start < len(files):
-        size = max(20, min(500, (len(files) - start) // (workers * 2)))
-        chunks.append(files[start:start + size])
-        start += size
-    return chunks
+    parts = in_workers([str(p) for p in files], job, _lint_chunk, workers, progress)
+    return merge(parts, Evaluator(catalog, job.policy, full_vmx=False, keep_recommendations=False, typed=False))
 
 
 def merge(parts: list[Run], evaluator: Evaluator) -> Run:
@@ -325,98 +260,3 @@ def merge(parts: list[Run], evaluator: Evaluator) -> Run:
     for part in parts:
         run.absorb(part)
     return evaluator.finish()
-
-
-BASELINE_SCHEMA = "advisor-baseline/v2"
-
-
-@dataclass(slots=True)
-class Baseline:
-    """Findings a team accepted when adopting advisor: matched by rule, file, VM and subject.
-
-    Lines are left out of the match on purpose, so editing a template above a finding does not
-    make it "new"; counts are kept so a second identical finding is still reported. Files are
-    keyed by `place` (advisor.commands.scopes.project_path: relative to the repository's root),
-    so a baseline matches wherever advisor runs from and however the paths are spelled.
-    v1 baselines keyed files as they were spelled on the command line; they are read relative to
-    the current folder (where they matched before) and a note asks to rewrite them.
-    """
-
-    entries: dict[tuple[str, str, str, str], int] = field(default_factory=dict)
-    file: str | None = None
-    notes: list[str] = field(default_factory=list)
-
-    @staticmethod
-    def key(f: Any, place: Callable[[str], str] = lambda p: p) -> tuple[str, str, str, str]:
-        return (f.rule, _portable(place(f.file)) if f.file else "", f.vm or "", f.subject)
-
-    @classmethod
-    def load(cls, path: str, place: Callable[[str], str] = lambda p: p) -> Baseline:
-        import json
-
-        from advisor.load.validation import clip
-        from advisor.load.yamlfile import read_bytes
-
-        def constant(name: str) -> None:
-            raise ValueError(f"{name} is not a JSON value advisor writes")
-
-        notes = []
-        try:
-            doc = json.loads(read_bytes(path), parse_constant=constant)
-            rows = doc["findings"]
-            if not isinstance(rows, list):
-                raise TypeError("'findings' is not a list")
-            old = doc.get("schema") == "advisor-baseline/v1"
-            entries: dict[tuple[str, str, str, str], int] = {}
-            for row in rows:
-                k = (row["rule"], row["file"], row.get("vm") or "", row["subject"])
-                count = row.get("count", 1)
-                if not all(isinstance(part, str) for part in k) or type(count) is not int or not 0 < count < 1 << 31:
-                    raise TypeError("a finding's rule, file, vm and subject are strings, its count a positive int")
-                if old and k[1]:  # v1: the path as spelled, relative to where advisor ran
-                    k = (k[0], _portable(place(k[1])), k[2], k[3])
-                entries[k] = entries.get(k, 0) + count
-        except RecursionError:  # nesting far deeper than a baseline has
-            raise InputError("not an advisor baseline (nested too deeply)", file=path) from None
-        except (ValueError, KeyError, TypeError, AttributeError) as exc:
-            problem = f"{type(exc).__name__}: {clip(str(exc), 200)}"
-            raise InputError(f"not an advisor baseline ({problem})", file=path) from None
-        if old:
-            notes.append(f"{path}: a v1 baseline (paths as spelled when it was written), read relative to the "
-                         "current folder; rewrite it with --write-baseline for paths relative to the repository root")
-        return cls(entries, path, notes)
-
-    def apply(self, run: Run, place: Callable[[str], str] = lambda p: p) -> None:
-        from advisor.report.findings import Suppressed
-
-        run.notes.extend(self.notes)
-        left = dict(self.entries)
-        for f in run.findings:
-            if f.suppressed is not None:
-                continue
-            k = self.key(f, place)
-            if left.get(k, 0) > 0:
-                left[k] -= 1
-                f.suppressed = Suppressed("baseline", "accepted in the baseline", None, self.file, None)
-        stale = sum(n for n in left.values() if n > 0)
-        if stale:
-            run.notes.append(f"{self.file}: {stale} baseline entr{'y' if stale == 1 else 'ies'} no longer match "
-                             "a finding (fixed?); rewrite it with --write-baseline")
-
-    @staticmethod
-    def dump(run: Run, place: Callable[[str], str] = lambda p: p) -> bytes:
-        import json
-
-        counts: dict[tuple[str, str, str, str], int] = {}
-        for f in run.findings:
-            if f.suppressed is None or f.suppressed.kind == "baseline":
-                k = Baseline.key(f, place)
-                counts[k] = counts.get(k, 0) + 1
-        rows = [{"rule": r, "file": fi, "vm": vm or None, "subject": s, "count": n}
-                for (r, fi, vm, s), n in sorted(counts.items())]
-        doc = {"schema": BASELINE_SCHEMA, "paths": "relative to the repository root", "findings": rows}
-        return (json.dumps(doc, indent=2) + "\n").encode()
-
-
-def _portable(path: str) -> str:
-    return path.replace("\\", "/")

@@ -542,7 +542,7 @@ def test_echoed_values_are_capped(tmp_path: Path, cli) -> None:
 # -- Medium: the cache is private, JSON, one entry per installation -----------------------------
 
 def test_cache_is_json_and_ignores_a_shared_folder(tmp_path: Path, monkeypatch) -> None:
-    from advisor.engine import cache
+    from advisor.cost import disk as cache
 
     folder = tmp_path / "c"
     monkeypatch.setenv("ADVISOR_CACHE_DIR", str(folder))

@@ -82,7 +82,7 @@ def test_no_numa_entry_after_host003_resizes(host, vm, gone):
 
 
 def _catalog_with(yields: dict[str, list[str]]) -> Catalog:
-    from advisor.engine.catalog import _checked
+    from advisor.engine.rule import checked
 
     rules = []
     for rule in builtin_catalog().rules:
@@ -91,7 +91,7 @@ def _catalog_with(yields: dict[str, list[str]]) -> Catalog:
 
             rule = replace(rule, d=rule.d.model_copy(update={"yields_to": yields[rule.id]}))
         rules.append(rule)
-    return _checked(Catalog(rules))
+    return checked(Catalog(rules))
 
 
 @pytest.mark.parametrize(("yields", "says"), [

@@ -1,4 +1,4 @@
-"""advisor.engine.cache: found by key, rebuilt on any doubt, never an error; and the built-in catalog
+"""advisor.cost.disk: found by key, rebuilt on any doubt, never an error; and the built-in catalog
 read through it is the catalog read without it."""
 
 from __future__ import annotations
@@ -7,7 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from advisor.engine import cache, catalog
+from advisor.cost import builtin
+from advisor.cost import disk as cache
+from advisor.engine import catalog
+from advisor.engine.rule import checked
 
 
 @pytest.fixture
@@ -83,19 +86,19 @@ def _parsed() -> catalog.Catalog:
 
     rules = [r for p in catalog.rule_files(data_path("rules")) for r in catalog.load_rule_file(p, builtin=True,
                                                                                                  validate=False)]
-    return catalog._checked(catalog.Catalog(rules))
+    return checked(catalog.Catalog(rules))
 
 
 @pytest.mark.self_compare
 def test_builtin_catalog_from_the_cache_is_the_parsed_one(folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     fresh = _digest(_parsed())
-    monkeypatch.setattr(catalog, "_BUILTIN", None)
+    monkeypatch.setattr(builtin, "_BUILTIN", None)
     monkeypatch.setenv("ADVISOR_NO_CACHE", "1")
-    assert _digest(catalog.builtin_catalog()) == fresh  # built without the cache: records, no JSON file
+    assert _digest(builtin.builtin_catalog()) == fresh  # built without the cache: records, no JSON file
     monkeypatch.delenv("ADVISOR_NO_CACHE")
     for _ in range(2):  # the first run writes the entry, the second reads it
-        monkeypatch.setattr(catalog, "_BUILTIN", None)
-        assert _digest(catalog.builtin_catalog()) == fresh
+        monkeypatch.setattr(builtin, "_BUILTIN", None)
+        assert _digest(builtin.builtin_catalog()) == fresh
     assert list(folder.glob("catalog-*.json"))
 
 
@@ -106,8 +109,8 @@ def test_cached_programs_are_the_compiled_ones(folder: Path, monkeypatch: pytest
     from advisor.engine.conditions import compile_condition
 
     for _ in range(2):  # write the entry, then read it
-        monkeypatch.setattr(catalog, "_BUILTIN", None)
-        cat = catalog.builtin_catalog()
+        monkeypatch.setattr(builtin, "_BUILTIN", None)
+        cat = builtin.builtin_catalog()
     assert all(r.serialized and r.program is None for r in cat.rules)
     for r in cat.rules:
         program = r.compiled()
@@ -120,8 +123,8 @@ def test_an_edited_rule_file_is_read_as_edited(folder: Path, monkeypatch: pytest
     checkout whose version does not change)."""
     from advisor.load import yamlfile
 
-    monkeypatch.setattr(catalog, "_BUILTIN", None)
-    before = catalog.builtin_catalog().rules[0]
+    monkeypatch.setattr(builtin, "_BUILTIN", None)
+    before = builtin.builtin_catalog().rules[0]
     original = yamlfile.read_bytes
 
     def edited(path: Path) -> bytes:
@@ -129,13 +132,13 @@ def test_an_edited_rule_file_is_read_as_edited(folder: Path, monkeypatch: pytest
         return data.replace(before.d.summary.encode(), b"An edited summary of this rule", 1)
 
     monkeypatch.setattr(yamlfile, "read_bytes", edited)
-    monkeypatch.setattr(catalog, "_BUILTIN", None)
-    assert catalog.builtin_catalog().by_id(before.id).d.summary == "An edited summary of this rule"
+    monkeypatch.setattr(builtin, "_BUILTIN", None)
+    assert builtin.builtin_catalog().by_id(before.id).d.summary == "An edited summary of this rule"
 
 
 def test_builtin_rules_compile_when_first_used(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(catalog, "_BUILTIN", None)
-    rule = catalog.builtin_catalog().rules[0]
+    monkeypatch.setattr(builtin, "_BUILTIN", None)
+    rule = builtin.builtin_catalog().rules[0]
     assert rule.program is None
     program = rule.compiled()
     assert program is not None and rule.compiled() is program
@@ -213,11 +216,9 @@ def test_a_damaged_catalog_entry_that_is_still_json_is_rebuilt(
     but its checksum no longer matches, so it is rebuilt (once) and the catalog is the parsed one."""
     import json
 
-    from advisor.engine import compiled
-
     fresh = _digest(_parsed())
-    monkeypatch.setattr(catalog, "_BUILTIN", None)
-    catalog.builtin_catalog()  # writes the entry
+    monkeypatch.setattr(builtin, "_BUILTIN", None)
+    builtin.builtin_catalog()  # writes the entry
     (entry,) = folder.glob("catalog-*.json")
     checksum, records = json.loads(entry.read_bytes())
     if damage == "nan":
@@ -226,11 +227,11 @@ def test_a_damaged_catalog_entry_that_is_still_json_is_rebuilt(
         body = json.dumps(damage(records), separators=(",", ":"))
     entry.write_text(f'["{checksum}",{body}]')  # the old checksum over new content
     built = []
-    original = compiled.records
-    monkeypatch.setattr(compiled, "records", lambda sources: built.append(1) or original(sources))
+    original = builtin.records
+    monkeypatch.setattr(builtin, "records", lambda sources: built.append(1) or original(sources))
     for _ in range(2):
-        monkeypatch.setattr(catalog, "_BUILTIN", None)
-        cat = catalog.builtin_catalog()
+        monkeypatch.setattr(builtin, "_BUILTIN", None)
+        cat = builtin.builtin_catalog()
         assert _digest(cat) == fresh
         for rule in cat.rules:
             rule.compiled()  # every program loads
@@ -242,17 +243,15 @@ def test_an_entry_whose_checksum_holds_but_whose_records_do_not_is_rebuilt(
     """An entry written by hand with a matching checksum: `use` fails on it, and it is rebuilt."""
     import json
 
-    from advisor.engine import compiled
-
-    monkeypatch.setattr(catalog, "_BUILTIN", None)
-    catalog.builtin_catalog()
+    monkeypatch.setattr(builtin, "_BUILTIN", None)
+    builtin.builtin_catalog()
     (entry,) = folder.glob("catalog-*.json")
     entry.write_bytes(cache._sealed(json.dumps([{"nothing": "useful"}]).encode()))
     built = []
-    original = compiled.records
-    monkeypatch.setattr(compiled, "records", lambda sources: built.append(1) or original(sources))
-    monkeypatch.setattr(catalog, "_BUILTIN", None)
-    assert catalog.builtin_catalog().rules and len(built) == 1
+    original = builtin.records
+    monkeypatch.setattr(builtin, "records", lambda sources: built.append(1) or original(sources))
+    monkeypatch.setattr(builtin, "_BUILTIN", None)
+    assert builtin.builtin_catalog().rules and len(built) == 1
 
 
 def test_a_damaged_entry_never_fails_a_run(folder: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
@@ -267,7 +266,7 @@ def test_a_damaged_entry_never_fails_a_run(folder: Path, tmp_path: Path, monkeyp
     spec.write_text("host: hp-dl580-g7\nvms:\n  - {name: a, vcpus: 8, memory: 16GB}\n")
 
     def fresh_process() -> None:  # what a new advisor process would hold: nothing read yet
-        monkeypatch.setattr(catalog, "_BUILTIN", None)
+        monkeypatch.setattr(builtin, "_BUILTIN", None)
         resources._limits_tables.cache_clear()
 
     fresh_process()

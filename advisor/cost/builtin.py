@@ -1,4 +1,4 @@
-"""The built-in rule catalog as compiled records: what `builtin_catalog` keeps in the cache.
+"""The built-in rule catalog and its on-disk cache together: the catalog kept as compiled records.
 
 Reading the catalog used to mean, on every run, decoding eleven parsed YAML trees (every node
 with its line numbers), building each rule's models field by field and compiling the CEL
@@ -8,27 +8,20 @@ condition reads, its CEL program serialised (a checked expression: data, which t
 plans again, never code), its references' text as findings show it (so a run does not read the
 seed papers' table, rules/references/seeds.yaml) and its examples as a JSON text decoded only
 when something reads them (docs, `advisor explain`, the tests). Records are JSON data, written and read by
-advisor.engine.cache, keyed by the rule files' bytes and by everything else a record depends on
+advisor.cost.disk, keyed by the rule files' bytes and by everything else a record depends on
 (`inputs`).
 """
 
 from __future__ import annotations
 
 import base64
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
-from advisor.engine.catalog import (
-    Catalog,
-    Examples,
-    Fix,
-    Reference,
-    Rule,
-    RuleDef,
-    VersionRange,
-    _checked,
-    rules_from_root,
-)
+from advisor.engine.rule import Catalog, Rule, checked, rule_files, rules_from_root
+from advisor.engine.ruledef import Examples, Fix, Reference, RuleDef, VersionRange
 from advisor.facts.names import FACTS
 from advisor.model.versions import Version
 
@@ -44,12 +37,12 @@ def inputs() -> list[tuple[str, bytes]]:
 
     from advisor.resources import data_path
 
-    here = Path(__file__).resolve().parent
+    package = Path(__file__).resolve().parents[1]
     facts = "\n".join(f"{name}:{fact.type}" for name, fact in sorted(FACTS.items()))
     runtime = Path(cel.__file__).stat()
-    code = ("compiled.py", "catalog.py", "conditions.py", "references.py")
+    code = ("cost/builtin.py", "engine/rule.py", "engine/ruledef.py", "engine/conditions.py", "engine/references.py")
     return [("facts", facts.encode()), ("seeds", (data_path("rules") / "references" / "seeds.yaml").read_bytes()),
-            *((name, (here / name).read_bytes()) for name in code),
+            *((name, (package / name).read_bytes()) for name in code),
             ("cel", f"{cel.__file__}|{runtime.st_size}|{runtime.st_mtime_ns}".encode())]
 
 
@@ -63,7 +56,7 @@ def records(sources: list[tuple[str, bytes]]) -> list[dict[str, Any]]:
     rules: list[Rule] = []
     for file, data in sources:
         rules.extend(rules_from_root(loads(data, file), file, builtin=True, validate=False))
-    built: list[dict[str, Any]] = json.loads(json.dumps([_record(r) for r in _checked(Catalog(rules)).rules]))
+    built: list[dict[str, Any]] = json.loads(json.dumps([_record(r) for r in checked(Catalog(rules)).rules]))
     return built
 
 
@@ -76,7 +69,7 @@ def _fields(model: Any) -> dict[str, Any]:
 def _record(rule: Rule) -> dict[str, Any]:
     import json
 
-    from advisor.engine.cache import encode
+    from advisor.cost.disk import encode
 
     d = rule.d
     fields = {name: getattr(d, name) for name in RuleDef.model_fields if name not in ("examples", *_NESTED)}
@@ -112,13 +105,13 @@ def _built(model: Any, fields: dict[str, Any]) -> Any:
 def rule(record: dict[str, Any]) -> Rule:
     """The rule a record describes; its program and its examples with lines are decoded when
     first used."""
-    from advisor.engine.cache import decode
+    from advisor.cost.disk import decode
 
     values = dict(record["d"]["v"])
     values["references"] = [_built(Reference, r) for r in values["references"]]
     for name, model in _NESTED.items():
         values[name] = _built(model, record[name])
-    read: dict[str, list[Any]] | str = record["read_examples"]
+    read: dict[str, list[Any]] | Callable[[], dict[str, list[Any]]] = partial(_examples, record["read_examples"])
     plain = record["examples"]
     if plain is None:  # examples JSON cannot carry as they are: decoded now, with their lines
         fail, pass_ = plain = decode(record["read_examples"].encode())
@@ -131,3 +124,38 @@ def rule(record: dict[str, Any]) -> Rule:
                 max_version=Version.parse(vsphere.max) if vsphere.max else None,
                 read_examples=read, serialized=base64.b64decode(record["program"]),
                 references_text=tuple(record["references_text"]), own_facts=record["own_facts"])
+
+
+def _examples(text: str) -> dict[str, list[Any]]:
+    """A record's examples with their line numbers (`read_examples`), decoded when first read."""
+    from advisor.cost.disk import decode
+
+    fail, pass_ = decode(text.encode())
+    return {"fail": fail, "pass": pass_}
+
+
+_BUILTIN: Catalog | None = None
+
+
+def builtin_catalog() -> Catalog:
+    """The rules advisor ships: parsed, checked and compiled once, then read from the cache."""
+    global _BUILTIN
+    if _BUILTIN is None:
+        from advisor.cost.disk import cached
+        from advisor.load.yamlfile import read_bytes
+        from advisor.resources import data_path
+
+        sources = [(str(path), read_bytes(path)) for path in rule_files(data_path("rules"))]
+        # The files only change with advisor: the catalog is cached as records (JSON), keyed by
+        # the files' bytes and what the records depend on. Records that do not make rules (an
+        # entry whose checksum holds but whose content does not, say one written by hand) are
+        # rebuilt too.
+        _BUILTIN = cached("catalog", [*sources, *inputs()], lambda: records(sources), plain=True,
+                          use=_from_records)  # checked and sorted when built
+    return _BUILTIN
+
+
+def _from_records(built: list[dict[str, Any]]) -> Catalog:
+    """The catalog of compiled records. A program is decoded when its rule is first evaluated
+    (most runs need a part of them): the entry's checksum is what vouches for the programs."""
+    return Catalog([rule(record) for record in built])

@@ -26,7 +26,7 @@ from advisor.engine.conditions import _FACT_TOKEN, _STRING_LITERAL, cel_env, com
 from advisor.facts.names import BOOL, DOUBLE, FACTS, INT, LIST_INT, LIST_STRING, STRING
 
 if TYPE_CHECKING:
-    from advisor.engine.catalog import Rule
+    from advisor.engine.rule import Rule
 
 # A fact's type -> the list its values are bound in.
 _LISTS = {INT: "_int", DOUBLE: "_double", BOOL: "_bool", STRING: "_string", LIST_STRING: "_strings", LIST_INT: "_ints"}
@@ -78,10 +78,10 @@ def combined(rules: list[Rule], knows: Iterable[str], packed: bool = True) -> Co
         layout = tuple((name, tuple(n for n in names if FACTS[n].type == kind)) for kind, name in _LISTS.items())
         layout = tuple((name, held) for name, held in layout if held)
         index = {n: f"{name}[{position}]" for name, held in layout for position, n in enumerate(held)}
-        program = combined_program(packed_env(), rules, lambda when: _rewritten(when, index))
+        program = combined_program(packed_env(), [r.d.when for r in rules], lambda when: _rewritten(when, index))
         if program:
             return Combined(program, packed_env(), layout)
-    program = combined_program(cel_env(), rules)
+    program = combined_program(cel_env(), [r.d.when for r in rules])
     return Combined(program, cel_env(), None) if program else False
 
 
