@@ -1,6 +1,6 @@
 """Does each saving of the cost layer (advisor.cost) pay for itself? Paired runs, in CPU time.
 
-    python benchmarks/savings.py [--repeats 5] [--only memo,packed] [--copies 30] [--specs 1000]
+    python benchmarks/savings.py [--repeats 5] [--only memo,packed] [--copies 10] [--specs 1000]
 
 Each case runs advisor with every saving on and with one saving off (ADVISOR_SAVINGS_OFF=NAME),
 in alternating turns after a warm-up of each, and reports the median of the per-pair ratios
@@ -8,7 +8,7 @@ off/on of the child's CPU time (user + system, from wait4) with their range: abo
 saves that share. The cases, on real and on generated inputs:
 
 - lint-corpus: `advisor lint --jobs 1` on the shared corpus's templates (../shared/corpus: .vmx,
-  OVF, Packer, Terraform), the corpus copied `--copies` times into a temporary folder;
+  OVF, Packer, Terraform), copied `--copies` times into a temporary folder (10: 1,090 files);
 - lint-generated: `advisor lint --jobs 1` on 2,000 generated .vmx files (benchmarks/generate.py);
 - check-examples: `advisor check` on the bundled examples, repeated to 100 files;
 - check-generated: `advisor check` on one generated spec of `--specs` VMs.
@@ -64,7 +64,7 @@ def inputs(work: Path, copies: int, n_vms: int) -> dict[str, list[str]]:
         (specs / f"{index:03d}-{source.name}").write_bytes(source.read_bytes())
     vmx, _ = generate.make_vmx(work / "vmx", 2000)
     spec = generate.make_engine_spec(work / "engine.yaml", n_vms)
-    out = ["--format", "json", "-o", os.devnull]
+    out = ["--format", "json", "-o", str(work / "report.json")]
     return {
         "lint-corpus": ["lint", "--jobs", "1", *out, str(corpus)],
         "lint-generated": ["lint", "--jobs", "1", *out, str(vmx[0].parent.parent if vmx else work / "vmx")],
@@ -94,7 +94,7 @@ times_on: list[float] = []
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--repeats", type=int, default=5)
-    parser.add_argument("--copies", type=int, default=30, help="copies of the corpus (30: about 1,000 templates)")
+    parser.add_argument("--copies", type=int, default=10, help="copies of the corpus (10: about 1,090 files)")
     parser.add_argument("--specs", type=int, default=1000, help="VMs of the generated spec")
     parser.add_argument("--only", default=",".join(SAVINGS), help="savings to measure, comma-separated")
     parser.add_argument("--cases", default="", help="cases to run, comma-separated (default: all)")

@@ -24,11 +24,10 @@ _PASSTHROUGH = re.compile(r"^pcipassthru\d+\.present$")
 _HOST_BACKINGS = {"cdrom-raw", "atapi-cdrom", "device", "scsi-passthru"}
 
 
-def device_facts(vm: VM, joined: str | None = None) -> dict[str, Any]:
-    """joined: the VM's lower-cased keys joined by newlines, when the caller has them."""
+def device_facts(vm: VM) -> dict[str, Any]:
     adv = normalised_advanced(vm)
     emulated = [d for d in vm.disks if d.role != "os" and d.controller in ("sata", "ide")] if vm.disks else []
-    bound, keys = host_bound(adv, joined) if adv else ([], [])
+    bound, keys = host_bound(adv) if adv else ([], [])
     return {
         "vm.data_disks_emulated": len(emulated),
         "vm.emulated_disk_buses": sorted({d.controller for d in emulated}) if emulated else [],
@@ -40,17 +39,20 @@ def device_facts(vm: VM, joined: str | None = None) -> dict[str, Any]:
     }
 
 
-def host_bound(adv: dict[str, tuple[str, str]], joined: str | None = None) -> tuple[list[str], list[str]]:
+def host_bound(adv: dict[str, tuple[str, str]]) -> tuple[list[str], list[str]]:
     """Devices connected to the host's hardware: a physical CD/DVD or floppy drive connected at
     power-on, a serial or parallel port on a host device, a PCI passthrough (DirectPath) device;
     and the keys (as spelled) whose values make them so, which findings point at.
     A VM made for Workstation or Fusion (`virtualHW.productCompatibility = "hosted"`) has no
-    vMotion to block. joined: `adv`'s keys joined by newlines, when the caller has them."""
+    vMotion to block."""
     compatibility = adv.get("virtualhw.productcompatibility")
     if compatibility is not None and compatibility[1].strip().lower() == "hosted":
         return [], []
     found: dict[str, str] = {}
-    for low in _keys_with(adv, "\n".join(adv) if joined is None else joined, ("type", "pcipassthru")):
+    # Each pattern below needs one of these in the key (a device's `...type` key, `pcipassthruN.present`):
+    # a few of a template's hundred keys. (Searching the keys' newline-joined text instead was
+    # measured slower: 3.7-5.4 against 2.3-3.2 us per VM on the shared corpus's 118 VMs.)
+    for low in [low for low in adv if "type" in low or "pcipassthru" in low]:
         spelling, text = adv[low]
         value = text.strip().lower()
         if (match := _CONNECTED_DEVICE.match(low)) and value in _HOST_BACKINGS:
@@ -66,27 +68,6 @@ def host_bound(adv: dict[str, tuple[str, str]], joined: str | None = None) -> tu
             found.setdefault(low.removesuffix(".present"), spelling)
     devices = sorted(found)
     return devices, [found[d] for d in devices]
-
-
-def _keys_with(adv: dict[str, tuple[str, str]], joined: str, needles: tuple[str, ...]) -> list[str]:
-    """The keys of `adv` holding one of `needles`, in their order (each pattern of host_bound needs
-    one: a device's `...type` key, `pcipassthruN.present`; a few of a template's hundred keys),
-    found by searching their newline-joined text: a substring test per key costs more than the
-    key's work."""
-    if joined.count("\n") != len(adv) - 1:  # a key holding a newline: the text has no line per key
-        return [low for low in adv if any(needle in low for needle in needles)]
-    starts: set[int] = set()
-    for needle in needles:
-        at = joined.find(needle)
-        while at != -1:
-            starts.add(joined.rfind("\n", 0, at) + 1)
-            end = joined.find("\n", at)
-            at = -1 if end == -1 else joined.find(needle, end)
-    keys = []
-    for start in sorted(starts):
-        end = joined.find("\n", start)
-        keys.append(joined[start:] if end == -1 else joined[start:end])
-    return keys
 
 
 def _on(adv: dict[str, tuple[str, str]], key: str, default: bool) -> bool:

@@ -93,23 +93,21 @@ def _nics(vm: VM) -> tuple[int, list[str], bool]:
     return legacy, sorted(types), sriov
 
 
-def _counted_keys(adv: dict[str, tuple[str, str]]) -> tuple[str, list[str], list[str]]:
-    """All advanced keys joined by newlines, and the spellings of the interrupt-mode keys and of
-    the set I/O filter keys."""
-    # Both kinds of key are rare: one substring search over all keys usually rules them out (and
-    # host_bound finds its few keys in the same text).
+def _counted_keys(adv: dict[str, tuple[str, str]]) -> tuple[list[str], list[str]]:
+    """The spellings of the interrupt-mode keys and of the set I/O filter keys."""
+    # Both kinds of key are rare: one substring search over all keys usually rules them out.
     joined = "\n".join(adv) if adv else ""
     if ".intrmode" not in joined and ".filters" not in joined:
-        return joined, [], []
+        return [], []
     kinds = [(_key_kind(k), spelling, text) for k, (spelling, text) in adv.items()]
-    return (joined, [spelling for kind, spelling, _ in kinds if kind == "intrmode"],
+    return ([spelling for kind, spelling, _ in kinds if kind == "intrmode"],
             [spelling for kind, spelling, text in kinds if kind == "filters" and text.strip()])
 
 
 def vm_facts(vm: VM, unknown: frozenset[str] = frozenset()) -> dict[str, Any]:
     """Facts about the VM alone (no host). `unknown` names spec fields a template left unresolved."""
     adv = normalised_advanced(vm)  # lower-cased key -> (spelling, text)
-    joined, intrmode, filters = _counted_keys(adv)
+    intrmode, filters = _counted_keys(adv)
     disks = _disks(vm)
     legacy_nics, legacy_nic_types, sriov = _nics(vm)
     profile = (vm.gpu.profile or "") if vm.gpu else ""
@@ -131,7 +129,7 @@ def vm_facts(vm: VM, unknown: frozenset[str] = frozenset()) -> dict[str, Any]:
     facts.update(_setting_facts(vm, adv, profile))
     facts["vm.sriov_or_passthrough_nic"] = sriov
     facts.update(_hardware_facts(vm.hardware_version, disks))
-    facts.update(device_facts(vm, joined))
+    facts.update(device_facts(vm))
     facts.update(sql_facts(vm))
     for field in unknown:
         for name in _FIELD_FACTS.get(field, ()):
