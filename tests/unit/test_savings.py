@@ -52,6 +52,7 @@ def _runs(specs: list[str], templates: list[Path]) -> list[object]:
     return [_digest(check_files(specs, catalog, Policy())), *map(_digest, lint)]
 
 
+@pytest.mark.self_compare
 @pytest.mark.parametrize("saving", ["batch", "packed", "memo", "freeze"])
 def test_a_run_without_a_saving_reports_the_same(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                  saving: str) -> None:
