@@ -61,7 +61,6 @@ def command(paths, host_ref, vsphere, workload, exclude, respect_gitignore, base
     from pathlib import Path
 
     from advisor.commands.scopes import merge, note_unused_exemptions
-    from advisor.engine.baseline import Baseline
     from advisor.engine.lint import LintJob
     from advisor.errors import InputError
     from advisor.report.findings import InputProblem, Run
@@ -102,7 +101,7 @@ def command(paths, host_ref, vsphere, workload, exclude, respect_gitignore, base
     if write_baseline:
         _write_baseline(run, write_baseline, place)
     if baseline:
-        Baseline.load(baseline, place).apply(run, place)
+        _apply_baseline(run, baseline, place)
     if not files and not missing:
         raise InputError("no templates found (.vmx, .ovf, .ova, .pkr.hcl, .pkr.json, .json, .tf, .tf.json)",
                          file=", ".join(paths))
@@ -158,6 +157,13 @@ def _job(scope, host_ref: str | None, vsphere: str | None, workload: str | None,
         stdin=given,
         var_files=var_values,
     )
+
+
+def _apply_baseline(run: Run, baseline: str, place: Any) -> None:
+    """Mark the run's findings that the baseline accepted (advisor.engine.baseline)."""
+    from advisor.engine.baseline import Baseline
+
+    Baseline.load(baseline, place).apply(run, place)
 
 
 def _write_baseline(run: Run, write_baseline: str, place: Any) -> NoReturn:
