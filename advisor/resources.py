@@ -42,7 +42,7 @@ def _limits_tables() -> dict[str, Any]:
     # The loader's modules read as files beside yamlfile, not imported: a cache hit needs no PyYAML.
     here = Path(str(yamlfile.__file__)).parent
     loader = [(f"advisor.load.{name}", (here / f"{name}.py").read_bytes())
-              for name in ("yamlfile", "yamltree", "yamlnodes")]
+              for name in ("yamlfile", "yamlloc", "yamltree", "yamlnodes")]
 
     def parse() -> dict[str, Any]:
         import json

@@ -12,7 +12,7 @@ from advisor.engine.engine import Evaluator, Subject
 from advisor.engine.policy import Exemption, Policy
 from advisor.load.hosts import BUNDLED, HostProfiles
 from advisor.load.specfile import LoadedSpec, VmPlace
-from advisor.load.yamlfile import LocDict, LocList
+from advisor.load.yamlloc import LocDict, LocList
 from advisor.report.findings import Run
 
 # -- specs ---------------------------------------------------------------------------------

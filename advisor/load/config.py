@@ -28,10 +28,10 @@ if TYPE_CHECKING:
 CONFIG_NAMES = (".advisor.yaml", ".advisor.yml")
 
 
-# A configuration is a few dozen lines; these bounds keep a huge one from costing minutes (each
-# exclude pattern is compiled to a regular expression, each exemption is checked per finding).
+# A configuration is a few dozen lines; this bound, and MAX_ITEMS per list (advisor.load.configmodel),
+# keep a huge one from costing minutes (each exclude pattern is compiled to a regular expression,
+# each exemption is checked per finding).
 MAX_CONFIG_BYTES = 1 << 20
-MAX_ITEMS = 1000
 
 
 class Unset:

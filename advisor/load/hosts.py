@@ -11,7 +11,8 @@ from pydantic import ValidationError
 
 from advisor.errors import InputError, one_or_all
 from advisor.load.validation import close_matches, path_text, to_input_errors
-from advisor.load.yamlfile import LocDict, line_of, load
+from advisor.load.yamlfile import load
+from advisor.load.yamlloc import LocDict, line_of
 from advisor.model.spec import Host
 from advisor.resources import data_path
 

@@ -11,7 +11,8 @@ from advisor.collector import gc_paused
 from advisor.errors import InputError, one_or_all
 from advisor.load.hosts import BUNDLED, HostProfiles, inline_or_named
 from advisor.load.validation import to_input_errors
-from advisor.load.yamlfile import LocDict, LocList, line_of, loads, read_bytes
+from advisor.load.yamlfile import loads, read_bytes
+from advisor.load.yamlloc import LocDict, LocList, line_of
 from advisor.model.cluster import ClusterHost, distinct_hosts
 from advisor.model.spec import VM, ClusterMember, Host, Spec
 from advisor.model.versions import Version

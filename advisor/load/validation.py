@@ -11,7 +11,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from advisor.errors import InputError
-from advisor.load.yamlfile import line_of
+from advisor.load.yamlloc import line_of
 
 
 def _model_at(model: type[BaseModel], loc: tuple[Any, ...]) -> type[BaseModel] | None:

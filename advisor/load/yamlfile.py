@@ -1,7 +1,7 @@
 """Safe YAML loading that remembers where every key and item came from, within fixed limits.
 
 Every value advisor reports on must point at a line, so mappings and sequences are loaded as
-LocDict / LocList carrying the line of each key or item. Only safe loaders are used; aliases,
+LocDict / LocList (advisor.load.yamlloc) carrying the line of each key or item. Only safe loaders are used; aliases,
 depth and size are bounded so a hostile file is refused quickly instead of exhausting memory.
 """
 
@@ -16,44 +16,11 @@ from typing import Any, BinaryIO
 
 from advisor.collector import gc_paused
 from advisor.errors import InputError
+from advisor.load.yamlloc import MAX_DEPTH, MAX_SEQUENCE_ITEMS, LocDict, LocList, line_of, too_many_items
 from advisor.overwrites import note_read
 
 MAX_FILE_BYTES = 16 * 1024 * 1024
 MAX_ALIAS_EXPANSION = 10_000
-MAX_DEPTH = 64
-# Items in one YAML list. A spec's `vms:` is the long one: a 16 MiB file holds 392,000 one-line
-# VMs, which took 105 s and 1.5 GB to check (a MemoryError under a 1.2 GB address-space limit).
-# The bound is advisor's own: the largest spec its benchmarks check (100,000 VMs, checked in
-# about 600 MB); `count:` states many alike in one item. It is checked as the list is read, so
-# a longer one is refused after 100,000 items (about 100 MB), not after the whole file.
-MAX_SEQUENCE_ITEMS = 100_000
-
-
-class LocDict(dict[Any, Any]):
-    """A dict that knows the line of its own start and of each key (1-based)."""
-
-    __slots__ = ("line", "lines")
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.line: int | None = None
-        self.lines: dict[Any, int] = {}
-
-
-class LocList(list[Any]):
-    """A list that knows the line of its own start and of each item (1-based)."""
-
-    __slots__ = ("line", "lines")
-
-    def __init__(self, *args: Any) -> None:
-        super().__init__(*args)
-        self.line: int | None = None
-        self.lines: list[int] = []
-
-
-def _value_problem(exc: Exception) -> str:
-    text = str(exc)
-    return "the number has more digits than advisor reads" if "integer string conversion" in text else text
 
 
 def long_number_line(text: str) -> int | None:
@@ -247,14 +214,14 @@ def _build(text: str) -> Any:
     schema's, and every malformed construct, which it then words as it always has."""
     import yaml
 
-    from advisor.load.yamlnodes import _Loader
+    from advisor.load.yamlnodes import Loader
     from advisor.load.yamltree import NeedsNodes, build
 
     try:
         return build(text)
     except NeedsNodes:
         _count_items(text)  # the node graph would hold every item before anything counts them
-        return yaml.load(text, Loader=_Loader)  # _Loader derives from SafeLoader
+        return yaml.load(text, Loader=Loader)  # Loader derives from SafeLoader
 
 
 def _count_items(text: str) -> None:
@@ -280,27 +247,11 @@ def _count_items(text: str) -> None:
             counts.append(-1)
 
 
-def too_many_items() -> str:
-    return (f"a list of more than {MAX_SEQUENCE_ITEMS:,} items; a spec holds at most {MAX_SEQUENCE_ITEMS:,} VMs "
-            "(`count:` states many alike in one item)")
-
-
 def load(path: str | os.PathLike[str]) -> Any:
     return loads(read_bytes(path), str(path))
 
 
-def line_of(root: Any, loc: tuple[Any, ...], start: int | None = None) -> int | None:
-    """The line of the deepest element of `loc` (a pydantic error location) we can find;
-    `start` is the line given when not even its first step is found (default: root's own)."""
-    best = getattr(root, "line", None) if start is None else start
-    node = root
-    for part in loc:
-        if isinstance(node, LocDict) and part in node:
-            best = node.lines.get(part, best)
-            node = node[part]
-        elif isinstance(node, LocList) and isinstance(part, int) and 0 <= part < len(node):
-            best = node.lines[part]
-            node = node[part]
-        else:
-            break
-    return best
+# Where values came from is advisor.load.yamlloc's; named here too for the callers that read a
+# file and its lines through this module.
+__all__ = ["MAX_ALIAS_EXPANSION", "MAX_DEPTH", "MAX_FILE_BYTES", "MAX_SEQUENCE_ITEMS", "LocDict", "LocList",
+           "line_of", "load", "loads", "long_number_line", "open_regular", "read_bytes"]

@@ -1,5 +1,5 @@
 """PyYAML's node-based safe loader, building LocDict / LocList with the line of each key and
-item, within advisor.load.yamlfile's depth limit: the loader for what the event-based builder
+item, within the depth limit (advisor.load.yamlloc): the loader for what the event-based builder
 (advisor.load.yamltree) leaves to it. A module of its own so that reading files, and a run
 that loads no YAML (lint's templates with its rules from the cache), never imports PyYAML.
 """
@@ -11,7 +11,7 @@ from typing import Any
 import yaml
 
 from advisor.errors import InputError
-from advisor.load.yamlfile import MAX_DEPTH, LocDict, LocList, _value_problem
+from advisor.load.yamlloc import MAX_DEPTH, LocDict, LocList, value_problem
 
 _Base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -23,7 +23,7 @@ _RESOLVED: dict[tuple[Any, Any, Any], str] = {}
 _RESOLVED_MAX = 65_536
 
 
-class _Loader(_Base):  # type: ignore[misc, valid-type]
+class Loader(_Base):  # type: ignore[misc, valid-type]
     depth = 0  # containers being constructed around the current node
 
     def resolve(self, kind: Any, value: Any, implicit: Any) -> str:
@@ -42,18 +42,18 @@ class _Loader(_Base):  # type: ignore[misc, valid-type]
             return super().construct_object(node, deep=deep)
         except (ValueError, OverflowError) as exc:
             shown = str(node.value)[:40] if isinstance(node, yaml.ScalarNode) else node.tag
-            raise InputError(f"cannot read the value '{shown}': {_value_problem(exc)}",
+            raise InputError(f"cannot read the value '{shown}': {value_problem(exc)}",
                              line=node.start_mark.line + 1) from None
 
 
-def _nested(loader: _Loader, node: yaml.Node) -> None:
+def _nested(loader: Loader, node: yaml.Node) -> None:
     """Count one more level of containers around what is built next; refuse past MAX_DEPTH."""
     loader.depth += 1
     if loader.depth > MAX_DEPTH:
         raise InputError(f"nesting deeper than {MAX_DEPTH} levels", line=node.start_mark.line + 1)
 
 
-def _mapping(loader: _Loader, node: yaml.MappingNode) -> LocDict:
+def _mapping(loader: Loader, node: yaml.MappingNode) -> LocDict:
     _nested(loader, node)
     try:
         return _build_mapping(loader, node)
@@ -64,7 +64,7 @@ def _mapping(loader: _Loader, node: yaml.MappingNode) -> LocDict:
 _MERGE_TAG = "tag:yaml.org,2002:merge"
 
 
-def _build_mapping(loader: _Loader, node: yaml.MappingNode) -> LocDict:
+def _build_mapping(loader: Loader, node: yaml.MappingNode) -> LocDict:
     # flatten_mapping puts the pairs of `<<:` merges first, in an order where the one that
     # should win comes last, then the mapping's own pairs. A key of the mapping itself
     # overrides a merged one (YAML's merge-key semantics: a shared base with per-VM changes);
@@ -96,7 +96,7 @@ def _build_mapping(loader: _Loader, node: yaml.MappingNode) -> LocDict:
     return out
 
 
-def _sequence(loader: _Loader, node: yaml.SequenceNode) -> LocList:
+def _sequence(loader: Loader, node: yaml.SequenceNode) -> LocList:
     _nested(loader, node)
     try:
         out = LocList(loader.construct_object(child, deep=True) for child in node.value)
@@ -107,5 +107,5 @@ def _sequence(loader: _Loader, node: yaml.SequenceNode) -> LocList:
     return out
 
 
-_Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _mapping)
-_Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_SEQUENCE_TAG, _sequence)
+Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _mapping)
+Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_SEQUENCE_TAG, _sequence)

@@ -4,7 +4,7 @@ PyYAML's loaders first compose a graph of nodes (every scalar a node with two ma
 construct values from it; for a 100,000-VM spec that graph was about a gigabyte, held until the
 last value was built, beside a tree a fifth of its size. Here each event becomes its value at
 once and only the tree is kept. The events, the tag resolution and the scalar constructors are
-PyYAML's own (advisor.load.yamlnodes._Loader), so values are typed exactly as before.
+PyYAML's own (advisor.load.yamlnodes.Loader), so values are typed exactly as before.
 
 Only what plain YAML documents use is built here: the core schema's tags, anchors and aliases,
 and merge keys. Anything else - another tag (`!!set`, `!!omap`, a custom one), and every
@@ -29,8 +29,8 @@ from yaml.events import (
 from yaml.nodes import ScalarNode
 
 from advisor.errors import InputError
-from advisor.load.yamlfile import MAX_DEPTH, MAX_SEQUENCE_ITEMS, LocDict, LocList, _value_problem, too_many_items
-from advisor.load.yamlnodes import _Loader
+from advisor.load.yamlloc import MAX_DEPTH, MAX_SEQUENCE_ITEMS, LocDict, LocList, too_many_items, value_problem
+from advisor.load.yamlnodes import Loader
 
 _STR = "tag:yaml.org,2002:str"
 _MAP = yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG
@@ -48,7 +48,7 @@ class NeedsNodes(Exception):
 
 class _Builder:
     def __init__(self, text: str) -> None:
-        self.loader = _Loader(text)
+        self.loader = Loader(text)
         self.constructors = self.loader.yaml_constructors
         self.anchors: dict[str, tuple[Any, int]] = {}  # anchor -> (value, line of the anchored node)
         self.open: set[str] = set()  # anchors of containers still being built
@@ -131,8 +131,8 @@ class _Builder:
         text = event.value
         try:
             return constructor(self.loader, ScalarNode(tag, text, event.start_mark, event.end_mark, event.style))
-        except (ValueError, OverflowError) as exc:  # as _Loader.construct_object reports them
-            raise InputError(f"cannot read the value '{str(text)[:40]}': {_value_problem(exc)}",
+        except (ValueError, OverflowError) as exc:  # as Loader.construct_object reports them
+            raise InputError(f"cannot read the value '{str(text)[:40]}': {value_problem(exc)}",
                              line=event.start_mark.line + 1) from None
 
     def start(self, event: Any, depth: int, default_tag: str, out: LocDict | LocList) -> None:

@@ -51,7 +51,7 @@ EDGE_CASES = [
 
 def _node_load(text: str) -> Any:
     with collector.gc_paused():
-        return yaml.load(text, Loader=yamlnodes._Loader)  # a SafeLoader subclass
+        return yaml.load(text, Loader=yamlnodes.Loader)  # a SafeLoader subclass
 
 
 def _outcome(load, text: str) -> tuple[Any, ...]:
