@@ -12,7 +12,6 @@ from advisor.errors import InputError, one_or_all
 from advisor.load.hosts import BUNDLED, HostProfiles, inline_or_named
 from advisor.load.validation import to_input_errors
 from advisor.load.yamlfile import loads, read_bytes
-from advisor.load.yamlloc import LocDict, LocList, line_of
 from advisor.model.cluster import ClusterHost, distinct_hosts
 from advisor.model.spec import VM, ClusterMember, Host, Spec
 from advisor.model.versions import Version
@@ -32,50 +31,6 @@ class LoadedSpec:
         self.version = version
         self.root = root
         self.cluster = cluster  # the other hosts, one entry per kind
-
-    def line(self, *loc: Any) -> int | None:
-        return line_of(self.root, loc)
-
-    def vm_line(self, index: int, field: str | None = None) -> int | None:
-        return self.line("vms", index, field) if field else self.line("vms", index)
-
-    def vm_field_line(self, index: int, field: str) -> int | None:
-        """Line of a VM field, or of the advanced key that set it, else of the VM itself."""
-        return self.vm_place(index).field_line(field)
-
-    def vm_place(self, index: int) -> VmPlace:
-        """Where the VM is in the file, holding only its own part of the tree."""
-        vms = self.root.get("vms") if isinstance(self.root, dict) else None
-        node = vms[index] if isinstance(vms, LocList) and 0 <= index < len(vms) else None
-        return VmPlace(self.vm_line(index), node)
-
-
-class VmPlace:
-    """One VM's lines: what the engine locates a finding with, without the rest of the file."""
-
-    __slots__ = ("line", "node")
-
-    def __init__(self, line: int | None, node: Any) -> None:
-        self.line = line  # the VM's own
-        self.node = node  # its mapping in the parsed tree
-
-    def line_at(self, *loc: Any) -> int | None:
-        """The line of a path inside the VM (LoadedSpec.line("vms", index, *loc))."""
-        return line_of(self.node, loc, self.line) if self.node is not None else self.line
-
-    def field_line(self, field: str) -> int | None:
-        """Line of a VM field, or of the advanced key that set it, else of the VM itself."""
-        vm_node = self.node
-        if isinstance(vm_node, LocDict):
-            if field in vm_node.lines:
-                return vm_node.lines[field]
-            adv = vm_node.get("advanced")
-            if isinstance(adv, LocDict):
-                for key, line in adv.lines.items():
-                    if str(key).lower() == field.lower():
-                        return line
-            return vm_node.line
-        return None
 
 
 def parse_spec(data: bytes | str, file: str, profiles: HostProfiles = BUNDLED) -> LoadedSpec:
