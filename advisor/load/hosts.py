@@ -25,6 +25,9 @@ class HostProfiles:
 
     folders: tuple[Path, ...] = ()
     _loaded: dict[Path, Host] = field(default_factory=dict, compare=False, repr=False)
+    # Where each name was found: a check of many specs naming one host looks it up once, not
+    # with a stat per folder for every spec (what a found file holds is kept in _loaded anyway).
+    _found: dict[str, Path] = field(default_factory=dict, compare=False, repr=False)
 
     @classmethod
     def with_folders(cls, folders: Iterable[str | Path]) -> HostProfiles:
@@ -42,9 +45,11 @@ class HostProfiles:
 
     def load(self, name: str) -> Host:
         """The profile called ``name`` (a file stem in one of the folders)."""
-        path = None
-        if "/" not in name and "\\" not in name:
+        path = self._found.get(name)
+        if path is None and "/" not in name and "\\" not in name:
             path = next((f / f"{name}.yaml" for f in self.search_path() if (f / f"{name}.yaml").is_file()), None)
+            if path is not None:
+                self._found[name] = path
         if path is None:
             close = close_matches(name, self.names(), n=1, cutoff=0.5)
             hint = f"; did you mean '{close[0]}'?" if close else " (run 'advisor hosts' to list them)"
