@@ -13,7 +13,7 @@ from advisor.load.yamlloc import LocDict, LocList, line_of
 class SpecLines:
     """The host's place in a spec and the way to each VM's."""
 
-    __slots__ = ("host_node", "host_start", "vms", "vms_start")
+    __slots__ = ("host_node", "host_start", "located", "vms", "vms_start")
 
     def __init__(self, root: Any) -> None:
         found = isinstance(root, LocDict) and "host" in root
@@ -21,8 +21,9 @@ class SpecLines:
         # line_of(root, ("host", key)) gives it); None for an unlocated tree (a rule's example).
         self.host_start: int | None = root.lines.get("host", root.line) if found else getattr(root, "line", None)
         self.host_node: Any = root["host"] if found else None
-        self.vms: Any = root.get("vms") if isinstance(root, LocDict) else None
+        self.vms: Any = root.get("vms") if isinstance(root, dict) else None
         self.vms_start = line_of(root, ("vms",))  # where a VM the tree does not hold is put
+        self.located = isinstance(root, LocDict)  # else a VM's own line is unknown, as the root's
 
     def host_line(self, path: str) -> int | None:
         """The line of a `host.` path (the host's own line for any other)."""
@@ -34,7 +35,7 @@ class SpecLines:
         """The lines of the index-th VM of the spec."""
         vms = self.vms
         if isinstance(vms, LocList) and 0 <= index < len(vms):
-            return VmLines(self, vms.lines[index], vms[index])
+            return VmLines(self, vms.lines[index] if self.located else self.vms_start, vms[index])
         return VmLines(self, self.vms_start, None)
 
 

@@ -58,3 +58,10 @@ def test_a_vm_the_tree_does_not_hold_and_an_unlocated_tree() -> None:
     assert plain.host_line("host.sockets") is None
     assert plain.vm(0).line is None
     assert plain.vm(0).locate("advanced.x") is None
+
+
+def test_located_vms_under_an_unlocated_root_keep_their_own_lines_inside() -> None:
+    tree = loads("vms:\n  - name: a\n    vcpus: 4\n", "s.yaml")
+    plain = SpecLines(dict(tree))  # the root a plain dict, the VMs still located
+    assert plain.vm(0).line is None
+    assert plain.vm(0).locate("vcpus") == 3
