@@ -16,7 +16,7 @@ never holds stays unknown and is said once per host or per export:
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -142,19 +142,45 @@ def _labels(info: _Rows, row: list[Any], attributes: Sequence[str]) -> VmLabels:
 def build(export: Export, workloads: Sequence[Any] = ()) -> Estate:
     """The export's hosts as specs; `workloads` are the configuration's `workloads:` rules."""
     out = Estate()
-    info = _Rows(export.tables.get("vInfo"))
-    if info.table is None:
-        from advisor.errors import InputError
-
-        raise InputError("no vInfo sheet: not an RVTools export (or the vInfo CSV file is missing)", file=export.path)
-    if info.table.column("VM") is None or info.table.column("CPUs") is None:
-        from advisor.errors import InputError
-
-        raise InputError("the vInfo sheet has no 'VM' or 'CPUs' column", file=export.path)
+    info = _vinfo(export)
     hosts = _hosts(export, out)
     clusters = _clusters(export)
     sheets = {name: _Rows(export.tables.get(name)) for name in ("vCPU", "vMemory", "vNetwork")}
     details = {name: _index(rows) for name, rows in sheets.items()}
+    per_host = _rows_by_host(info, hosts, out)
+    chosen_by: dict[tuple[str, int], int] = {}
+    attributes = sorted({name for rule in workloads for name in rule.attributes})
+    host_docs = {name: doc for name, (doc, _, _) in hosts.items()}
+    for name, (host_doc, where, notes) in hosts.items():
+        rows = per_host.get(name)
+        if not rows:
+            continue
+        spec = EstateSpec(f"{export.path} (host {name})", {"host": host_doc, "vms": []}, list(notes),
+                          Origin(where, cluster=clusters.get(name, "")))
+        peers = cluster_peers(name, host_docs, clusters)
+        if peers:
+            spec.doc["cluster"] = peers
+        _add_vms(spec, info, rows, sheets, details, (workloads, attributes, chosen_by))
+        if spec.doc["vms"]:
+            out.specs.append(spec)
+    _close_notes(out, export, chosen_by)
+    return out
+
+
+def _vinfo(export: Export) -> _Rows:
+    """The vInfo sheet, refused when it is missing or lacks the columns a VM cannot do without."""
+    from advisor.errors import InputError
+
+    info = _Rows(export.tables.get("vInfo"))
+    if info.table is None:
+        raise InputError("no vInfo sheet: not an RVTools export (or the vInfo CSV file is missing)", file=export.path)
+    if info.table.column("VM") is None or info.table.column("CPUs") is None:
+        raise InputError("the vInfo sheet has no 'VM' or 'CPUs' column", file=export.path)
+    return info
+
+
+def _rows_by_host(info: _Rows, hosts: Mapping[str, Any], out: Estate) -> dict[str, list[tuple[int, list[Any]]]]:
+    """The powered-on, non-template VM rows of each host in vHost; what is left out is counted in a note."""
     per_host: dict[str, list[tuple[int, list[Any]]]] = {}
     skipped = {"powered off": 0, "templates": 0, "on hosts not in vHost": 0}
     for i, row in info.rows():
@@ -169,39 +195,36 @@ def build(export: Export, workloads: Sequence[Any] = ()) -> Estate:
             skipped["on hosts not in vHost"] += 1
             continue
         per_host.setdefault(host, []).append((i, row))
-    chosen_by: dict[tuple[str, int], int] = {}
-    attributes = sorted({name for rule in workloads for name in rule.attributes})
-    host_docs = {name: doc for name, (doc, _, _) in hosts.items()}
     for what, count in skipped.items():
         if count:
             out.notes.append(f"{count} VM(s) {what} not checked (a spec holds the VMs that run on a host)")
-    for name, (host_doc, where, notes) in hosts.items():
-        rows = per_host.get(name)
-        if not rows:
+    return per_host
+
+
+def _add_vms(spec: EstateSpec, info: _Rows, rows: list[tuple[int, list[Any]]], sheets: dict[str, _Rows],
+             details: dict[str, Any], mapping: tuple[Sequence[Any], list[str], dict[tuple[str, int], int]]) -> None:
+    """One host's VMs into its spec, each with its workload (counted in `mapping`'s tally) and its row."""
+    workloads, attributes, chosen_by = mapping
+    seen: set[str] = set()
+    for i, row in rows:
+        vm, vm_notes = _vm(info, i, row, sheets, details)
+        spec.notes.extend(vm_notes)
+        if vm is None:
             continue
-        spec = EstateSpec(f"{export.path} (host {name})", {"host": host_doc, "vms": []}, list(notes),
-                          Origin(where, cluster=clusters.get(name, "")))
-        peers = cluster_peers(name, host_docs, clusters)
-        if peers:
-            spec.doc["cluster"] = peers
-        seen: set[str] = set()
-        for i, row in rows:
-            vm, vm_notes = _vm(info, i, row, sheets, details)
-            spec.notes.extend(vm_notes)
-            if vm is None:
-                continue
-            chosen = choose_workload(workloads, _labels(info, row, attributes))
-            if chosen:
-                vm["workload"] = chosen[0]
-                chosen_by[chosen] = chosen_by.get(chosen, 0) + 1
-            if vm["name"] in seen:
-                vm["name"] = f"{vm['name']} [{info.where(i)}]"
-            seen.add(vm["name"])
-            spec.origin.vms[vm["name"]] = info.where(i)
-            spec.origin.keys[vm["name"]] = "/".join(_key(info, row))
-            spec.doc["vms"].append(vm)
-        if spec.doc["vms"]:
-            out.specs.append(spec)
+        chosen = choose_workload(workloads, _labels(info, row, attributes))
+        if chosen:
+            vm["workload"] = chosen[0]
+            chosen_by[chosen] = chosen_by.get(chosen, 0) + 1
+        if vm["name"] in seen:
+            vm["name"] = f"{vm['name']} [{info.where(i)}]"
+        seen.add(vm["name"])
+        spec.origin.vms[vm["name"]] = info.where(i)
+        spec.origin.keys[vm["name"]] = "/".join(_key(info, row))
+        spec.doc["vms"].append(vm)
+
+
+def _close_notes(out: Estate, export: Export, chosen_by: dict[tuple[str, int], int]) -> None:
+    """The estate's closing notes: workloads chosen, each assumption with its hosts, what the export lacks."""
     if note := workloads_note(chosen_by):
         out.notes.append(note)
     for assumption in (ONE_NODE, UNCERTAIN_NODES, TIERED_MEMORY):
@@ -212,7 +235,6 @@ def build(export: Export, workloads: Sequence[Any] = ()) -> Estate:
     if export.missing:
         out.notes.append(f"sheets not in the export: {', '.join(export.missing)}")
     out.notes.append(NOT_IN_EXPORT)
-    return out
 
 
 def _clusters(export: Export) -> dict[str, str]:
