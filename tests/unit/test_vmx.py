@@ -29,7 +29,6 @@ from advisor.vmx.document import (
 )
 from advisor.vmx.entries import VmxEntries
 from advisor.vmx.reader import MAX_FILE_BYTES, read_entries
-from advisor.vmx.values import VOLATILE_KEYS, format_bool, is_volatile, parse_bool
 
 CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "corpus" / "vmx"
 
@@ -345,13 +344,16 @@ def test_unified_diff_shows_only_the_edit() -> None:
 
 
 def test_booleans() -> None:
-    assert format_bool(True) == "TRUE" and format_bool(False) == "FALSE"
+    from advisor.model.vmxkeys import parse_bool
+    from advisor.vocab import vmx_bool
+
+    assert vmx_bool(True) == "TRUE" and vmx_bool(False) == "FALSE"
     for word in ["true", "TRUE", "True", "1", "yes", " TRUE "]:
         assert parse_bool(word) is True
     for word in ["false", "FALSE", "0", "no"]:
         assert parse_bool(word) is False
-    with pytest.raises(InputError):
-        parse_bool("maybe", field="vcpu.hotadd")
+    with pytest.raises(ValueError):
+        parse_bool("maybe")
 
 
 @pytest.mark.parametrize(
@@ -384,14 +386,6 @@ def test_key_spellings_are_kept_only_for_short_keys_and_bounded() -> None:
         assert canonical_key(f"ETHERNET{n}.VIRTUALDEV") == f"ethernet{n}.virtualDev"
         assert len(spelling._SPELLED) <= 4096
     assert canonical_key("ETHERNET7.VIRTUALDEV") == "ethernet7.virtualDev"  # spelled again once dropped
-
-
-def test_volatile_keys() -> None:
-    assert "numa.autosize.cookie" in VOLATILE_KEYS
-    for key in ["NUMA.AUTOSIZE.COOKIE", "uuid.bios", "ethernet0.generatedAddress", "scsi0.pciSlotNumber"]:
-        assert is_volatile(key)
-    for key in ["numvcpus", "sched.cpu.affinity", "numa.vcpu.preferHT"]:
-        assert not is_volatile(key)
 
 
 def test_render_fragment_writes_comments_and_canonical_escaped_entries() -> None:
