@@ -41,15 +41,23 @@ def _secret(value: str | None) -> str | None:
     """govmomi session.Secret: a value naming a readable file is that file's trimmed content."""
     if not value:
         return None
+    content = _secret_file(value)
+    return value if content is None else content
+
+
+def _secret_file(path: str) -> str | None:
+    """The trimmed content of the file `path` names; None when it names no regular file, cannot be
+    read (govc, too, then uses the value itself) or is too long to be a password."""
     try:
-        if os.path.isfile(value):
-            with open(value, "rb") as handle:
-                data = handle.read(MAX_SECRET_BYTES + 1)
-            if len(data) <= MAX_SECRET_BYTES:
-                return data.decode("utf-8", "surrogateescape").strip()
+        if not os.path.isfile(path):
+            return None
+        with open(path, "rb") as handle:
+            data = handle.read(MAX_SECRET_BYTES + 1)
     except OSError:
-        pass  # govc, too, uses the value itself when the file cannot be read
-    return value
+        return None
+    if len(data) > MAX_SECRET_BYTES:
+        return None
+    return data.decode("utf-8", "surrogateescape").strip()
 
 
 def _split(url: str) -> tuple[str | None, str | None, str | None]:

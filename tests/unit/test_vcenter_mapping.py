@@ -249,5 +249,10 @@ def test_govc_environment_is_read_as_govc_reads_it(tmp_path):
     env = read_env({"GOVC_URL": "vc01", "GOVC_USERNAME": "admin", "GOVC_PASSWORD": str(secret), "GOVC_INSECURE": "0"})
     assert (env.server, env.user, env.password, env.insecure) == ("vc01", "admin", "from-a-file", False)
     assert same_server("vc01:443", env) and not same_server("vc02", env)
+    # A file too long to be a password, or a value naming no file, is the value itself.
+    big = tmp_path / "not-a-password"
+    big.write_bytes(b"x" * 5000)
+    assert read_env({"GOVC_PASSWORD": str(big)}).password == str(big)
+    assert read_env({"GOVC_PASSWORD": str(tmp_path / "missing")}).password == str(tmp_path / "missing")
     assert read_env({"GOVC_URL": "https://[::1]:9443/sdk"}).server == "[::1]:9443"
     assert read_env({}).server is None and read_env({"GOVC_URL": "https://:99999/"}).server is None
