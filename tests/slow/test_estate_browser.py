@@ -7,12 +7,11 @@ from __future__ import annotations
 import csv
 import io
 import json
-from html import escape
 
 import pytest
 from conftest import REPO, require_tool
 from rvtools_gen import GenHost, GenVM, sheets, write_csv_folder
-from test_maps_browser import _MEASURE, CHROMIUM, _advisor, _dump, _tree
+from test_maps_browser import CHROMIUM, _advisor, _at_phone_width, _dump, _tree
 
 pytestmark = pytest.mark.slow
 EXPORT = str(REPO / "examples" / "rvtools")
@@ -57,13 +56,7 @@ def test_the_vm_table_never_widens_the_page_at_a_phones_width(tmp_path, width):
     vms = [GenVM(long + str(i), hosts[i % 2].name, cpus=2 + 2 * i, memory_mb=4096) for i in range(6)]
     folder = write_csv_folder(tmp_path / "export", sheets(hosts, vms))
     _advisor("check", str(folder), "--format", "html", "-o", "r.html", cwd=tmp_path)
-    page = (tmp_path / "r.html").read_text()
-    frame = tmp_path / "phone.html"
-    frame.write_text(f'<!DOCTYPE html><html><body style="margin:0">'
-                     f'<iframe style="width:{width}px;height:800px;border:0" srcdoc="{escape(page)}"></iframe>'
-                     f"{_MEASURE.replace('.map-scroll', '.map-scroll, .table-scroll')}</body></html>")
-    out = _tree(_dump(tmp_path, frame))
-    measure = json.loads(out.all("body")[0].attrs["data-measure"])
+    measure = _at_phone_width(tmp_path, (tmp_path / "r.html").read_text(), width, ".map-scroll, .table-scroll")
     assert measure["viewport"] == width
     assert measure["page"] <= width, measure["wide"]
     assert not measure["wide"], measure["wide"]  # nothing outside a scrolling box is wider than its own box

@@ -200,6 +200,16 @@ page.onload = () => {
 """
 
 
+def _at_phone_width(tmp_path: Path, page: str, width: int, scrolling: str = ".map-scroll") -> dict:
+    """What _MEASURE reports of `page` laid out in a frame `width` px wide (a viewport of its own:
+    headless Chromium's window is at least 500 px wide). `scrolling`: the boxes meant to scroll."""
+    frame = tmp_path / "phone.html"
+    frame.write_text(f'<!DOCTYPE html><html><body style="margin:0">'
+                     f'<iframe style="width:{width}px;height:800px;border:0" srcdoc="{escape(page)}"></iframe>'
+                     f"{_MEASURE.replace('.map-scroll', scrolling)}</body></html>")
+    return json.loads(_tree(_dump(tmp_path, frame)).all("body")[0].attrs["data-measure"])
+
+
 @pytest.mark.parametrize("width", [390, 320])
 def test_a_2x56_core_host_is_readable_at_a_phones_width(tmp_path, width):
     """At a phone's width the map keeps its size (a thread stays 13 px) and scrolls sideways in
@@ -212,13 +222,7 @@ def test_a_2x56_core_host_is_readable_at_a_phones_width(tmp_path, width):
     spec = deep / "mixed-cluster.yaml"
     spec.write_text(Path(MIXED).read_text())
     root, _ = _report(tmp_path, str(spec))
-    page = (tmp_path / "r.html").read_text()
-    frame = tmp_path / "phone.html"
-    frame.write_text(f'<!DOCTYPE html><html><body style="margin:0">'
-                     f'<iframe style="width:{width}px;height:800px;border:0" srcdoc="{escape(page)}"></iframe>'
-                     f"{_MEASURE}</body></html>")
-    out = _tree(_dump(tmp_path, frame))
-    measure = json.loads(out.all("body")[0].attrs["data-measure"])
+    measure = _at_phone_width(tmp_path, (tmp_path / "r.html").read_text(), width)
     assert measure["viewport"] == width
     assert measure["page"] <= width, measure["wide"]  # nothing widens the page
     assert len(measure["maps"]) == len(_maps(root)) >= 3
