@@ -41,18 +41,24 @@ def workloads_note(chosen_by: Mapping[tuple[str, int], int]) -> str | None:
         f"{kind} {count} VM(s) (rule {index + 1})" for (kind, index), count in sorted(chosen_by.items()))
 
 
-def cluster_peers(name: str, hosts: Mapping[str, dict[str, Any]],
-                  cluster_of: Mapping[str, str]) -> list[dict[str, Any]]:
-    """The other hosts of `name`'s cluster as spec `cluster:` entries, one per kind (equal `host:`
-    documents but for the name) with its count: DRS and HA may move the VMs there, so a layout
-    only this host can hold is a finding (LIM012). `hosts`: host name -> its spec `host:` mapping."""
-    cluster = cluster_of.get(name)
-    if not cluster:
-        return []
-    kinds: dict[str, list[Any]] = {}
-    for other, doc in hosts.items():
-        if other == name or cluster_of.get(other) != cluster:
-            continue
-        shape = repr(sorted((k, v) for k, v in doc.items() if k not in ("name", "description")))
-        kinds.setdefault(shape, [doc, 0])[1] += 1
-    return [{"host": doc, "count": count} for doc, count in kinds.values()]
+def cluster_peers(hosts: Mapping[str, dict[str, Any]],
+                  cluster_of: Mapping[str, str]) -> dict[str, list[dict[str, Any]]]:
+    """Each clustered host's peers: the other hosts of its cluster as spec `cluster:` entries, one
+    per kind (equal `host:` documents but for the name) with its count, in the order of `hosts`:
+    DRS and HA may move the VMs there, so a layout only this host can hold is a finding (LIM012).
+    `hosts`: host name -> its spec `host:` mapping. Each host's kind is worked out once and only
+    its own cluster is walked for it (an estate of thousands of hosts is not compared all to all)."""
+    members: dict[str, list[tuple[str, str, dict[str, Any]]]] = {}
+    for name, doc in hosts.items():
+        if cluster := cluster_of.get(name):
+            shape = repr(sorted((k, v) for k, v in doc.items() if k not in ("name", "description")))
+            members.setdefault(cluster, []).append((name, shape, doc))
+    out: dict[str, list[dict[str, Any]]] = {}
+    for group in members.values():
+        for name, _, _ in group:
+            kinds: dict[str, list[Any]] = {}
+            for other, shape, doc in group:
+                if other != name:
+                    kinds.setdefault(shape, [doc, 0])[1] += 1
+            out[name] = [{"host": doc, "count": count} for doc, count in kinds.values()]
+    return out

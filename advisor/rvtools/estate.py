@@ -2,8 +2,8 @@
 what the export could not tell (../shared/reference/rvtools.md lists the columns and what is
 missing from every export).
 
-Read by header name, never by position (custom attributes insert columns after "Annotation").
-Numbers arrive as floats or text, booleans as "True"/"False", -1 means unlimited. What an export
+Read by header name, never by position (custom attributes insert columns after "Annotation"), a
+column at a time (advisor.rvtools.columns); -1 means unlimited. What an export
 never holds stays unknown and is said once per host or per export:
 - NUMA nodes per socket and memory per node: nodes = sockets is an assumption, named on every
   host; for a CPU that can split a socket (AMD EPYC NPS, Intel Xeon Scalable SNC, Xeon E5 v3/v4
@@ -22,9 +22,9 @@ from typing import Any
 
 from advisor.load.estate import VmLabels, choose_workload, cluster_peers, workloads_note
 from advisor.model.units import format_mib
-from advisor.rvtools.workbook import MAX_CELL, Export, Table
+from advisor.rvtools.columns import Sheet
+from advisor.rvtools.workbook import Export
 from advisor.vcenter.to_spec import release
-from advisor.vocab import read_bool
 
 # vHost "Current CPU power man. policy" as RVTools writes the policy's display name.
 _POWER = {"balanced": "balanced", "high performance": "high-performance", "low power": "low-power",
@@ -70,73 +70,11 @@ class Estate:
     notes: list[str] = field(default_factory=list)
 
 
-def _text(value: Any) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, float) and value.is_integer():
-        return str(int(value))
-    return " ".join(str(value).split())
-
-
-def _number(value: Any) -> float | None:
-    text = _text(value).replace(",", "")
-    try:
-        return float(text)
-    except ValueError:
-        return None
-
-
-def _flag(value: Any) -> bool | None:
-    """RVTools writes booleans as "True"/"False" (a workbook may hold real booleans)."""
-    return value if isinstance(value, bool) else read_bool(_text(value))
-
-
-class _Rows:
-    """A sheet read by column name: `get(row, "CPUs")` whatever position the column has. Asked about
-    ten times per row of sheets of tens of thousands of rows, so a column's position is looked up
-    once per sheet and a cell is read inline."""
-
-    def __init__(self, table: Table | None) -> None:
-        self.table = table
-        self.columns: dict[tuple[str, ...], int | None] = {}
-
-    def get(self, row: list[Any], *names: str) -> Any:
-        i = self.columns.get(names, -1)
-        if i == -1:
-            i = self.columns[names] = self.table.column(*names) if self.table is not None else None
-        if i is None or i >= len(row):
-            return None
-        value = row[i]
-        return value[:MAX_CELL].strip() if isinstance(value, str) else value
-
-    def rows(self) -> list[tuple[int, list[Any]]]:
-        """The rows holding any value (`any(r)` settles nearly all at C speed; a row of zeros and
-        False is looked at again)."""
-        if self.table is None:
-            return []
-        return [(i, r) for i, r in enumerate(self.table.rows) if any(r) or any(v not in ("", None) for v in r)]
-
-    def where(self, i: int) -> str:
-        """`export.xlsx#vInfo:12`, or `RVTools_tabvInfo.csv:12` for the CSV form (a file and its line)."""
-        assert self.table is not None
-        if self.table.source.lower().endswith(".csv"):
-            return f"{self.table.source}:{self.table.first_row + i}"
-        return f"{self.table.source}#{self.table.where(i)}"
-
-
-def _key(rows: _Rows, row: list[Any]) -> tuple[str, str]:
-    """A VM's identity across sheets: (VI SDK UUID, VM UUID) when the export has them, else (server, name)."""
-    uuid = _text(rows.get(row, "VM UUID"))
-    if uuid:
-        return _text(rows.get(row, "VI SDK UUID")), uuid
-    return _text(rows.get(row, "VI SDK Server")), _text(rows.get(row, "VM"))
-
-
-def _labels(info: _Rows, row: list[Any], attributes: Sequence[str]) -> VmLabels:
+def _labels(info: Sheet, i: int, attributes: Sequence[str]) -> VmLabels:
     """What a `workloads:` rule tests, from vInfo (custom attributes are columns named after them)."""
-    return VmLabels(_text(info.get(row, "VM")), _text(info.get(row, "Folder")),
-                    _text(info.get(row, "OS according to the configuration file")),
-                    {name: _text(info.get(row, name)) for name in attributes})
+    guest = info.texts("OS according to the configuration file")[i]
+    attributes_of = {name: info.texts(name)[i] for name in attributes}
+    return VmLabels(info.texts("VM")[i], info.texts("Folder")[i], guest, attributes_of)
 
 
 def build(export: Export, workloads: Sequence[Any] = ()) -> Estate:
@@ -145,21 +83,20 @@ def build(export: Export, workloads: Sequence[Any] = ()) -> Estate:
     info = _vinfo(export)
     hosts = _hosts(export, out)
     clusters = _clusters(export)
-    sheets = {name: _Rows(export.tables.get(name)) for name in ("vCPU", "vMemory", "vNetwork")}
+    sheets = {name: Sheet(export.tables.get(name)) for name in ("vCPU", "vMemory", "vNetwork")}
     details = {name: _index(rows) for name, rows in sheets.items()}
     per_host = _rows_by_host(info, hosts, out)
     chosen_by: dict[tuple[str, int], int] = {}
     attributes = sorted({name for rule in workloads for name in rule.attributes})
-    host_docs = {name: doc for name, (doc, _, _) in hosts.items()}
+    peers_of = cluster_peers({name: doc for name, (doc, _, _) in hosts.items()}, clusters)
     for name, (host_doc, where, notes) in hosts.items():
         rows = per_host.get(name)
         if not rows:
             continue
         spec = EstateSpec(f"{export.path} (host {name})", {"host": host_doc, "vms": []}, list(notes),
                           Origin(where, cluster=clusters.get(name, "")))
-        peers = cluster_peers(name, host_docs, clusters)
-        if peers:
-            spec.doc["cluster"] = peers
+        if peers_of.get(name):
+            spec.doc["cluster"] = peers_of[name]
         _add_vms(spec, info, rows, sheets, details, (workloads, attributes, chosen_by))
         if spec.doc["vms"]:
             out.specs.append(spec)
@@ -167,51 +104,53 @@ def build(export: Export, workloads: Sequence[Any] = ()) -> Estate:
     return out
 
 
-def _vinfo(export: Export) -> _Rows:
+def _vinfo(export: Export) -> Sheet:
     """The vInfo sheet, refused when it is missing or lacks the columns a VM cannot do without."""
     from advisor.errors import InputError
 
-    info = _Rows(export.tables.get("vInfo"))
+    info = Sheet(export.tables.get("vInfo"))
     if info.table is None:
         raise InputError("no vInfo sheet: not an RVTools export (or the vInfo CSV file is missing)", file=export.path)
-    if info.table.column("VM") is None or info.table.column("CPUs") is None:
+    if not info.has("VM") or not info.has("CPUs"):
         raise InputError("the vInfo sheet has no 'VM' or 'CPUs' column", file=export.path)
     return info
 
 
-def _rows_by_host(info: _Rows, hosts: Mapping[str, Any], out: Estate) -> dict[str, list[tuple[int, list[Any]]]]:
+def _rows_by_host(info: Sheet, hosts: Mapping[str, Any], out: Estate) -> dict[str, list[int]]:
     """The powered-on, non-template VM rows of each host in vHost; what is left out is counted in a note."""
-    per_host: dict[str, list[tuple[int, list[Any]]]] = {}
+    per_host: dict[str, list[int]] = {}
     skipped = {"powered off": 0, "templates": 0, "on hosts not in vHost": 0}
-    for i, row in info.rows():
-        if _flag(info.get(row, "Template")):
+    templates, states, on = info.flags("Template"), info.texts("Powerstate"), info.texts("Host")
+    for i in info.rows():
+        if templates[i]:
             skipped["templates"] += 1
             continue
-        if _text(info.get(row, "Powerstate")).lower() not in ("poweredon", ""):
+        if states[i].lower() not in ("poweredon", ""):
             skipped["powered off"] += 1
             continue
-        host = _text(info.get(row, "Host"))
+        host = on[i]
         if host not in hosts:
             skipped["on hosts not in vHost"] += 1
             continue
-        per_host.setdefault(host, []).append((i, row))
+        per_host.setdefault(host, []).append(i)
     for what, count in skipped.items():
         if count:
             out.notes.append(f"{count} VM(s) {what} not checked (a spec holds the VMs that run on a host)")
     return per_host
 
 
-def _add_vms(spec: EstateSpec, info: _Rows, rows: list[tuple[int, list[Any]]], sheets: dict[str, _Rows],
+def _add_vms(spec: EstateSpec, info: Sheet, rows: list[int], sheets: dict[str, Sheet],
              details: dict[str, Any], mapping: tuple[Sequence[Any], list[str], dict[tuple[str, int], int]]) -> None:
     """One host's VMs into its spec, each with its workload (counted in `mapping`'s tally) and its row."""
     workloads, attributes, chosen_by = mapping
     seen: set[str] = set()
-    for i, row in rows:
-        vm, vm_notes = _vm(info, i, row, sheets, details)
+    keys = info.keys()
+    for i in rows:
+        vm, vm_notes = _vm(info, i, sheets, details)
         spec.notes.extend(vm_notes)
         if vm is None:
             continue
-        chosen = choose_workload(workloads, _labels(info, row, attributes))
+        chosen = choose_workload(workloads, _labels(info, i, attributes)) if workloads else None
         if chosen:
             vm["workload"] = chosen[0]
             chosen_by[chosen] = chosen_by.get(chosen, 0) + 1
@@ -219,7 +158,7 @@ def _add_vms(spec: EstateSpec, info: _Rows, rows: list[tuple[int, list[Any]]], s
             vm["name"] = f"{vm['name']} [{info.where(i)}]"
         seen.add(vm["name"])
         spec.origin.vms[vm["name"]] = info.where(i)
-        spec.origin.keys[vm["name"]] = "/".join(_key(info, row))
+        spec.origin.keys[vm["name"]] = "/".join(keys[i])
         spec.doc["vms"].append(vm)
 
 
@@ -239,28 +178,31 @@ def _close_notes(out: Estate, export: Export, chosen_by: dict[tuple[str, int], i
 
 def _clusters(export: Export) -> dict[str, str]:
     """Host name -> its cluster (vHost "Cluster"), for the hosts that are in one."""
-    table = _Rows(export.tables.get("vHost"))
-    return {_text(table.get(r, "Host")): c for _, r in table.rows() if (c := _text(table.get(r, "Cluster")))}
+    table = Sheet(export.tables.get("vHost"))
+    names, clusters = table.texts("Host"), table.texts("Cluster")
+    return {names[i]: clusters[i] for i in table.rows() if clusters[i]}
 
 
-def _index(rows: _Rows) -> dict[tuple[str, str], list[list[Any]]]:
-    out: dict[tuple[str, str], list[list[Any]]] = {}
-    for _, row in rows.rows():
-        out.setdefault(_key(rows, row), []).append(row)
+def _index(rows: Sheet) -> dict[tuple[str, str], list[int]]:
+    """The rows of each VM in a per-VM sheet (vCPU, vMemory: one; vNetwork: one per NIC)."""
+    out: dict[tuple[str, str], list[int]] = {}
+    keys = rows.keys()
+    for i in rows.rows():
+        out.setdefault(keys[i], []).append(i)
     return out
 
 
 def _hosts(export: Export, out: Estate) -> dict[str, tuple[dict[str, Any], str, list[str]]]:
-    table = _Rows(export.tables.get("vHost"))
+    table = Sheet(export.tables.get("vHost"))
     hosts: dict[str, tuple[dict[str, Any], str, list[str]]] = {}
     if table.table is None:
         out.notes.append("no vHost sheet: no host can be described, so no VM is checked")
         return hosts
-    for i, row in table.rows():
-        name = _text(table.get(row, "Host"))
+    for i in table.rows():
+        name = table.texts("Host")[i]
         if not name:
             continue
-        doc, problem, notes = _host(table, row, name)
+        doc, problem, notes = _host(table, i, name)
         if problem:
             out.notes.append(f"host {name} ({table.where(i)}): {problem}; its VMs are not checked")
             continue
@@ -268,15 +210,15 @@ def _hosts(export: Export, out: Estate) -> dict[str, tuple[dict[str, Any], str, 
     return hosts
 
 
-def _host(table: _Rows, row: list[Any], name: str) -> tuple[dict[str, Any], str | None, list[str]]:
-    sockets = _number(table.get(row, "# CPU"))
-    cores = _number(table.get(row, "Cores per CPU"))
-    memory = _number(table.get(row, "# Memory"))
+def _host(table: Sheet, i: int, name: str) -> tuple[dict[str, Any], str | None, list[str]]:
+    sockets = table.numbers("# CPU")[i]
+    cores = table.numbers("Cores per CPU")[i]
+    memory = table.numbers("# Memory")[i]
     if not sockets or not cores or not memory:
         return {}, "no '# CPU', 'Cores per CPU' or '# Memory' value", []
-    ht = _flag(table.get(row, "HT Active"))
+    ht = table.flags("HT Active")[i]
     doc: dict[str, Any] = {"name": name[:120]}
-    model = _text(table.get(row, "CPU Model"))
+    model = table.texts("CPU Model")[i]
     if model:
         doc["cpu"] = model
     doc.update(sockets=int(sockets), cores_per_socket=int(cores), threads_per_core=2 if ht else 1,
@@ -286,11 +228,11 @@ def _host(table: _Rows, row: list[Any], name: str) -> tuple[dict[str, Any], str 
         notes.append(UNCERTAIN_NODES)
     if ht is None:
         notes.append("'HT Active' not given: hyper-threading assumed off")
-    _tiering(doc, _text(table.get(row, "Memory Tiering Type")), notes)
-    speed = _number(table.get(row, "Speed"))
+    _tiering(doc, table.texts("Memory Tiering Type")[i], notes)
+    speed = table.numbers("Speed")[i]
     if speed and 100 <= speed <= 10000:
         doc["core_mhz"] = int(speed)
-    version_text = _text(table.get(row, "ESX Version"))
+    version_text = table.texts("ESX Version")[i]
     match = re.search(r"(\d+\.\d+(?:\.\d+)?)", version_text)
     if not match:
         return {}, f"ESX Version '{version_text[:60]}' not understood", []
@@ -298,7 +240,7 @@ def _host(table: _Rows, row: list[Any], name: str) -> tuple[dict[str, Any], str 
     if problem:
         return {}, problem, []
     doc["esxi"] = version
-    policy = _text(table.get(row, "Current CPU power man. policy")).lower()
+    policy = table.texts("Current CPU power man. policy")[i].lower()
     if policy in _POWER:
         doc["power_policy"] = _POWER[policy]
     elif policy:
@@ -325,73 +267,74 @@ def _tiering(doc: dict[str, Any], kind: str, notes: list[str]) -> None:
         notes.append(f"memory tiering type '{kind[:40]}' is not one advisor knows: not stated")
 
 
-def _vm(info: _Rows, i: int, row: list[Any], sheets: dict[str, _Rows],
-        details: dict[str, dict[tuple[str, str], list[list[Any]]]]) -> tuple[dict[str, Any] | None, list[str]]:
-    name = _text(info.get(row, "VM"))[:200]
+def _vm(info: Sheet, i: int, sheets: dict[str, Sheet],
+        details: dict[str, dict[tuple[str, str], list[int]]]) -> tuple[dict[str, Any] | None, list[str]]:
+    name = info.texts("VM")[i][:200]
     label = f"VM {name or '?'} ({info.where(i)})"
-    vcpus = _number(info.get(row, "CPUs"))
+    vcpus = info.numbers("CPUs")[i]
     if not name or not vcpus or vcpus < 1:
         return None, [f"{label}: no name or CPUs value; not checked"]
-    key = _key(info, row)
+    key = info.keys()[i]
     cpu = details["vCPU"].get(key, [None])[0]
     mem = details["vMemory"].get(key, [None])[0]
     vm: dict[str, Any] = {"name": name, "vcpus": int(vcpus)}
     notes: list[str] = []
-    memory = _number(info.get(row, "Memory"))
+    memory = info.numbers("Memory")[i]
     if memory is None and mem is not None:
-        memory = _number(sheets["vMemory"].get(mem, "Size MiB", "Size MB"))
+        memory = sheets["vMemory"].numbers("Size MiB", "Size MB")[mem]
     if not memory:
         return None, [f"{label}: no memory value; not checked"]
     vm["memory"] = format_mib(int(memory))
-    active = _number(info.get(row, "Active Memory"))  # MiB, as vCenter's quick stats give it
+    active = info.numbers("Active Memory")[i]  # MiB, as vCenter's quick stats give it
     if active and 0 < active <= memory:
         vm["active_memory"] = format_mib(int(active))
-    hw = re.search(r"(\d+)", _text(info.get(row, "HW version")))
+    hw = re.search(r"(\d+)", info.texts("HW version")[i])
     if hw and 3 <= int(hw[1]) <= 30:
         vm["hardware_version"] = int(hw[1])
-    latency = _text(info.get(row, "Latency Sensitivity")).lower()
+    latency = info.texts("Latency Sensitivity")[i].lower()
     if latency in _LATENCY and latency != "normal":
         vm["latency_sensitivity"] = latency
-    ft = _text(info.get(row, "FT State"))
+    ft = info.texts("FT State")[i]
     if ft and ft.lower() not in ("notconfigured", "not configured"):
         vm["fault_tolerance"] = True
     if cpu is not None:
         _cpu(vm, sheets["vCPU"], cpu, notes, label)
     if mem is not None:
         _memory(vm, sheets["vMemory"], mem)
-    nics = [{"adapter": adapter} for nic in details["vNetwork"].get(key, [])
-            if (adapter := _NICS.get(_text(sheets["vNetwork"].get(nic, "Adapter")).lower().replace(" ", "")))]
+    adapters = sheets["vNetwork"].texts("Adapter")
+    nics = [{"adapter": adapter} for nic in details["vNetwork"].get(key, ())
+            if (adapter := _NICS.get(adapters[nic].lower().replace(" ", "")))]
     if nics:
         vm["nics"] = nics[:10]
     return vm, notes
 
 
-def _cpu(vm: dict[str, Any], rows: _Rows, row: list[Any], notes: list[str], label: str) -> None:
-    cps = _number(rows.get(row, "Cores p/s"))
+def _cpu(vm: dict[str, Any], rows: Sheet, i: int, notes: list[str], label: str) -> None:
+    cps = rows.numbers("Cores p/s")[i]
     if cps and cps >= 1:
         if vm["vcpus"] % int(cps):
             notes.append(f"{label}: {int(cps)} cores per socket do not divide {vm['vcpus']} vCPUs; not stated")
         else:
             vm["cores_per_socket"] = int(cps)
-    reservation = _number(rows.get(row, "Reservation"))
+    reservation = rows.numbers("Reservation")[i]
     if reservation and reservation > 0:
         vm["cpu_reservation"] = int(reservation)
-    limit = _number(rows.get(row, "Limit"))
+    limit = rows.numbers("Limit")[i]
     if limit is not None and limit >= 0:
         vm.setdefault("advanced", {})["sched.cpu.max"] = str(int(limit))
-    if _flag(rows.get(row, "Hot Add")):
+    if rows.flags("Hot Add")[i]:
         vm["cpu_hot_add"] = True
 
 
-def _memory(vm: dict[str, Any], rows: _Rows, row: list[Any]) -> None:
-    if _flag(rows.get(row, "Memory Reservation Locked To Max")):
+def _memory(vm: dict[str, Any], rows: Sheet, i: int) -> None:
+    if rows.flags("Memory Reservation Locked To Max")[i]:
         vm["memory_reservation"] = "full"
     else:
-        reservation = _number(rows.get(row, "Reservation"))
+        reservation = rows.numbers("Reservation")[i]
         if reservation and reservation > 0:
             vm["memory_reservation"] = format_mib(int(reservation))
-    limit = _number(rows.get(row, "Limit"))
+    limit = rows.numbers("Limit")[i]
     if limit is not None and limit >= 0:
         vm.setdefault("advanced", {})["sched.mem.max"] = str(int(limit))
-    if _flag(rows.get(row, "Hot Add")):
+    if rows.flags("Hot Add")[i]:
         vm["memory_hot_add"] = True

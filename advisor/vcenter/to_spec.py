@@ -109,6 +109,7 @@ def map_inventory(inventory: Inventory, filters: Filters | None = None, workload
     vms_by_host = _running_vms(inventory, hosts, filters, out)
     peers = {h.name: h.doc for h in hosts.values() if not h.problem}
     cluster_of = {h.name: h.cluster for h in hosts.values() if h.cluster and not h.problem}
+    peers_of = cluster_peers(peers, cluster_of)
     chosen_by: dict[tuple[str, int], int] = {}
     for moid, host in hosts.items():
         records = vms_by_host.get(moid, [])
@@ -116,7 +117,7 @@ def map_inventory(inventory: Inventory, filters: Filters | None = None, workload
             continue
         spec = _spec(dict(host.doc), host, records, inventory, workloads, chosen_by)
         spec.doc["host"]["description"] += _product_note(host.record.get("config.product"))
-        if cluster := cluster_peers(host.name, peers, cluster_of):
+        if cluster := peers_of.get(host.name):
             spec.doc["cluster"] = cluster
         left_out = sorted(h.name for h in hosts.values() if h.problem and h.cluster and h.cluster == host.cluster)
         if left_out:
