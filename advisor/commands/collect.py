@@ -208,7 +208,7 @@ def check_vcenter(args: VcenterArgs, catalog: Any, policy: Any, workloads: Seque
 
     estates = read_estates(args, workloads)
     sources = [SpecSource(f"vcenter {spec.location}", spec.doc, {vm: f"vcenter {place}" for vm, place in
-                                                                  spec.vms.items()})
+                                                                  spec.vms.items()}, spec.cluster)
                for estate in estates for spec in estate.mapping.specs]
     if not sources:
         from advisor.vcenter.errors import VcenterError

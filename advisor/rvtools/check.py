@@ -23,7 +23,8 @@ def check_exports(paths: list[str], catalog: Any, policy: Any, workloads: Sequen
 
 def evaluate(paths: list[str], catalog: Any, policy: Any, workloads: Sequence[Any] = ()) -> tuple[Any, list[Estate]]:
     """The Run of every export's specs, and the estates (their VMs' identities, for `advisor diff`)."""
-    from advisor.report.findings import InputProblem, VmSource
+    from advisor.report.findings import InputProblem
+    from advisor.report.places import SpecPlaces, relocate
 
     estates: list[Estate] = []
     problems: list[InputProblem] = []
@@ -57,14 +58,6 @@ def evaluate(paths: list[str], catalog: Any, policy: Any, workloads: Sequence[An
         if assumed.get(host.file):
             host.capacity["assumptions"] = assumed[host.file]
     run.errors[:0] = problems
-    for label, spec_origin in origins.items():
-        for vm, where in spec_origin.vms.items():
-            run.sources[(label, vm)] = VmSource(*_location(where), spec_origin.cluster)
-    for finding in run.findings:
-        origin = origins.get(finding.file or "")
-        if origin is None:
-            continue
-        where = origin.vms.get(finding.vm or "", origin.host) if finding.vm else origin.host
-        finding.file, finding.line = _location(where)
-        finding.column = None
+    relocate(run, {label: SpecPlaces(_location(o.host), {vm: _location(w) for vm, w in o.vms.items()}, o.cluster)
+                   for label, o in origins.items()})
     return run, estates

@@ -14,18 +14,20 @@ __all__ = ["SCALAR_KEYS", "SpecSource", "check_docs", "format_mib", "read_bool"]
 
 
 class SpecSource(NamedTuple):
-    """A spec built from vCenter: its label (where its host is), the document, and where each of
-    its VMs is (VM name -> label), to point findings at what they are about."""
+    """A spec built from vCenter: its label (where its host is), the document, where each of its VMs
+    is (VM name -> label), to point findings at what they are about, and the host's cluster."""
 
     label: str
     doc: dict[str, Any]
     vms: dict[str, str]
+    cluster: str = ""
 
 
 def check_docs(sources: list[SpecSource], notes: list[str], catalog: Any, policy: Any,
                progress: Callable[[int], None] | None = None) -> Any:
     """Evaluate spec documents as `advisor check` evaluates files; returns the Run, each finding
-    at its VM's place (or its host's), without a line: there is no file behind it.
+    at its VM's place (or its host's), without a line: there is no file behind it
+    (advisor.report.places, as for an RVTools export).
     The documents are validated as parsed files are, but not written as YAML and read back.
     `progress`: called with 1 after each document."""
     from advisor.engine.engine import Evaluator
@@ -33,6 +35,7 @@ def check_docs(sources: list[SpecSource], notes: list[str], catalog: Any, policy
     from advisor.errors import InputError, printable, problems
     from advisor.load.specfile import spec_from_root
     from advisor.report.findings import InputProblem
+    from advisor.report.places import SpecPlaces, relocate
 
     evaluator = Evaluator(catalog, policy)
     for source in sources:
@@ -47,10 +50,7 @@ def check_docs(sources: list[SpecSource], notes: list[str], catalog: Any, policy
             progress(1)
     evaluator.run.notes.extend(notes)
     run = evaluator.finish()
-    places = {source.label: source.vms for source in sources}
-    for finding in run.findings:
-        vms = places.get(finding.file or "")
-        if vms is not None:
-            finding.file = vms.get(finding.vm or "", finding.file) if finding.vm else finding.file
-            finding.line = finding.column = None
+    relocate(run, {source.label: SpecPlaces((source.label, None), {vm: (place, None) for vm, place in
+                                                                    source.vms.items()}, source.cluster)
+                   for source in sources})
     return run

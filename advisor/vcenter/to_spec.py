@@ -57,6 +57,7 @@ class SpecDoc:
     location: str = ""
     vms: dict[str, str] = field(default_factory=dict)  # VM name in the spec -> its location
     uuids: dict[str, str] = field(default_factory=dict)  # VM name in the spec -> its instance UUID
+    cluster: str = ""  # the host's cluster ("" for a standalone host)
 
 
 @dataclass
@@ -184,7 +185,7 @@ def _spec(host: dict[str, Any], place: _Host, vms: list[Record], inventory: Inve
     where = f"host {host['name']}" + (f" in cluster {cluster}" if cluster else "")
     host["description"] = f"{where}, read from vCenter {inventory.server}"
     doc: dict[str, Any] = {"host": host, "vms": []}
-    spec = SpecDoc(_stem(host["name"]), doc, location=place.place)
+    spec = SpecDoc(_stem(host["name"]), doc, location=place.place, cluster=cluster or "")
     group = host["name"]
     seen: set[str] = set()
     for record in sorted(vms, key=lambda r: (entity_name(r.get("name", r.moid)), r.moid)):

@@ -121,7 +121,7 @@ def test_inventory_keeps_powered_on_vms_and_names_duplicates():
     mapping = map_inventory(inventory)
     (spec,) = mapping.specs
     assert [vm["name"] for vm in spec.doc["vms"]] == ["db", "db [vm-dup]"]
-    assert "cluster prod" in spec.doc["host"]["description"]
+    assert "cluster prod" in spec.doc["host"]["description"] and spec.cluster == "prod"
     assert any("another VM" in n for n in spec.notes) and any("1 powered-off VM" in s for s in mapping.skipped)
     assert map_inventory(inventory, Filters(clusters=("test-*",))).specs == []
 
@@ -256,3 +256,28 @@ def test_govc_environment_is_read_as_govc_reads_it(tmp_path):
     assert read_env({"GOVC_PASSWORD": str(tmp_path / "missing")}).password == str(tmp_path / "missing")
     assert read_env({"GOVC_URL": "https://[::1]:9443/sdk"}).server == "[::1]:9443"
     assert read_env({}).server is None and read_env({"GOVC_URL": "https://:99999/"}).server is None
+
+
+def test_check_docs_points_findings_at_vcenter_places_and_fills_the_vm_rows():
+    """`check --vcenter` evaluates the mapped specs in memory (advisor.vcenter.core.check_docs): each
+    finding goes to its VM's place (no line), and the one-row-per-VM report finds it there, with
+    the host's cluster (both through advisor.report.places, as for an RVTools export)."""
+    from advisor.commands.scopes import Options, Scopes
+    from advisor.load.config import load_config
+    from advisor.report.vmrows import rows
+    from advisor.vcenter.core import SpecSource, check_docs
+
+    host = {"name": "esx01", "sockets": 2, "cores_per_socket": 10, "threads_per_core": 2,
+            "numa_nodes_per_socket": 1, "memory": "256GB", "esxi": "8.0"}
+    doc = {"host": host, "vms": [{"name": "big", "vcpus": 32, "memory": "64GB", "cores_per_socket": 1},
+                                 {"name": "small", "vcpus": 2, "memory": "4GB"}]}
+    label = "vcenter vc:443/prod/esx01"
+    scope = Scopes(Options((), (), (), None, None))
+    first = scope.of(load_config(None, [], scope.found))
+    run = check_docs([SpecSource(label, doc, {"big": f"{label}/big", "small": f"{label}/small"}, "prod")], [],
+                     first.catalog, first.policy)
+    big = [f for f in run.findings if f.vm == "big"]
+    assert big and {(f.file, f.line, f.column) for f in big} == {(f"{label}/big", None, None)}
+    table = {row["vm"]: row for row in rows(run)}
+    assert table["big"]["verdict"] != "ok" and table["big"]["top_finding"].startswith(big[0].rule[:3])
+    assert table["big"]["cluster"] == table["small"]["cluster"] == "prod"
