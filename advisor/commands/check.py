@@ -27,10 +27,12 @@ if TYPE_CHECKING:
 @report_options
 @click.option(
     "--vcenter",
-    metavar="HOST[:PORT]",
+    metavar="[HOST[:PORT]]",
     multiple=True,
-    help="Check the VMs running in this vCenter (read-only) instead of spec files; repeat for several "
-    "vCenters; see `advisor collect vcenter`.",
+    is_flag=False,
+    flag_value="",  # `--vcenter` alone: the server of $GOVC_URL, as govc takes it
+    help="Check the VMs running in this vCenter (read-only) instead of spec files; without HOST, the "
+    "server of $GOVC_URL; repeat for several vCenters; see `advisor collect vcenter`.",
 )
 @vcenter_options
 @stdin_option

@@ -56,9 +56,10 @@ def read_estates(args: VcenterArgs, workloads: Sequence[Any] = ()) -> list[Estat
     from advisor.vcenter.session import Endpoint
 
     govc = read_env()
-    servers = args.servers or ((govc.server,) if govc.server else ())
-    if not servers:
-        raise click.UsageError("no server: give --server HOST (or set $GOVC_URL)")
+    # No server given (`collect vcenter` without --server, `check --vcenter` without HOST): GOVC_URL's.
+    servers = tuple(server or govc.server or "" for server in args.servers or ("",))
+    if not all(servers):
+        raise click.UsageError("no server given, and $GOVC_URL names none: give the vCenter as HOST[:PORT]")
     for server in servers:
         Endpoint.parse(server)  # before asking for anything
     from_url = [same_server(server, govc) for server in servers]

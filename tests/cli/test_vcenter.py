@@ -322,6 +322,10 @@ def test_govc_environment_is_enough_to_log_in(cli, vcsim, monkeypatch, tmp_path)
     assert result.code == 2 and "not trusted" in result.err  # the system's trust store knows no vcsim
     monkeypatch.setenv("GOVC_INSECURE", "1")
     assert cli("collect", "vcenter", "--vm", "sql64", "-o", tmp_path / "b").code == 0
+    # `check --vcenter` without a server checks GOVC_URL's, as `collect vcenter` without --server reads it
+    doc = check_json(cli, "--vcenter", "--vm", "sql64")
+    assert {(f["rule"], f["file"]) for f in doc["findings"] if f["vm"] == "sql64"} >= {
+        ("NUMA001", f"vcenter {vcsim.server}/DC0_C0/DC0_C0_H0/sql64")}
     monkeypatch.setenv("ADVISOR_VCENTER_PASSWORD", "not-the-password")  # advisor's own variable first
     result = cli("check", "--vcenter", vcsim.server, "--vm", "sql64")
     assert result.code == 2 and "wrong user name or password" in result.err
@@ -348,6 +352,20 @@ def test_two_vcenters_in_one_run_stay_apart(cli, vcsim, login, tmp_path):
                  *login, "--insecure")
     lines = result.err.strip().splitlines()
     assert result.code == 2 and len(lines) == 1 and "is the same vCenter as" in lines[0], result.err
+
+
+def test_vcenter_without_a_server_takes_govc_urls(cli, monkeypatch, tmp_path):
+    """`check --vcenter` alone (and `collect vcenter` without --server) reads the server from
+    GOVC_URL; with no GOVC_URL either, one usage line, exit 2, before anything is asked or read."""
+    for args in (("check", "--vcenter"), ("check", "--vcenter", "--format", "json"),
+                 ("collect", "vcenter", "-o", tmp_path / "out")):
+        result = cli(*args)
+        assert result.code == 2 and "no server given, and $GOVC_URL names none" in result.err, args
+    monkeypatch.setenv("GOVC_URL", "127.0.0.1:9")  # a port nothing listens on: refused at once
+    monkeypatch.setenv("ADVISOR_VCENTER_PASSWORD", "x")
+    result = cli("check", "--vcenter", "--user", "u", "--timeout", "5")
+    assert result.code == 2 and "vcenter 127.0.0.1:9: cannot reach the server" in result.err, result.err
+    assert not (tmp_path / "out").exists()
 
 
 def test_no_password_is_a_usage_error(cli, monkeypatch, tmp_path):
