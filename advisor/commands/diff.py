@@ -13,55 +13,83 @@ from advisor.vocab import DIFF_FORMATS as FORMATS
 
 
 def _snapshot(path: str, catalog: Any, policy: Any, profiles: Any, workloads: Any = ()) -> Any:
+    """The VMs of one snapshot, each under its key, and its findings, each under its VM's key (or
+    its subject's: a host) and its rule."""
+    from advisor.errors import InputError
+    from advisor.rvtools.detect import is_export
+
+    run, snap, keys = (_export(path, catalog, policy, workloads) if is_export(path)
+                       else _folder(path, catalog, policy, profiles))
+    if run.errors:
+        raise InputError(run.errors[0].message, file=run.errors[0].file, line=run.errors[0].line)
+    # A finding belongs to the VM where it points (an export's row, or the spec file and VM name): equal
+    # VM names on two hosts stay apart.
+    for f in run.findings:
+        if f.suppressed is not None:
+            continue
+        where = (f.file, f.line) if snap.ids == "rvtools" else (f.file, f.vm)
+        owner = keys.get(where, f.subject) if f.vm else f.subject
+        snap.findings[(owner, f.rule)] = {"rule": f.rule, "severity": f.severity, "subject": f.subject,
+                                          "message": f.message, "file": f.file, "line": f.line}
+    return snap
+
+
+def _export(path: str, catalog: Any, policy: Any, workloads: Any) -> tuple[Any, Any, dict[Any, str]]:
+    """An RVTools export's run, its snapshot of VMs keyed by VI SDK UUID and VM UUID, and where each
+    VM's findings point (its sheet and row) -> its key."""
+    from advisor.report.diff import Snapshot
+    from advisor.rvtools.check import evaluate
+
+    run, estates = evaluate([path], catalog, policy, workloads)
+    snap = Snapshot(path, by_uuid=True, ids="rvtools")
+    keys: dict[Any, str] = {}
+    for estate in estates:
+        for spec in estate.specs:
+            host = spec.doc["host"]["name"]
+            for vm in spec.doc["vms"]:
+                key = spec.origin.keys[vm["name"]]
+                place = run.sources[(spec.label, vm["name"])]
+                keys[(place.file, place.line)] = key
+                snap.vms[key] = {"name": vm["name"], "host": host, "vcpus": vm["vcpus"],
+                                 "cores_per_socket": vm.get("cores_per_socket"), "memory": vm["memory"]}
+    return run, snap, keys
+
+
+def _folder(path: str, catalog: Any, policy: Any, profiles: Any) -> tuple[Any, Any, dict[Any, str]]:
+    """A folder of spec files (or one file): its run, its snapshot, and (file, VM name) -> the VM's
+    key. A folder `collect vcenter` wrote names each VM's instance UUID (and its vCenter's): matched
+    by those when every VM has one, so a renamed or moved VM stays itself and two vCenters stay apart;
+    else by host and VM name."""
+    from advisor.engine.specs import check_files
     from advisor.errors import InputError
     from advisor.load.specfile import load_spec
     from advisor.model.units import format_mib
     from advisor.report.diff import Snapshot
-    from advisor.rvtools.detect import is_export
+    from advisor.vcenter.specfiles import read_vm_keys
 
-    if is_export(path):
-        from advisor.rvtools.check import evaluate
-
-        run, estates = evaluate([path], catalog, policy, workloads)
-        if run.errors:
-            raise InputError(run.errors[0].message, file=run.errors[0].file, line=run.errors[0].line)
-        snap = Snapshot(path, by_uuid=True)
-        keys: dict[tuple[str, str], str] = {}
-        for estate in estates:
-            for spec in estate.specs:
-                host = spec.doc["host"]["name"]
-                for vm in spec.doc["vms"]:
-                    key = spec.origin.keys[vm["name"]]
-                    keys[(host, vm["name"])] = key
-                    snap.vms[key] = {"name": vm["name"], "host": host, "vcpus": vm["vcpus"],
-                                     "cores_per_socket": vm.get("cores_per_socket"), "memory": vm["memory"]}
-    else:
-        from advisor.engine.specs import check_files
-
-        folder = Path(path)
-        files = sorted(str(p) for p in folder.glob("*.yaml")) if folder.is_dir() else [path]
-        if not files:
-            raise InputError("no spec files (*.yaml) and not an RVTools export", file=path)
-        run = check_files(files, catalog, policy, profiles, None)
-        if run.errors:
-            raise InputError(run.errors[0].message, file=run.errors[0].file, line=run.errors[0].line)
-        snap = Snapshot(path, by_uuid=False)
-        keys = {}
-        for file in files:
-            loaded = load_spec(file)
-            for vm in loaded.spec.vms:
-                key = f"{loaded.host.name}/{vm.name}"
-                keys[(loaded.host.name, vm.name)] = key
-                snap.vms[key] = {"name": vm.name, "host": loaded.host.name, "vcpus": vm.vcpus,
-                                 "cores_per_socket": vm.cores_per_socket, "memory": format_mib(vm.memory)}
-    hosts_of = {vm.name: vm.host for vm in run.vms}
-    for f in run.findings:
-        if f.suppressed is not None:
-            continue
-        owner = keys.get((hosts_of.get(f.vm or "") or "", f.vm or ""), f.subject) if f.vm else f.subject
-        snap.findings[(owner, f.rule)] = {"rule": f.rule, "severity": f.severity, "subject": f.subject,
-                                          "message": f.message, "file": f.file, "line": f.line}
-    return snap
+    folder = Path(path)
+    files = sorted(str(p) for p in folder.glob("*.yaml")) if folder.is_dir() else [path]
+    if not files:
+        raise InputError("no spec files (*.yaml) and not an RVTools export", file=path)
+    run = check_files(files, catalog, policy, profiles, None)
+    if run.errors:
+        return run, Snapshot(path, by_uuid=False), {}
+    ids = read_vm_keys(folder) if folder.is_dir() else None
+    shapes: list[tuple[str, str | None, dict[str, Any]]] = []
+    for file in files:
+        loaded = load_spec(file)
+        of_file = (ids or {}).get(Path(file).name, {})
+        shapes += [(file, of_file.get(vm.name), {"name": vm.name, "host": loaded.host.name, "vcpus": vm.vcpus,
+                                                 "cores_per_socket": vm.cores_per_socket,
+                                                 "memory": format_mib(vm.memory)}) for vm in loaded.spec.vms]
+    by_uuid = bool(shapes) and all(uuid for _, uuid, _ in shapes)
+    snap = Snapshot(path, by_uuid=by_uuid, ids="vcenter" if by_uuid else "")
+    keys: dict[Any, str] = {}
+    for file, uuid, shape in shapes:
+        key = uuid if by_uuid and uuid else f"{shape['host']}/{shape['name']}"
+        keys[(file, shape["name"])] = key  # a VM's findings are in its host's file
+        snap.vms[key] = shape
+    return run, snap, keys
 
 
 @click.command("diff")
@@ -78,7 +106,8 @@ def command(old: str, new: str, fmt: str, output: str | None, fail_on: str) -> N
     OLD and NEW are RVTools exports (.xlsx, or the folder of RVTools_tab*.csv files) or folders of
     spec files (`advisor collect vcenter -o DIR`). Reports VMs added, removed and reshaped (host,
     vCPUs, cores per socket, memory) and findings new, fixed and unchanged. Two exports are matched
-    by VM UUID; anything else by host and VM name.
+    by VM UUID, two folders `collect vcenter` wrote by VM instance UUID (with the vCenter's);
+    anything else by host and VM name.
     """
     from advisor.atomic import check_target, write_atomic
     from advisor.commands.scopes import Options, Scopes

@@ -2,9 +2,11 @@
 unchanged.
 
 A snapshot is an RVTools export (VMs keyed by VI SDK UUID and VM UUID, so a renamed VM is the same
-VM and two vCenters' equal names stay apart) or a folder of spec files such as `advisor collect
-vcenter` writes (VMs keyed by host and name: a spec carries no UUID). Two exports are matched by UUID;
-anything else by host and name, which the report says.
+VM and two vCenters' equal names stay apart) or a folder of spec files. A spec carries no UUID, but
+the folder `advisor collect vcenter` writes names each VM's instance UUID and its vCenter's
+(advisor.vcenter.specfiles.read_vm_keys): two such folders are matched by those. Two exports are
+matched by UUID; anything else (an export and a folder: whether RVTools' "VM UUID" is the instance
+UUID is not documented; a folder of hand-written specs) by host and name, which the report says.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ COLUMNS = ("change", "subject", "rule", "severity", "detail", "file", "line")
 class Snapshot:
     label: str
     by_uuid: bool
+    ids: str = ""  # what the UUID keys are ("rvtools", "vcenter"): two snapshots match by them only when equal
     vms: dict[str, dict[str, Any]] = field(default_factory=dict)  # key -> shape (name, host, vcpus, ...)
     findings: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)  # (vm key or host, rule) -> finding
 
@@ -55,7 +58,7 @@ def _rekey(snapshot: Snapshot, by_uuid: bool) -> tuple[dict[str, dict[str, Any]]
 
 
 def compare(old: Snapshot, new: Snapshot) -> Diff:
-    by_uuid = old.by_uuid and new.by_uuid
+    by_uuid = old.by_uuid and new.by_uuid and old.ids == new.ids
     old_vms, old_findings = _rekey(old, by_uuid)
     new_vms, new_findings = _rekey(new, by_uuid)
     added = [new_vms[k] for k in sorted(new_vms.keys() - old_vms.keys())]
@@ -70,7 +73,8 @@ def compare(old: Snapshot, new: Snapshot) -> Diff:
             reshaped.append({"name": after["name"], "changes": changes})
     gone_vms = old_vms.keys() - new_vms.keys()
     vanished = sorted(old_findings.keys() - new_findings.keys())
-    return Diff(old.label, new.label, "VM UUID" if by_uuid else "host and VM name", added, removed, reshaped,
+    matched_by = ("VM instance UUID" if old.ids == "vcenter" else "VM UUID") if by_uuid else "host and VM name"
+    return Diff(old.label, new.label, matched_by, added, removed, reshaped,
                 [new_findings[k] for k in sorted(new_findings.keys() - old_findings.keys())],
                 [old_findings[k] for k in vanished if k[0] not in gone_vms],
                 len(old_findings.keys() & new_findings.keys()),

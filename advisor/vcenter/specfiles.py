@@ -160,3 +160,37 @@ def _swap(staging: Path, folder: Path, names: set[str]) -> list[str]:
     with contextlib.suppress(OSError):
         shutil.rmtree(old)
     return kept
+
+
+MAX_INDEX = 64 * 1024 * 1024  # bytes of a MAPPING_FILE read back (a 100,000-VM vCenter writes a few MiB)
+
+
+def read_vm_keys(folder: Path) -> dict[str, dict[str, str]] | None:
+    """What MAPPING_FILE says identifies each VM of `folder`: file name -> VM name in the spec ->
+    "<vCenter instance UUID>/<VM instance UUID>", the same VM across runs whatever its name or host,
+    and apart from an equally named VM of another vCenter. None when the folder has no such file,
+    or one written before the UUIDs were (no `uuids`), or from a server without an instance UUID
+    (an ESXi host): its VMs are then known by host and name only. A file that is not such an
+    index is an input error naming it."""
+    path = folder / MAPPING_FILE
+    if not path.is_file():
+        return None
+    label = str(path)
+    try:
+        if path.stat().st_size > MAX_INDEX:
+            raise InputError(f"larger than {MAX_INDEX >> 20} MiB; not an index advisor wrote", file=label)
+        index = json.loads(path.read_bytes())
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror}", file=label) from None
+    except (ValueError, RecursionError):
+        raise InputError("not JSON; not an index `advisor collect vcenter` wrote", file=label) from None
+    if not isinstance(index, dict):
+        raise InputError("not an index `advisor collect vcenter` wrote (not a JSON object)", file=label)
+    instance, uuids = index.get("instance"), index.get("uuids")
+    if instance is None or uuids is None:
+        return None
+    if not isinstance(instance, str) or not isinstance(uuids, dict) or not all(
+            isinstance(vms, dict) and all(isinstance(k, str) and isinstance(v, str) for k, v in vms.items())
+            for vms in uuids.values()):
+        raise InputError("'instance' is not text or 'uuids' is not file -> VM -> UUID", file=label, field="uuids")
+    return {str(file): {vm: f"{instance}/{uuid}" for vm, uuid in vms.items()} for file, vms in uuids.items()}

@@ -124,3 +124,61 @@ def test_staging_folder_name_is_bounded(tmp_path: Path) -> None:
     write_folder(_mapping(["a"]), folder, "vc")
     assert (folder / "a.yaml").is_file()
     assert specfiles.MAX_STEM == 100
+
+
+# --- advisor diff of two collected folders: VMs known by their instance UUIDs --------------------
+
+_HOST = {"sockets": 2, "cores_per_socket": 10, "threads_per_core": 2, "numa_nodes_per_socket": 1,
+         "memory": "256GB", "esxi": "8.0"}
+
+
+def _collected(folder: Path, instance: str | None, hosts: dict[str, list[tuple[str, int, str, str]]]) -> Path:
+    """A folder as `collect vcenter` writes it: host -> VMs (name, vCPUs, NIC adapter, instance UUID)."""
+    specs = []
+    for host, vms in hosts.items():
+        doc = {"host": {"name": host, **_HOST},
+               "vms": [{"name": n, "vcpus": c, "memory": "8GB", "nics": [{"adapter": a}]} for n, c, a, _ in vms]}
+        specs.append(SpecDoc(host, doc, uuids={n: u for n, _, _, u in vms if u}))
+    write_folder(Mapping(specs=specs), folder, "vc:443", instance)
+    return folder
+
+
+def test_diff_of_collected_folders_follows_instance_uuids(cli, tmp_path: Path) -> None:
+    """A VM renamed and moved to another host is the same VM (reshaped), equal VM names on two
+    hosts keep their own findings, and the same names in another vCenter are other VMs."""
+    vc1, vc2 = "5a1e0000-0000-4000-8000-000000000001", "5a1e0000-0000-4000-8000-000000000002"
+    old = _collected(tmp_path / "old", vc1, {"esx1": [("web", 2, "vmxnet3", "u-web"), ("db", 4, "e1000", "u-db1")],
+                                             "esx2": [("db", 4, "vmxnet3", "u-db2")]})
+    new = _collected(tmp_path / "new", vc1, {"esx1": [("db", 4, "vmxnet3", "u-db1")],
+                                             "esx2": [("db", 4, "e1000", "u-db2"), ("web2", 2, "vmxnet3", "u-web")]})
+    doc = json.loads(cli("diff", old, new, "--format", "json").out)
+    assert doc["matched_by"] == "VM instance UUID"
+    assert doc["vms"]["added"] == [] and doc["vms"]["removed"] == []
+    assert doc["vms"]["reshaped"] == [{"name": "web2", "changes": {"host": ["esx1", "esx2"], "name": ["web", "web2"]}}]
+    # NET001 moved from db on esx1 to db on esx2: one fixed, one new (matched by name, it would be "unchanged")
+    assert [(f["rule"], f["file"].rsplit("/", 1)[-1]) for f in doc["findings"]["fixed"]] == [("NET001", "esx1.yaml")]
+    assert [(f["rule"], f["file"].rsplit("/", 1)[-1]) for f in doc["findings"]["new"]] == [("NET001", "esx2.yaml")]
+    other = _collected(tmp_path / "other", vc2, {"esx1": [("web", 2, "vmxnet3", "u-web"),
+                                                          ("db", 4, "e1000", "u-db1")],
+                                                 "esx2": [("db", 4, "vmxnet3", "u-db2")]})
+    apart = json.loads(cli("diff", old, other, "--format", "json").out)
+    assert len(apart["vms"]["added"]) == len(apart["vms"]["removed"]) == 3 and apart["findings"]["unchanged"] == 0
+
+
+def test_diff_of_folders_without_every_uuid_matches_by_host_and_name(cli, tmp_path: Path) -> None:
+    old = _collected(tmp_path / "old", None, {"esx1": [("web", 2, "vmxnet3", "u-web")]})  # an ESXi host: no UUID
+    new = _collected(tmp_path / "new", "5a1e0000-0000-4000-8000-000000000001",
+                     {"esx1": [("web", 4, "vmxnet3", "u-web"), ("app", 2, "vmxnet3", "")]})  # one VM without
+    doc = json.loads(cli("diff", old, new, "--format", "json").out)
+    assert doc["matched_by"] == "host and VM name"
+    assert [vm["name"] for vm in doc["vms"]["added"]] == ["app"] and doc["vms"]["reshaped"][0]["name"] == "web"
+
+
+@pytest.mark.parametrize("index", [b"{", b"[]", b'{"instance": 7, "uuids": {}}',
+                                   b'{"instance": "x", "uuids": {"a.yaml": ["u"]}}'])
+def test_a_broken_collect_index_is_one_line_exit_2(cli, tmp_path: Path, index: bytes) -> None:
+    old = _collected(tmp_path / "old", "5a1e0000-0000-4000-8000-000000000001", {"esx1": [("web", 2, "vmxnet3", "u")]})
+    (old / MAPPING_FILE).write_bytes(index)
+    result = cli("diff", old, old)
+    assert result.code == 2 and MAPPING_FILE in result.err and len(result.err.strip().splitlines()) == 1, result.err
+    assert "Traceback" not in result.err
