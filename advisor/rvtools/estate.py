@@ -11,6 +11,15 @@ never holds stays unknown and is said once per host or per export:
 - host advanced settings (Numa.PreferHT, ...), every VM advanced key, vGPU profiles, guest settings.
 - disk roles (OS or data) and the controller a disk hangs on: storage rules are not evaluated
   on an export, and the report says so.
+
+The vDisk sheet is read (its absence is named) but not mapped to the spec's `disks:`. A spec disk's
+`role` (advisor.model.base.Disk) has no "unknown": left out it is "data", and the storage facts
+count every disk not marked "os" as a data disk, so an export's boot disk on LSI Logic would make
+STO001 (data disks on a legacy controller) fire on a guess, and any two disks on one controller
+STO002. Mapping disks needs a role that can stay unknown, and facts that leave the data-disk counts
+unknown then (a model change). vDisk's "Controller" is also not settled by a document: it is read
+as the controller's type in ../shared/reference/rvtools.md, while exports seen write its label
+("SCSI controller 0"), which names the bus but not the type.
 """
 
 from __future__ import annotations
