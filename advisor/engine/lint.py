@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
@@ -29,6 +29,9 @@ from advisor.model.template import template_vm
 from advisor.model.vmxkeys import ADVANCED_INDEX
 from advisor.report.findings import InputProblem, Run
 from advisor.vmx.templatefields import RECONCILED, template_fields
+
+if TYPE_CHECKING:
+    from advisor.readers.folder import Folder, Folders
 
 PARALLEL_THRESHOLD = 64  # below this, starting processes costs more than it saves
 
@@ -155,24 +158,30 @@ def _problem(exc: InputError, path: str) -> InputProblem:
     return InputProblem(exc.file or path, exc.line, exc.field, exc.message)
 
 
-def lint_paths(files: Sequence[str | Path], job: LintJob, evaluator: Evaluator | None = None) -> Run:
-    """Read and evaluate templates in this process."""
+def lint_paths(files: Sequence[str | Path], job: LintJob, evaluator: Evaluator | None = None,
+               folders: Folders | None = None) -> Run:
+    """Read and evaluate templates in this process. `folders`: what this run has read of the
+    templates' folders (advisor.readers.folder), kept from one chunk of files to the next."""
     from advisor.engine.catalog import load_catalog
+    from advisor.readers.folder import Folder, Folders
 
     if evaluator is None:
         evaluator = Evaluator(load_catalog(job.rule_dirs), job.policy, full_vmx=False, keep_recommendations=False,
                               typed=False)
     host, version = host_and_version(job)
+    folders = folders if folders is not None else Folders()
+    var_files = Folder.given((Path(name), data) for name, data in job.var_files)
     # The cyclic collector would rescan the results kept so far every few hundred
     # allocations (a third of the time per file); reading and evaluating a chunk of files
     # makes almost no cycles, and the collector runs again between chunks.
     with gc_paused():
         for path in files:
-            _lint_file(path, job, evaluator, host, version)
+            _lint_file(path, job, evaluator, host, version, folders, var_files)
     return evaluator.run
 
 
-def _lint_file(file: str | Path, job: LintJob, evaluator: Evaluator, host: Any, version: Any) -> None:
+def _lint_file(file: str | Path, job: LintJob, evaluator: Evaluator, host: Any, version: Any, folders: Folders,
+               var_files: Folder) -> None:
     from advisor.readers import read_template
 
     # Files travel as text (to workers too): the reader makes the one Path a file needs.
@@ -182,7 +191,7 @@ def _lint_file(file: str | Path, job: LintJob, evaluator: Evaluator, host: Any, 
         data = job.stdin[1] if job.stdin is not None and path == job.stdin[0] else None
         # Unnamed standard input (`-`) belongs to no folder: no sibling files supply its variables.
         templates = read_template(path, data, () if path == "-" else None, named=path in job.named,
-                                  var_files=[(Path(name), data) for name, data in job.var_files])
+                                  var_files=var_files, folders=folders)
         subjects = [template_subject(t, job.workload) for t in templates if t.count != 0]
     except InputError as exc:
         evaluator.run.errors.append(_problem(exc, path))
@@ -218,15 +227,17 @@ def _fixes_in_template_language(findings: list[Any], templates: list[Any]) -> No
 def _lint_chunk(files: list[str], job: LintJob, kept: dict[str, Any]) -> Run:
     """One chunk of a worker (advisor.cost.workers), with the evaluator the worker keeps."""
     from advisor.engine.catalog import load_catalog
+    from advisor.readers.folder import Folders
 
     evaluator = kept.get("evaluator")
     if evaluator is None:
         evaluator = kept["evaluator"] = Evaluator(load_catalog(job.rule_dirs), job.policy, full_vmx=False,
                                                   keep_recommendations=False, typed=False)
+        kept["folders"] = Folders()
     # Each chunk's results alone; the rules stay out (the parent's evaluator holds the same
     # catalog's: a fifth of what is sent back).
     evaluator.run = Run()
-    return lint_paths(files, job, evaluator)
+    return lint_paths(files, job, evaluator, kept["folders"])
 
 
 def lint(files: Sequence[str | Path], job: LintJob, jobs: int | None = None,
@@ -237,10 +248,13 @@ def lint(files: Sequence[str | Path], job: LintJob, jobs: int | None = None,
     catalog = load_catalog(job.rule_dirs)  # load errors surface here, before any work
     workers = jobs if jobs is not None else (min(os.cpu_count() or 1, 8) if len(files) >= PARALLEL_THRESHOLD else 1)
     if workers <= 1 or len(files) < 2:
+        from advisor.readers.folder import Folders
+
         evaluator = Evaluator(catalog, job.policy, full_vmx=False, keep_recommendations=False, typed=False)
+        folders = Folders()
         chunk = 50
         for start in range(0, len(files), chunk):
-            lint_paths(files[start:start + chunk], job, evaluator)
+            lint_paths(files[start:start + chunk], job, evaluator, folders)
             if progress:
                 progress(min(chunk, len(files) - start))
         return evaluator.finish()

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 from advisor.errors import InputError
 from advisor.load.yamlfile import open_regular, read_bytes
 from advisor.readers.base import TemplateVM
+from advisor.readers.folder import SIBLING_SUFFIXES, Folder, Folders
 
 if TYPE_CHECKING:
     from advisor.readers.ignore import Layers
@@ -51,8 +52,6 @@ _OVA_PREFIX_BYTES = 40 * 1024 * 1024
 
 # Folders that hold tool state or dependencies, never templates someone wants linted.
 SKIPPED_DIRS = frozenset({".git", ".terraform", "node_modules"})
-# A folder with more sibling files than this is not read for variable values (bounded work).
-_MAX_SIBLINGS = 200
 
 UNKNOWN_FORMAT = "not a template advisor can read (.vmx, .ovf/.ova, Packer, Terraform)"
 
@@ -127,7 +126,8 @@ _JSON_TOKEN = re.compile(r'"((?:[^"\\]|\\.|\\\Z)*)"?|[{}\[\],]', re.S)
 
 def read_template(path: str | os.PathLike[str], data: bytes | None = None,
                   siblings: Iterable[tuple[Path, bytes]] | None = None, named: bool = False,
-                  var_files: Iterable[tuple[Path, bytes]] = ()) -> list[TemplateVM]:
+                  var_files: Iterable[tuple[Path, bytes]] | Folder = (),
+                  folders: Folders | None = None) -> list[TemplateVM]:
     """Every VM the file describes, read by the reader `detect` picks.
 
     `siblings` (other files of the folder, as (path, bytes)) let Packer and Terraform resolve
@@ -135,10 +135,16 @@ def read_template(path: str | os.PathLike[str], data: bytes | None = None,
     `named`: the user named this file rather than its folder. Packer then reads that file alone
     (`packer build file.pkr.hcl`), while Terraform always reads the whole folder (a module).
     `var_files`: `--var-file` values, applied after every file the tools load by themselves.
+    `folders`: the folders this run has read (lint's), so that a folder's files are read and
+    parsed once for all its templates (advisor.readers.folder).
     """
     path = Path(path)
+    folder = None
+    if siblings is None:
+        folder = (folders or Folders()).of(path.parent)
     if data is None:
-        data = _read_file(path)
+        ova = path.name.lower().endswith(".ova")
+        data = folder.data(path) if folder is not None and not ova else _read_file(path)
     kind = detect(path, data[:HEAD_BYTES])
     if kind is None:
         from advisor.load.kinds import for_template_command  # which command reads it, if another does
@@ -147,11 +153,11 @@ def read_template(path: str | os.PathLike[str], data: bytes | None = None,
     module = _module(kind)
     try:
         if kind in _FOLDER_READERS:
-            if named and kind == "packer":
-                siblings = ()
-            if siblings is None:
-                siblings = list(_folder_siblings(path))
-            return module.read(path, data, siblings, var_files)
+            if folder is None or (named and kind == "packer"):
+                folder = Folder.given(siblings or ())
+            if not isinstance(var_files, Folder):
+                var_files = Folder.given(var_files)
+            return module.read(path, data, folder, var_files)
         return module.read(path, data)
     except InputError as exc:
         raise exc.located(str(path)) from None
@@ -178,11 +184,6 @@ def _read_prefix(path: Path, size: int) -> bytes:
         raise InputError(exc.strerror or str(exc), file=str(path)) from None
 
 
-# The files beside a Packer/Terraform template that may define or assign its variables.
-SIBLING_SUFFIXES = (".tf", ".tf.json", ".tfvars", ".tfvars.json", ".pkr.hcl", ".pkr.json", ".pkrvars.hcl",
-                    ".pkrvars.json")
-
-
 def variable_siblings(files: Iterable[str | os.PathLike[str]]) -> list[Path]:
     """Every file a folder reader may read beside the given templates (for the output guard)."""
     folders = {Path(f).parent for f in files if str(f).lower().endswith((*SIBLING_SUFFIXES, ".json", ".hcl"))}
@@ -193,36 +194,6 @@ def variable_siblings(files: Iterable[str | os.PathLike[str]]) -> list[Path]:
         except OSError:
             continue
     return found
-
-
-def _folder_siblings(path: Path) -> Iterator[tuple[Path, bytes]]:
-    """The Packer/Terraform files beside `path` that may define or assign its variables.
-
-    Unreadable siblings are skipped: reading this file should not fail because of another one.
-    So is a symlink to a file in another folder: an auto-loaded `terraform.tfvars` linked to
-    `~/.secrets/prod.tfvars` would pour values from outside the repository into the report (a
-    file given with --var-file is read wherever it is: the user named it).
-    """
-    try:
-        entries = sorted(path.parent.iterdir())
-    except OSError:
-        return
-    candidates = [p for p in entries if p != path and p.name.lower().endswith(SIBLING_SUFFIXES)]
-    try:
-        folder = path.parent.resolve()
-    except (OSError, RuntimeError):
-        return
-    for sibling in candidates[:_MAX_SIBLINGS]:
-        if sibling.is_symlink():  # a variable file linked from elsewhere is read only if named (--var-file)
-            try:
-                if sibling.resolve().parent != folder:
-                    continue
-            except (OSError, RuntimeError):
-                continue
-        try:
-            yield sibling, read_bytes(sibling)
-        except InputError:
-            continue
 
 
 def find_templates(paths: Iterable[str | os.PathLike[str]], excludes: list[str], gitignore: bool = False,

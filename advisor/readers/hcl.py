@@ -44,12 +44,6 @@ MAX_HCL_BYTES = 4 << 20
 MAX_MEMBERS = 4096
 MAX_VALUES = 250_000
 
-# Parsed files of this run: a folder's files are read as templates and as their siblings'
-# variable definitions, and each must be parsed once (the blocks are never modified after).
-_PARSED: dict[tuple[str, str], Block] = {}
-_MAX_PARSED = 256
-_MAX_CACHED_CHARS = 1 << 20
-
 
 def parse_hcl(text: str, path: Path) -> Block:
     """The file as a Block tree; a syntax error is an InputError at its line and column.
@@ -57,23 +51,15 @@ def parse_hcl(text: str, path: Path) -> Block:
     Only the top-level blocks some reader reads (hclview.READ_BLOCKS) and top-level attributes
     are walked; the rest of the file is checked for syntax by tree-sitter and skipped.
     """
-    key = (str(path), text)
-    hit = _PARSED.get(key)
-    if hit is None:
-        # The tree holds no reference cycles, yet building a large one set off a full collection
-        # again and again (over half the reading time of a 5 MB file): collection waits until done.
-        paused = gc.isenabled()
-        gc.disable()
-        try:
-            hit = _parse(text, path)
-        finally:
-            if paused:
-                gc.enable()
-        if len(text) <= _MAX_CACHED_CHARS:  # bounded memory: a huge file is simply parsed again
-            if len(_PARSED) >= _MAX_PARSED:
-                _PARSED.clear()
-            _PARSED[key] = hit
-    return hit
+    # The tree holds no reference cycles, yet building a large one set off a full collection
+    # again and again (over half the reading time of a 5 MB file): collection waits until done.
+    paused = gc.isenabled()
+    gc.disable()
+    try:
+        return _parse(text, path)
+    finally:
+        if paused:
+            gc.enable()
 
 
 def _root(text: str) -> Block:

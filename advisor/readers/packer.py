@@ -16,11 +16,12 @@ their new disks and adapters get sizes and notes but no slots.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 from advisor.errors import InputError
 from advisor.readers.base import TemplateVM
+from advisor.readers.folder import Folder
 from advisor.readers.hcl import parse_hcl
 from advisor.readers.hclview import (
     Block,
@@ -98,30 +99,32 @@ def sniff(path: Path, head: bytes) -> bool:
     return bool(_SNIFF_SOURCE.search(text))
 
 
-def read(path: Path, data: bytes, siblings: Iterable[tuple[Path, bytes]] | None = None,
-         var_files: Iterable[tuple[Path, bytes]] = ()) -> list[TemplateVM]:
+def read(path: Path, data: bytes, folder: Folder | None = None, var_files: Folder | None = None) -> list[TemplateVM]:
     """Every VMware builder in the template, as a TemplateVM ([] when it has none).
 
-    `siblings` (HCL2 only) are the other files of the folder: `variable` defaults in `*.pkr.hcl`
-    and assignments in `*.auto.pkrvars.hcl` resolve `var.x`.
+    `folder` (HCL2 only) holds the other files of the folder (advisor.readers.folder): `variable`
+    defaults in `*.pkr.hcl` and assignments in `*.auto.pkrvars.hcl` resolve `var.x`.
+    `var_files`: the `-var-file` values, in the order given.
     """
+    folder = folder or Folder.given(())
+    var_files = var_files or Folder.given(())
     text = decode_text(data, path)
     name = path.name.lower()
     misnamed = not name.endswith(".json") and text.lstrip().startswith("{")
     if name.endswith(".json") or misnamed:
-        document = parse_json(text, path)
+        document = folder.made(path, _json_document, data)
         if not isinstance(document, dict):
             raise InputError("a Packer JSON template must hold an object", file=str(path), line=1)
         if name.endswith(".pkr.json") or "builders" not in document:
             sources, variables = _hcl_json_sources(document)
-            variables = _with_siblings(variables, path, siblings, var_files)
+            variables = _with_siblings(variables, path, folder, var_files)
         else:
             sources, variables = _legacy_sources(document, path)
         suppressions = json_suppressions(document, ("//", "_comment"))
     else:
-        root = parse_hcl(text, path)
+        root = folder.made(path, _hcl_root, data)
         sources = [(b.labels[0], b.labels[1], b) for b in root.children("source") if len(b.labels) == 2]
-        variables = _with_siblings(variable_defaults(root), path, siblings, var_files)
+        variables = _with_siblings(variable_defaults(root), path, folder, var_files)
         suppressions = comment_suppressions(text)
     found = []
     for builder, label, block in sources:
@@ -187,35 +190,37 @@ def _legacy_sources(document: dict, path: Path) -> tuple[list[tuple[str, str, Bl
     return sources, variables
 
 
-_SIBLING_CACHE: dict[tuple[str, bytes], tuple[Variables, Variables] | None] = {}
 # The files of a folder that make one configuration, and the variable files Packer loads by itself.
 _CONFIG_FILES = (".pkr.hcl", ".pkr.json", ".pkrvars.hcl", ".pkrvars.json")
 _AUTO_VAR_FILES = (".auto.pkrvars.hcl", ".auto.pkrvars.json")
 
 
-def _sibling_values(path: Path, data: bytes) -> tuple[Variables, Variables] | None:
-    """(variable defaults, assignments) of another file of the folder, parsed once per run."""
-    key = (str(path), data)
-    if key not in _SIBLING_CACHE:
-        if len(_SIBLING_CACHE) > 512:
-            _SIBLING_CACHE.clear()
-        try:
-            text = decode_text(data, path)
-            if path.name.lower().endswith(".json"):
-                document = parse_json(text, path)
-                root = _json_variables(document) if isinstance(document, dict) else Block(type="", labels=[])
-                if isinstance(document, dict):  # a .pkrvars.json: top-level names are the assignments
-                    root.attrs = {k: expr_from_json(v, json_line(document, k), "hcl") for k, v in document.items()}
-            else:
-                root = parse_hcl(text, path)
-            _SIBLING_CACHE[key] = (variable_defaults(root), assigned_values(root, path.name))
-        except InputError:
-            _SIBLING_CACHE[key] = None
-    return _SIBLING_CACHE[key]
+def _hcl_root(path: Path, data: bytes, folder: Folder | None = None) -> Block:
+    """An HCL file's block tree: one parse whether it is read as a template or as a sibling."""
+    return parse_hcl(decode_text(data, path), path)
 
 
-def _with_siblings(variables: Variables, path: Path, siblings: Iterable[tuple[Path, bytes]] | None,
-                   var_files: Iterable[tuple[Path, bytes]] = ()) -> Variables:
+def _json_document(path: Path, data: bytes, folder: Folder | None = None) -> Any:
+    """A JSON file's document: one parse whether it is read as a template or as a sibling."""
+    return parse_json(decode_text(data, path), path)
+
+
+def _sibling_values(path: Path, data: bytes, folder: Folder) -> tuple[Variables, Variables] | None:
+    """(variable defaults, assignments) of another file of the folder; None if it does not parse."""
+    try:
+        if path.name.lower().endswith(".json"):
+            document = folder.made(path, _json_document, data)
+            root = _json_variables(document) if isinstance(document, dict) else Block(type="", labels=[])
+            if isinstance(document, dict):  # a .pkrvars.json: top-level names are the assignments
+                root.attrs = {k: expr_from_json(v, json_line(document, k), "hcl") for k, v in document.items()}
+        else:
+            root = folder.made(path, _hcl_root, data)
+        return variable_defaults(root), assigned_values(root, path.name)
+    except InputError:
+        return None
+
+
+def _with_siblings(variables: Variables, path: Path, folder: Folder, var_files: Folder) -> Variables:
     """Defaults from the folder's other `*.pkr.hcl` / `*.pkr.json`, this file's own, then
     `*.auto.pkrvars.hcl` and `*.auto.pkrvars.json` (each kind by name), then each `--var-file` in
     the order given: Packer's order (hashicorp/packer hcl2template/parser.go, Parser.Parse, "parse
@@ -223,11 +228,11 @@ def _with_siblings(variables: Variables, path: Path, siblings: Iterable[tuple[Pa
     returns a file argument alone, so no auto-loaded variable file applies to it."""
     defaults: Variables = {}
     assigned: list[tuple[tuple[bool, str], Variables]] = []
-    for sibling, data in siblings or ():
+    for sibling in folder.beside(path):
         name = sibling.name.lower()
-        if sibling == path or not name.endswith(_CONFIG_FILES):
+        if not name.endswith(_CONFIG_FILES):
             continue
-        parsed = _sibling_values(sibling, data)
+        parsed = folder.made(sibling, _sibling_values)
         if parsed is None:
             continue  # reported when that file is read itself
         if name.endswith(_AUTO_VAR_FILES):
@@ -239,8 +244,8 @@ def _with_siblings(variables: Variables, path: Path, siblings: Iterable[tuple[Pa
     for _, values in sorted(assigned, key=lambda item: item[0]):
         defaults.update(values)
     hidden |= sensitive(defaults)
-    for var_file, data in var_files:
-        parsed = _sibling_values(var_file, data)
+    for var_file in var_files.files():
+        parsed = var_files.made(var_file, _sibling_values)
         if parsed is not None:
             defaults.update(parsed[1])
     return masked(defaults, hidden)

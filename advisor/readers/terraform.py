@@ -14,11 +14,11 @@ The only exceptions are the two disk-addressing defaults (`controller_type` = sc
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
 from pathlib import Path
 
 from advisor.errors import InputError
 from advisor.readers.base import TemplateVM
+from advisor.readers.folder import Folder
 from advisor.readers.hcl import parse_hcl
 from advisor.readers.hclview import (
     Block,
@@ -37,7 +37,7 @@ from advisor.readers.hclview import (
 from advisor.readers.jsonlines import expr_from_json, json_blocks, json_line, parse_json
 from advisor.readers.suppress import attach_suppressions, comment_suppressions, json_suppressions
 from advisor.readers.terraform_devices import network, storage
-from advisor.readers.terraform_modules import module_vms, parse_quietly
+from advisor.readers.terraform_modules import Parse, module_vms
 
 KIND = "terraform"
 RESOURCE = "vsphere_virtual_machine"
@@ -74,6 +74,8 @@ _SHARES = (
 )
 
 
+Suppressions = list[tuple[str, str, int | None]]  # (rule, reason, line) as advisor.readers.suppress reads them
+
 # Nested blocks in the JSON form (name -> number of labels); everything else is an argument.
 _JSON_BLOCKS = {"disk": 0, "network_interface": 0, "dynamic": 1, "content": 0, "clone": 0,
                 "customize": 0, "ovf_deploy": 0, "vapp": 0, "cdrom": 0, "linux_options": 0,
@@ -91,26 +93,25 @@ def sniff(path: Path, head: bytes) -> bool:
     )
 
 
-def read(path: Path, data: bytes, siblings: Iterable[tuple[Path, bytes]] | None = None,
-         var_files: Iterable[tuple[Path, bytes]] = ()) -> list[TemplateVM]:
+def read(path: Path, data: bytes, folder: Folder | None = None, var_files: Folder | None = None) -> list[TemplateVM]:
     """Every vsphere_virtual_machine resource in the file, as a TemplateVM.
 
-    `siblings` are the other files of the same folder (name, content): `variable` defaults in
-    `*.tf` / `*.tf.json` and assignments in `terraform.tfvars` / `*.auto.tfvars` resolve `var.x`.
-    A sibling that does not parse is skipped: it gets its own error when it is read itself.
+    `folder` holds the other files of the same folder (advisor.readers.folder): `variable`
+    defaults in `*.tf` / `*.tf.json` and assignments in `terraform.tfvars` / `*.auto.tfvars`
+    resolve `var.x`. A sibling that does not parse is skipped: it gets its own error when it is
+    read itself. `var_files`: the `-var-file` values, in the order given.
     """
-    text = decode_text(data, path)
-    is_json = path.name.lower().endswith(".json")
-    root, suppressions = _parse(text, path, is_json)
-    variables = _variables(root, path, siblings)
-    for var_file, var_data in var_files:  # -var-file: after every automatic file, in the order given
-        variables.update(_assignments_quietly(var_file, var_data) or {})
+    folder = folder or Folder.given(())
+    root, suppressions = folder.made(path, _parse_file, data)
+    variables = _variables(root, path, folder)
+    for var_file in (var_files or Folder.given(())).files():  # -var-file: after every automatic file
+        variables.update(var_files.made(var_file, _assignments_quietly) or {})  # type: ignore[union-attr]
     found = []
     for block in root.children("resource"):
         if len(block.labels) == 2 and block.labels[0] == RESOURCE:
             found.append((_read_resource(block, path, variables), block.line, block.end_line))
     attach_suppressions(found, suppressions)
-    modules = module_vms(root, path, variables, _read_resource, parse_quietly(_parse_file), RESOURCE)
+    modules = module_vms(root, path, variables, _read_resource, _module_parser(folder), RESOURCE)
     return [vm for vm, _, _ in found] + modules
 
 
@@ -119,13 +120,10 @@ def read(path: Path, data: bytes, siblings: Iterable[tuple[Path, bytes]] | None 
 # --------------------------------------------------------------------------------------------
 
 
-def _parse_file(path: Path, data: bytes) -> Block:
-    return _parse(decode_text(data, path), path, path.name.lower().endswith(".json"))[0]
-
-
-def _parse(text: str, path: Path, is_json: bool) -> tuple[Block, list[tuple[str, str, int | None]]]:
+def _parse_file(path: Path, data: bytes, folder: Folder | None = None) -> tuple[Block, Suppressions]:
     """The file as a block tree, with the inline suppressions it carries."""
-    if not is_json:
+    text = decode_text(data, path)
+    if not path.name.lower().endswith(".json"):
         return parse_hcl(text, path), comment_suppressions(text)
     document = parse_json(text, path)
     if not isinstance(document, dict):
@@ -140,7 +138,18 @@ def _parse(text: str, path: Path, is_json: bool) -> tuple[Block, list[tuple[str,
     return root, json_suppressions(document)
 
 
-def _variables(root: Block, path: Path, siblings: Iterable[tuple[Path, bytes]] | None) -> Variables:
+def _module_parser(folder: Folder) -> Parse:
+    """A module file's block tree, read and parsed once per run through the module's folder;
+    None when it cannot be read or parsed (it gets its own error when it is linted itself)."""
+    def parse(file: Path) -> Block | None:
+        try:
+            return folder.near(file.parent).made(file, _parse_file)[0]
+        except (InputError, OSError, RecursionError):
+            return None
+    return parse
+
+
+def _variables(root: Block, path: Path, folder: Folder) -> Variables:
     """Known variable values: defaults from every .tf in the folder, then tfvars assignments.
 
     Assignments apply in Terraform's order: terraform.tfvars, terraform.tfvars.json, then the
@@ -148,17 +157,15 @@ def _variables(root: Block, path: Path, siblings: Iterable[tuple[Path, bytes]] |
     """
     defaults: Variables = {}
     assignments: list[tuple[tuple[int, str], Variables]] = []
-    for sibling, data in siblings or ():
+    for sibling in folder.beside(path):
         name = sibling.name.lower()
-        if sibling == path:
-            continue
         order = _tfvars_order(name)
         if order is not None:
-            values = _assignments_quietly(sibling, data)
+            values = folder.made(sibling, _assignments_quietly)
             if values is not None:
                 assignments.append(((order, name), values))
         elif name.endswith((".tf", ".tf.json")):
-            defaults.update(_sibling_defaults(sibling, data))
+            defaults.update(folder.made(sibling, _sibling_defaults))
     defaults.update(variable_defaults(root))
     hidden = sensitive(defaults)
     for _, values in sorted(assignments, key=lambda item: item[0]):
@@ -177,31 +184,15 @@ def _tfvars_order(name: str) -> int | None:
     return None
 
 
-_SIBLING_CACHE: dict[tuple[str, bytes], Variables] = {}
-
-
-def _sibling_defaults(path: Path, data: bytes) -> Variables:
-    """Variable defaults of another .tf in the folder, parsed once per run (not per template:
-    a folder of N files would otherwise parse N² times)."""
-    key = (str(path), data)
-    if key not in _SIBLING_CACHE:
-        if len(_SIBLING_CACHE) > 512:
-            _SIBLING_CACHE.clear()
-        sroot = _parse_quietly(path, data)
-        _SIBLING_CACHE[key] = variable_defaults(sroot) if sroot is not None else {}
-    return _SIBLING_CACHE[key]
-
-
-def _parse_quietly(path: Path, data: bytes) -> Block | None:
+def _sibling_defaults(path: Path, data: bytes, folder: Folder) -> Variables:
+    """Variable defaults of another .tf in the folder ({} when it does not parse)."""
     try:
-        text = decode_text(data, path)
-        is_json = path.name.lower().endswith(".json")
-        return _parse(text, path, is_json)[0]
+        return variable_defaults(folder.made(path, _parse_file, data)[0])
     except InputError:
-        return None
+        return {}
 
 
-def _assignments_quietly(path: Path, data: bytes) -> Variables | None:
+def _assignments_quietly(path: Path, data: bytes, folder: Folder | None = None) -> Variables | None:
     """`name = value` pairs of a .tfvars (HCL) or .tfvars.json file; None if it does not parse."""
     try:
         text = decode_text(data, path)

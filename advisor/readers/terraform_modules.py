@@ -13,8 +13,6 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
-from advisor.errors import InputError
-from advisor.load.yamlfile import read_bytes
 from advisor.readers.base import TemplateVM
 from advisor.readers.hclview import Block, Variables, resolve, short, variable_defaults
 
@@ -88,14 +86,3 @@ def _tf_files(folder: Path) -> list[Path]:
         return sorted(p for p in folder.iterdir() if p.name.lower().endswith(".tf") and p.is_file())[:_MAX_FILES]
     except OSError:
         return []
-
-
-def parse_quietly(parse_file: Callable[[Path, bytes], Block]) -> Parse:
-    """A parser for module files that skips unreadable or invalid ones (each gets its own error
-    when it is linted itself). Read like every input: regular files only, within the size limit."""
-    def parse(file: Path) -> Block | None:
-        try:
-            return parse_file(file, read_bytes(file))
-        except (InputError, OSError, RecursionError):
-            return None
-    return parse

@@ -670,7 +670,6 @@ def _traced_parse(text: str, name: str) -> tuple[object, int, int]:
     """The parsed file, the Python memory it keeps and the peak while parsing (tracemalloc)."""
     from advisor.readers import hcl
 
-    hcl._PARSED.clear()
     tracemalloc.start()
     try:
         root = hcl.parse_hcl(text, Path(name))
@@ -690,7 +689,6 @@ def test_large_hcl_parse_memory_is_bounded_by_its_result(monkeypatch) -> None:
     # the result; one tree for the whole file was 7.4x (285 MB here, 1.9 GB for 14 MB).
     assert peak <= 3 * kept
     monkeypatch.setattr(hclwindows, "WINDOW", 1 << 40)
-    hcl._PARSED.clear()
     assert hcl.parse_hcl(text, Path("big.tf")) == windowed  # same blocks, lines and columns
 
 
@@ -710,7 +708,6 @@ def test_windowed_hcl_parse_equals_whole_file_parse(monkeypatch, window: int) ->
         texts.append(base[:at])
 
     def parsed(text: str) -> object:
-        hcl._PARSED.clear()
         try:
             return hcl.parse_hcl(text, Path("t.tf"))
         except InputError as exc:
@@ -732,7 +729,6 @@ def test_hcl_bounds_are_counted(monkeypatch) -> None:
     monkeypatch.setattr(hclwindows, "WINDOW", 1 << 10)
     monkeypatch.setattr(hclwindows, "MAX_PARSE", 1 << 12)
     small = _many_resources(40)  # about 5 KB: windows of 1 KiB, items well under 4 KiB
-    hcl._PARSED.clear()
     assert len(hcl.parse_hcl(small, Path("ok.tf")).blocks) == 40
     huge_item = small + "x = [" + "1," * 3000 + "]\n" + small  # one top-level item over MAX_PARSE
     with pytest.raises(InputError, match="larger than 4 KiB") as info:
@@ -758,7 +754,6 @@ def test_hcl_members_and_skipped_blocks_are_not_walked(monkeypatch) -> None:
     text = ("x = [" + "1," * (hcl.MAX_MEMBERS + 1) + "]\n"
             + 'output "o" {\n  value = [' + "2," * 5000 + "]\n}\n"
             + 'resource "aws_instance" "a" {\n  tags = [' + "3," * 5000 + "]\n}\n")
-    hcl._PARSED.clear()
     root = hcl.parse_hcl(text, Path("m.tf"))
     assert not root.attrs["x"].known and root.blocks == []  # too many members: unknown, not walked
     assert len(counted) <= 3

@@ -473,23 +473,48 @@ def test_findings_on_hcl_carry_the_values_column(tmp_path, cli):
     assert finding(lint(cli, vmx), "NET001")["column"] == 24  # the value's opening quote on its line
 
 
-def test_a_folder_parses_each_hcl_file_once(tmp_path, monkeypatch):
-    from advisor.readers import hcl
+def test_a_folder_is_read_and_parsed_once_for_all_its_templates(tmp_path, monkeypatch, cli):
+    """Every template of a folder sees the folder's variable files, yet lint reads and parses
+    each file once (a folder of n templates cost n² reads); an unparsable sibling keeps its own
+    error, an unreadable one and a symlink out of the folder are skipped as before."""
+    import advisor.readers
+    from advisor.readers import folder, hcl
+    from advisor.readers.folder import Folders
 
-    calls: list[str] = []
-    original = hcl._parse
-    monkeypatch.setattr(hcl, "_parse", lambda text, path: calls.append(path.name) or original(text, path))
-    monkeypatch.setattr(hcl, "_PARSED", {})
+    reads: list[str] = []
+    parses: list[str] = []
+    for module in (folder, advisor.readers):
+        original_read = module.read_bytes
+        monkeypatch.setattr(module, "read_bytes",
+                            lambda path, *a, _read=original_read: reads.append(Path(path).name) or _read(path, *a))
+    original_parse = hcl._parse
+    monkeypatch.setattr(hcl, "_parse", lambda text, path: parses.append(path.name) or original_parse(text, path))
+    tf, pkr, outside = (tmp_path / name for name in ("tf", "pkr", "outside"))
     for n in range(3):
-        write(
-            tmp_path,
-            f"vm{n}.tf",
-            f'variable "c{n}" {{\n  default = {n + 1}\n}}\n'
-            f'resource "vsphere_virtual_machine" "v{n}" {{\n  num_cpus = var.c{(n + 1) % 3}\n}}\n',
-        )
-    vms = [vm for f in sorted(tmp_path.glob("*.tf")) for vm in read_template(f)]
-    assert [vm.get("numvcpus").value for vm in vms] == ["2", "3", "1"]  # each sees its siblings' defaults
-    assert sorted(calls) == ["vm0.tf", "vm1.tf", "vm2.tf"]
+        write(tf, f"vm{n}.tf", f'variable "c{n}" {{\n  default = {n + 1}\n}}\n'
+              f'resource "vsphere_virtual_machine" "v{n}" {{\n  num_cpus = var.c{(n + 1) % 3}\n}}\n')
+    write(tf, "terraform.tfvars", "c0 = 7\n")
+    write(tf, "broken.tf", 'variable "c1" {\n  default = = 9\n}\n')
+    (tf / "extra.auto.tfvars").mkdir()  # unreadable: skipped
+    write(outside, "secret.tfvars", "c1 = 64\n")
+    (tf / "z.auto.tfvars").symlink_to(outside / "secret.tfvars")  # leaves the folder: not read
+    write(pkr, "a.pkr.hcl", 'variable "cpus" {\n  default = 2\n}\n'
+          'source "vsphere-iso" "a" {\n  CPUs = var.cpus\n  RAM = var.ram\n}\n')
+    write(pkr, "b.pkr.hcl", 'variable "ram" {\n  default = 4096\n}\n'
+          'source "vsphere-iso" "b" {\n  CPUs = var.cpus\n  RAM = var.ram\n}\n')
+    write(pkr, "site.auto.pkrvars.hcl", "cpus = 6\n")
+    report = json.loads(cli("lint", tmp_path, "--jobs", "1", "--format", "json", "--fail-on", "never").out)
+    assert [vm["name"] for vm in report["vms"]] == ["a", "b", "v0", "v1", "v2"]
+    assert [(e["file"], e["line"]) for e in report["errors"]] == [(str(tf / "broken.tf"), 2)]
+    assert sorted(reads) == sorted(["a.pkr.hcl", "b.pkr.hcl", "site.auto.pkrvars.hcl", "broken.tf", "extra.auto.tfvars",
+                                    "terraform.tfvars", "vm0.tf", "vm1.tf", "vm2.tf"])
+    assert sorted(parses) == sorted(["a.pkr.hcl", "b.pkr.hcl", "site.auto.pkrvars.hcl", "broken.tf",
+                                     "terraform.tfvars", "vm0.tf", "vm1.tf", "vm2.tf"])
+    folders = Folders()  # what each template saw: its siblings' defaults, the folder's assignments
+    vms = [vm for f in [pkr / "a.pkr.hcl", pkr / "b.pkr.hcl", *(tf / f"vm{n}.tf" for n in range(3))]
+           for vm in read_template(f, folders=folders)]
+    assert [(vm.name, vm.get("numvcpus").value, getattr(vm.get("memsize"), "value", None)) for vm in vms] == [
+        ("a", "6", "4096"), ("b", "6", "4096"), ("v0", "2", None), ("v1", "3", None), ("v2", "7", None)]
 
 
 HOSTILE_VALUES = ["a\x1bb", "two\nlines", "tab\there\r", "${var.secret}", "%{ if true }x%{ endif }", 'q"\\',
