@@ -44,7 +44,7 @@ class Folder:
     function) with the InputError it raised, so a file that fails to parse fails the same way
     for each template that reads it; a RecursionError is not kept (it is raised again)."""
 
-    __slots__ = ("_candidates", "_data", "_folders", "_kept", "_listed", "_made", "_resolved", "path")
+    __slots__ = ("_candidates", "_checked", "_data", "_folders", "_kept", "_listed", "_made", "_resolved", "path")
 
     def __init__(self, path: Path | None, folders: Folders | None = None) -> None:
         self.path = path  # None: only the files handed over (`given`)
@@ -54,6 +54,7 @@ class Folder:
         self._kept: frozenset[Path] = frozenset()  # the files some template of the folder may read as a sibling
         self._data: dict[Path, bytes | InputError] = {}
         self._made: dict[tuple[Path, Callable], object] = {}
+        self._checked: dict[Path, bool] = {}  # sibling -> whether it is read (_usable)
         self._folders = folders
 
     @classmethod
@@ -76,8 +77,9 @@ class Folder:
         candidates = self._listing()
         if self.path is None:
             return [p for p in candidates if p != path]
-        others = [p for p in candidates if p != path][:_MAX_SIBLINGS]
-        return [p for p in others if self._inside(p) and not isinstance(self._read(p), InputError)]
+        if len(candidates) > _MAX_SIBLINGS:  # else the cap cannot bind, whichever file asks
+            candidates = [p for p in candidates if p != path][:_MAX_SIBLINGS]
+        return [p for p in candidates if p != path and self._usable(p)]
 
     def data(self, path: Path) -> bytes:
         """The bytes of a file of this folder (InputError as read_bytes raises it); kept only
@@ -136,6 +138,13 @@ class Folder:
             # Any template sees the first _MAX_SIBLINGS files but itself: one more than that.
             self._kept = frozenset(self._candidates[:_MAX_SIBLINGS + 1])
         return self._candidates or []
+
+    def _usable(self, path: Path) -> bool:
+        """Whether a sibling is read: inside the folder (a symlink may lead out) and readable."""
+        usable = self._checked.get(path)
+        if usable is None:
+            usable = self._checked[path] = self._inside(path) and not isinstance(self._read(path), InputError)
+        return usable
 
     def _inside(self, path: Path) -> bool:
         if not path.is_symlink():
