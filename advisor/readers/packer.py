@@ -120,7 +120,7 @@ def read(path: Path, data: bytes, folder: Folder | None = None, var_files: Folde
             variables = _with_siblings(variables, path, folder, var_files)
         else:
             sources, variables = _legacy_sources(document, path)
-        suppressions = json_suppressions(document, ("//", "_comment"))
+        suppressions = json_suppressions(document, ("//", "_comment"), text)
     else:
         root = folder.made(path, _hcl_root, data)
         sources = [(b.labels[0], b.labels[1], b) for b in root.children("source") if len(b.labels) == 2]

@@ -40,12 +40,17 @@ def comment_suppressions(text: str) -> list[tuple[str, str, int | None]]:
     return found
 
 
-def json_suppressions(value: Any, keys: tuple[str, ...] = ("//",)) -> list[tuple[str, str, int | None]]:
+def json_suppressions(value: Any, keys: tuple[str, ...] = ("//",),
+                      text: str | None = None) -> list[tuple[str, str, int | None]]:
     """Suppressions written as JSON comment properties (`"//": "advisor: ignore X -- why"`).
 
     JSON has no comments, so HCL's JSON form reserves the "//" property for them (Packer's legacy
-    templates use keys starting with "_comment").
+    templates use keys starting with "_comment"). `text`: the document's source; a source without
+    "advisor" in it (nor a `\\u` escape, which could spell it) holds none, and its document is
+    not walked (a Packer template's provisioners are most of its values).
     """
+    if text is not None and "advisor" not in text and "\\u" not in text:
+        return []
     # Imported here: only the JSON forms' readers (which load both anyway) need them, and a
     # .vmx's suppressions (parse_suppression) are read without the HCL and JSON helpers.
     from advisor.readers.hclview import MAX_DEPTH

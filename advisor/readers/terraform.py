@@ -135,7 +135,7 @@ def _parse_file(path: Path, data: bytes, folder: Folder | None = None) -> tuple[
         if key in document:
             root.blocks.extend(json_blocks(document[key], key, labels, _JSON_BLOCKS, "hcl",
                                            getattr(document, "lines", {}).get(key)))
-    return root, json_suppressions(document)
+    return root, json_suppressions(document, text=text)
 
 
 def _module_parser(folder: Folder) -> Parse:

@@ -664,3 +664,17 @@ def test_corpus_reads_or_refuses_cleanly(shared_dir, folder):
           f"{counts['refused']} refused {refusals.most_common(3)}")
     assert counts["recognised"] > 0
     assert counts["read"] >= 0.8 * counts["recognised"]
+
+
+@pytest.mark.parametrize("spelled", ["advisor", "\\u0061dvisor", "adv\\u0069sor"])
+def test_json_suppressions_are_found_however_the_word_is_escaped(tmp_path, spelled):
+    """A JSON template whose text never spells "advisor" holds no suppression and is not walked
+    for one (advisor.readers.suppress); a `\\u` escape can spell it, and is then read."""
+    doc = ('{"builders": [{"type": "vsphere-iso", "CPUs": 2, "RAM": 2048,\n'
+           f'  "_comment": "{spelled}: ignore NET001 -- lab only"}}]}}\n')
+    (tmp_path / "t.json").write_text(doc)
+    (tmp_path / "u.json").write_text(doc.replace(spelled, "someone"))
+    (vm,) = read_template(tmp_path / "t.json", siblings=())
+    assert vm.suppressions == [("NET001", "lab only", 2)]
+    (plain,) = read_template(tmp_path / "u.json", siblings=())
+    assert plain.suppressions == []
