@@ -140,11 +140,10 @@ def read_template(path: str | os.PathLike[str], data: bytes | None = None,
     """
     path = Path(path)
     folder = None
-    if siblings is None:
+    if siblings is None and path.name.lower().endswith(SIBLING_SUFFIXES):  # one its siblings read too
         folder = (folders or Folders()).of(path.parent)
     if data is None:
-        ova = path.name.lower().endswith(".ova")
-        data = folder.data(path) if folder is not None and not ova else _read_file(path)
+        data = folder.data(path) if folder is not None else _read_file(path)
     kind = detect(path, data[:HEAD_BYTES])
     if kind is None:
         from advisor.load.kinds import for_template_command  # which command reads it, if another does
@@ -153,8 +152,12 @@ def read_template(path: str | os.PathLike[str], data: bytes | None = None,
     module = _module(kind)
     try:
         if kind in _FOLDER_READERS:
-            if folder is None or (named and kind == "packer"):
-                folder = Folder.given(siblings or ())
+            if named and kind == "packer":
+                folder = Folder.given(())
+            elif siblings is not None:
+                folder = Folder.given(siblings)
+            elif folder is None:
+                folder = (folders or Folders()).of(path.parent)
             if not isinstance(var_files, Folder):
                 var_files = Folder.given(var_files)
             return module.read(path, data, folder, var_files)

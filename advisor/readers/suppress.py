@@ -31,6 +31,8 @@ def parse_suppression(comment: str) -> list[tuple[str, str]]:
 def comment_suppressions(text: str) -> list[tuple[str, str, int | None]]:
     """Every `# advisor: ignore ...` / `// advisor: ignore ...` line comment, with its line."""
     found: list[tuple[str, str, int | None]] = []
+    if "advisor" not in text:  # no line to look at: the file is not split into lines
+        return found
     for number, line in enumerate(text.split("\n"), start=1):
         if "advisor" not in line:
             continue
