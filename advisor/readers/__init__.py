@@ -1,8 +1,9 @@
 """Which reader handles a file, and finding template files under folders.
 
 Each reader module (vmxfile, ovf, packer, terraform) exposes KIND, sniff(path, head) and
-read(path, data[, siblings]). This package picks one by file name first and by content second,
-and imports it only when needed so `advisor` starts fast when no template is read.
+read(path, data[, folder, var_files]) (advisor.readers.folder: a folder's files, read once). This
+package picks one by file name first and by content second, and imports it only when needed so
+`advisor` starts fast when no template is read.
 """
 
 from __future__ import annotations
