@@ -149,6 +149,12 @@ def run() -> None:
     one by one, the modules and a large lint's whole run: for 10,000 templates about 26 ms of the
     parent's time on one core, after all output is written (mypy exits this way too). main()
     itself exits as usual, for callers running it in their own process."""
+    # advisor validates its own inputs with pydantic and uses no pydantic plugin. Plugins are
+    # found through every installed distribution's entry points when the first validator is
+    # built (2-3 ms of CPU on each run with a few dozen distributions installed, and whatever an
+    # installed plugin costs to import); PYDANTIC_DISABLE_PLUGINS is pydantic's setting for
+    # skipping that. A value the user set is kept; main() leaves a calling process's alone.
+    os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
     try:
         main()
     except SystemExit as exc:

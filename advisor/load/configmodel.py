@@ -8,7 +8,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from advisor.model.base import Workload
+from advisor.model.base import Workload, empty_dict, empty_list
 from advisor.vocab import FailOnName, SeverityName
 
 FailOn = FailOnName
@@ -23,7 +23,7 @@ MAX_ITEMS = 1000
 
 def _items(description: str) -> Any:
     """A list setting of at most MAX_ITEMS entries."""
-    return Field(default_factory=list, max_length=MAX_ITEMS, description=description)
+    return Field(default_factory=empty_list, max_length=MAX_ITEMS, description=description)
 
 
 class _Strict(BaseModel):
@@ -50,7 +50,7 @@ class WorkloadRule(_Strict):
                                        "e.g. prod/sql (RVTools: vInfo 'Folder' as written).")
     guest_os: list[_Short] = _items("Guest OS display name globs (RVTools 'OS according to the "
                                         "configuration file'; vCenter: the configured guest OS's full name).")
-    attributes: dict[_Short, _Short] = Field(default_factory=dict, max_length=MAX_ITEMS,
+    attributes: dict[_Short, _Short] = Field(default_factory=empty_dict, max_length=MAX_ITEMS,
                                              description="Custom attribute name -> value glob (vSphere tags are not "
                                              "read).")
 
@@ -61,7 +61,7 @@ class Config(_Strict):
     select: list[_Short] = _items("Rule ids or prefixes to run (default: all).")
     ignore: list[_Short] = _items("Rule ids or prefixes to skip.")
     severity: dict[_Short, Severity] = Field(
-        default_factory=dict, max_length=MAX_ITEMS, description="Severity per rule id or prefix."
+        default_factory=empty_dict, max_length=MAX_ITEMS, description="Severity per rule id or prefix."
     )
     fail_on: FailOn | None = Field(None, description="Lowest severity that fails the run.")
     host: str | None = Field(None, description="Default host profile or file for `advisor lint`.")
@@ -71,8 +71,8 @@ class Config(_Strict):
     respect_gitignore: bool | None = Field(
         None, description="Folder walks skip what git ignores (.gitignore, .git/info/exclude); default true."
     )
-    exemptions: list[ExemptionConfig] = Field(default_factory=list, max_length=MAX_ITEMS,
+    exemptions: list[ExemptionConfig] = Field(default_factory=empty_list, max_length=MAX_ITEMS,
                                               description="Findings not reported, each with a reason.")
-    workloads: list[WorkloadRule] = Field(default_factory=list, max_length=MAX_ITEMS,
+    workloads: list[WorkloadRule] = Field(default_factory=empty_list, max_length=MAX_ITEMS,
                                           description="Workloads of a running estate's VMs, by name, folder, "
                                           "guest OS or custom attribute.")

@@ -32,6 +32,8 @@ from advisor.model.base import (
     Strict,
     VersionField,
     Workload,
+    empty_dict,
+    empty_list,
 )
 from advisor.model.base import Nic as Nic
 from advisor.model.reconcile import reconcile_advanced
@@ -86,7 +88,7 @@ class Host(Strict):
     memory_tiering: bool = Field(
         False, description="NVMe memory tiering is on (vSphere 9; `memory` is then the DRAM). Off unless stated: the "
         "feature is opt-in (an NVMe device claimed as a tier, then a reboot).")
-    gpus: list[HostGpu] = Field(default_factory=list, description="GPUs installed in the host.")
+    gpus: list[HostGpu] = Field(default_factory=empty_list, description="GPUs installed in the host.")
     license: Literal["standard", "enterprise", "enterprise-plus"] | None = Field(
         None, description="vSphere licence edition; sets the Fault Tolerance vCPU limit (unset: Enterprise Plus)."
     )
@@ -166,7 +168,7 @@ class Sql(Strict):
     licensing: Literal["per-core", "server-cal"] = Field("per-core", description="SQL Server licensing model.")
     maxdop: int = Field(0, ge=0, le=32767, description="max degree of parallelism (0 = all).")
     cost_threshold: int = Field(5, ge=0, le=32767, description="cost threshold for parallelism.")
-    trace_flags: list[int] = Field(default_factory=list, description="Startup trace flags (-T).")
+    trace_flags: list[int] = Field(default_factory=empty_list, description="Startup trace flags (-T).")
     lock_pages_in_memory: bool = Field(False, description="The service account holds Lock Pages in Memory.")
     affinity_mask: int = Field(0, ge=0, description="sp_configure 'affinity mask' (0 = automatic).")
     priority_boost: bool = Field(False, description="sp_configure 'priority boost'.")
@@ -246,12 +248,12 @@ class VM(Strict):
     cpu_hot_add: bool = Field(False, description="vcpu.hotadd (CPU hot add enabled).")
     memory_hot_add: bool = Field(False, description="mem.hotadd (memory hot add enabled).")
     cpu_affinity: str | None = Field(None, description="sched.cpu.affinity: 'all' or a list of pCPUs.")
-    disks: list[Disk] = Field(default_factory=list, description="Virtual disks and the controllers they hang on.")
-    nics: list[Nic] = Field(default_factory=list, description="Network adapters.")
+    disks: list[Disk] = Field(default_factory=empty_list, description="Virtual disks and the controllers they hang on.")
+    nics: list[Nic] = Field(default_factory=empty_list, description="Network adapters.")
     gpu: Gpu | None = Field(None, description="A vGPU profile or passthrough GPUs.")
     fault_tolerance: bool = Field(False, description="vSphere Fault Tolerance protects the VM.")
     advanced: dict[str, str | int | bool | float] = Field(
-        default_factory=dict, description="Raw .vmx keys; overlapping structured fields must agree."
+        default_factory=empty_dict, description="Raw .vmx keys; overlapping structured fields must agree."
     )
     sql: Sql | None = Field(None, description="SQL Server instance settings (workload: sql-server).")
     # Every Guest field has a default; mypy reads pydantic's constructor without its plugin.
@@ -262,7 +264,8 @@ class VM(Strict):
         False, description="The workload is bound by memory bandwidth, latency or cache rather than CPU (measured): "
         "advisor then suggests numa.vcpu.preferHT where that keeps the VM on one node.")
     containers: Containers | None = Field(None, description="Container host settings (workload: container-host).")
-    ignore: list[Suppression] = Field(default_factory=list, description="Findings to suppress, each with a reason.")
+    ignore: list[Suppression] = Field(default_factory=empty_list,
+                                      description="Findings to suppress, each with a reason.")
 
     # Fields a template left unknown (unresolved variables): rules needing them are skipped.
     _unknown: frozenset[str] = PrivateAttr(default=frozenset())
@@ -349,7 +352,7 @@ class Spec(Strict):
             | Annotated[ClusterMember, Tag("Member")],
             Discriminator(_cluster_entry),
         ]
-    ] = Field(default_factory=list, description=(
+    ] = Field(default_factory=empty_list, description=(
         "Other hosts of the cluster the VMs may run on (vMotion, DRS, HA): profile names, host files, "
         "inline hosts, or {host: ..., count: N} for N hosts of one kind. The VMs first power on on "
         "`host`, which fixes their vNUMA layout; each kind of host is checked once."))

@@ -4,7 +4,9 @@ syntax highlighting). A check that pulls one in again pays for it on every run
 (docs/benchmarks.md, "Start-up and .vmx lint"). Two more start-up costs are pinned the same way:
 the seed papers' table is not read when the cached catalog holds the references' text, nor the
 limits tables parsed when the cache holds them, and a report without colour is written without
-Rich (not even imported)."""
+Rich (not even imported). And two costs of building pydantic validators that advisor does not
+need: tokenize's pattern compiled to read a builtin default factory's signature, and the scan of
+every installed distribution for pydantic plugins."""
 
 from __future__ import annotations
 
@@ -39,6 +41,13 @@ _CHECK_DATACLASSES = 20
 
 _RUN = """
 import sys
+import importlib.metadata
+scans = []
+_entry_points = importlib.metadata.entry_points
+def entry_points(**selection):
+    scans.append(selection.get("group"))
+    return _entry_points(**selection)
+importlib.metadata.entry_points = entry_points  # before pydantic's plugin loader imports the name
 from advisor.load import yamlfile
 parsed = []
 _loads = yamlfile.loads
@@ -46,10 +55,11 @@ def loads(data, file):
     parsed.append(file)
     return _loads(data, file)
 yamlfile.loads = loads
-from advisor.cli import main
+import advisor.cli
+advisor.cli._exit_now = lambda code: None  # run() as the console script runs it, less os._exit
 sys.argv = ["advisor", "check", sys.argv[1]]
 try:
-    main()
+    advisor.cli.run()
 except SystemExit:
     pass
 sys.stdout.flush()
@@ -60,14 +70,16 @@ dataclass_names = sorted(f"{name}.{value.__qualname__}" for name, module in list
                          if isinstance(value, type) and value.__module__ == name and dataclasses.is_dataclass(value))
 import json
 from advisor.engine.references import seed_table
+import tokenize
 print(json.dumps({"modules": modules, "seeds_read": seed_table.cache_info().currsize, "parsed": parsed,
-                  "dataclasses": dataclass_names}),
+                  "dataclasses": dataclass_names, "entry_point_scans": scans,
+                  "tokenize_patterns": tokenize._compile.cache_info().currsize}),
       file=sys.stderr)
 """
 
 
 def _check(spec: Path, cache: Path) -> dict[str, Any]:
-    env = {k: v for k, v in os.environ.items() if k not in ("ADVISOR_NO_CACHE", "PYTHONPATH")}
+    env = {k: v for k, v in os.environ.items() if k not in ("ADVISOR_NO_CACHE", "PYTHONPATH", "PYDANTIC_DISABLE_PLUGINS")}
     env.update(ADVISOR_CACHE_DIR=str(cache), NO_COLOR="1", COLUMNS="100")
     done = subprocess.run([sys.executable, "-c", _RUN, str(spec)], capture_output=True, text=True, env=env,
                           cwd=spec.parent, timeout=120, check=False)
@@ -96,6 +108,11 @@ def test_check_imports_nothing_it_does_not_use(tmp_path: Path) -> None:
     # Suggestion, FindingShape, the pictured Layout), uncompared state plain classes (Subject,
     # Placed, Placement, the NUMA Layout). These are the dataclasses a check still builds.
     assert len(run["dataclasses"]) <= _CHECK_DATACLASSES, run["dataclasses"]
+    # pydantic asks each default factory's signature; a builtin's (`list`) is parsed with tokenize,
+    # whose pattern would be compiled for it (advisor.model.base.empty_list).
+    assert run["tokenize_patterns"] == 0
+    # No installed distribution's entry points are scanned for pydantic plugins (advisor.cli.run).
+    assert run["entry_point_scans"] == []
     # Nor are the limits tables (rules/limits) parsed again: the cache holds them as JSON.
     assert any("limits" in file for file in first["parsed"])
     assert [file for file in run["parsed"] if "rules" in Path(file).parts] == []
