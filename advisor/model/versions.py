@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import Any, NamedTuple
 
 _VERSION = re.compile(r"^\s*(\d+)(?:\.(\d+))?(?:\.(\d+))?\s*(?:u(?:pdate)?\s*(\d+)([a-z])?)?\s*$", re.IGNORECASE)
 
@@ -68,9 +68,9 @@ def releases_text() -> str:
     return ", ".join(name + (f" (U1-U{last})" if last else "") for name, last in known_releases().items())
 
 
-@dataclass(frozen=True, slots=True)
-class Limits:
-    """Per-version maxima for one VM."""
+class Limits(NamedTuple):
+    """Per-version maxima for one VM. (A NamedTuple: see CONTRIBUTING.md, "Add a class on
+    `check`'s path".)"""
 
     since: Version
     max_hw: int
@@ -148,9 +148,9 @@ def hardware_source() -> str:
     return _table()[2]
 
 
-@dataclass(frozen=True, slots=True)
-class HwLimits:
-    """What one virtual hardware version allows, and the first ESXi that runs it."""
+class HwLimits(NamedTuple):
+    """What one virtual hardware version allows, and the first ESXi that runs it. (A NamedTuple:
+    see CONTRIBUTING.md, "Add a class on `check`'s path".)"""
 
     since_hw: int
     esxi: Version
