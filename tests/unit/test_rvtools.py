@@ -435,3 +435,25 @@ def test_memory_tiering_from_vhost_and_active_memory_from_vinfo(tmp_path: Path) 
     found = {(f.rule, f.vm) for f in _check(tmp_path / "t").findings if f.rule.startswith("MEM00")}
     assert {("MEM005", "trade"), ("MEM006", "db")} <= found  # a tiered host's facts, from the export alone
     assert not {vm for rule, vm in found if rule in ("MEM005", "MEM006") and vm in ("db-dram", "db-pmem")}
+
+
+def test_a_sheet_read_by_column_gives_each_cells_value() -> None:
+    """advisor.rvtools.columns turns a column into values in one comprehension, with shortcuts for
+    text and float cells: each value is what text(), number() and flag() make of that cell alone,
+    a short CSV row and a missing column read as empty, and a long cell is cut."""
+    from advisor.rvtools.columns import Sheet, flag, number, text
+    from advisor.rvtools.workbook import MAX_CELL, Table
+
+    cells = [4.0, 4.5, 1e16, -1.0, float("inf"), 3, True, False, None, "", " 1,024 ", "  two  words ", "True",
+             "x" * (MAX_CELL + 50), "nan", 0.1 + 0.2]
+    table = Table("vCPU", "export.xlsx", ["VM", "Cores p/s"], [["vm", c] for c in cells] + [["short"]])
+    sheet = Sheet(table)
+    column = [c[:MAX_CELL].strip() if isinstance(c, str) else c for c in cells] + [None]
+    assert sheet.texts("Cores p/s") == [text(c) for c in column]
+    numbers = sheet.numbers("Cores p/s")
+    assert [repr(n) for n in numbers] == [repr(number(c)) for c in column]  # repr: nan equals itself
+    assert sheet.flags("Cores p/s") == [flag(c) for c in column]
+    assert len(sheet.texts("Cores p/s")[13]) == MAX_CELL
+    assert sheet.texts("Missing") == [""] * len(table.rows) and not sheet.has("Missing")
+    assert sheet.numbers("Sockets", "Cores p/s") is sheet.numbers("Sockets", "Cores p/s")  # one pass per column
+    assert Sheet(None).texts("VM") == [] and Sheet(None).rows() == []
