@@ -7,12 +7,15 @@ runs the installed advisor over
 * the shared corpus of third-party templates, read in place (lint, every format, with and
   without a host),
 * 2,000 generated spec files (benchmarks/generate.py, fixed seed: check in every format),
+* RVTools exports: the bundled CSV folder (examples/rvtools) and a generated 2,000-VM workbook
+  (benchmarks/rvtools_export.py, fixed seed), checked in every format but xlsx (a workbook's zip
+  carries its write time),
 
 and writes each output (stdout, stderr and exit code) to one file under OUT. Two snapshots, taken
 before and after a change, are compared with `--compare OLD NEW` (or `diff -r`). Inputs are named
 relative to the folder they are read from, so two checkouts in different places compare equal.
 
-    python benchmarks/identical.py OUT [--specs 2000]
+    python benchmarks/identical.py OUT [--specs 2000] [--only examples|corpus|specs|rvtools ...]
     python benchmarks/identical.py --compare OLD NEW
 """
 
@@ -47,8 +50,46 @@ def _run(out: Path, name: str, argv: list[str], cwd: Path) -> None:
     (out / (name.replace("/", "_") + ".out")).write_bytes(body)
 
 
-def snapshot(out: Path, n_specs: int) -> None:
+PARTS = ("examples", "corpus", "specs", "rvtools")
+
+
+def snapshot(out: Path, n_specs: int, parts: tuple[str, ...] = PARTS, n_vms: int = 2000) -> None:
     out.mkdir(parents=True, exist_ok=True)
+    if "examples" in parts:
+        _examples(out)
+    if "corpus" in parts:
+        _corpus(out)
+    if "specs" in parts:
+        with tempfile.TemporaryDirectory() as tmp:
+            root = Path(tmp)
+            generate.make_specs(root / "specs", n_specs)
+            for fmt in ("text", "json", "sarif", "junit", "github", "csv"):
+                _run(out, f"specs-check-{fmt}", ["check", "specs", "--format", fmt, "--fail-on", "never"], root)
+    if "rvtools" in parts:
+        _rvtools(out, n_vms)
+    digest = hashlib.sha256()
+    for path in sorted(out.glob("*.out")):
+        digest.update(path.name.encode() + path.read_bytes())
+    print(f"{len(list(out.glob('*.out')))} outputs in {out}, sha256 {digest.hexdigest()[:16]}")
+
+
+def _rvtools(out: Path, n_vms: int) -> None:
+    """The bundled RVTools CSV folder and a generated workbook of `n_vms` VMs (one host per 40 VMs,
+    clusters of 16 hosts of one kind: many hosts sharing a few geometries and VM shapes)."""
+    import rvtools_export
+
+    for fmt in FORMATS:
+        _run(out, f"rvtools-bundled-check-{fmt}", ["check", "rvtools", "--format", fmt, "--fail-on", "never"],
+             REPO / "examples")
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        rvtools_export.write(root / "estate.xlsx", n_vms)
+        for fmt in FORMATS:
+            _run(out, f"rvtools-generated-check-{fmt}", ["check", "estate.xlsx", "--format", fmt, "--fail-on", "never"],
+                 root)
+
+
+def _examples(out: Path) -> None:
     examples = sorted(p.name for p in (REPO / "examples").glob("*.yaml"))
     ex = REPO / "examples"
     for fmt in FORMATS:
@@ -59,6 +100,9 @@ def snapshot(out: Path, n_specs: int) -> None:
         for form in EMIT:
             _run(out, f"vmx-{example}-{form}", ["vmx", example, "--as", form], ex)
         _run(out, f"check-{example}", ["check", example], ex)
+
+
+def _corpus(out: Path) -> None:
     if CORPUS.is_dir():
         for fmt in FORMATS:
             _run(out, f"corpus-lint-{fmt}", ["lint", ".", "--format", fmt, "--fail-on", "never"], CORPUS)
@@ -66,15 +110,6 @@ def snapshot(out: Path, n_specs: int) -> None:
                  ["lint", ".", "--host", "intel-xeon-6248r-2s", "--format", fmt, "--fail-on", "never"], CORPUS)
     else:
         print(f"note: {CORPUS} is missing; the corpus cases are left out", file=sys.stderr)
-    with tempfile.TemporaryDirectory() as tmp:
-        root = Path(tmp)
-        generate.make_specs(root / "specs", n_specs)
-        for fmt in ("text", "json", "sarif", "junit", "github", "csv"):
-            _run(out, f"specs-check-{fmt}", ["check", "specs", "--format", fmt, "--fail-on", "never"], root)
-    digest = hashlib.sha256()
-    for path in sorted(out.glob("*.out")):
-        digest.update(path.name.encode() + path.read_bytes())
-    print(f"{len(list(out.glob('*.out')))} outputs in {out}, sha256 {digest.hexdigest()[:16]}")
 
 
 def compare(old: Path, new: Path) -> int:
@@ -91,6 +126,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("out", nargs="?", type=Path)
     parser.add_argument("--specs", type=int, default=2000, help="how many generated spec files")
+    parser.add_argument("--vms", type=int, default=2000, help="how many VMs in the generated RVTools export")
+    parser.add_argument("--only", action="append", choices=PARTS, help="only these parts (repeatable; default all)")
     parser.add_argument("--compare", nargs=2, type=Path, metavar=("OLD", "NEW"))
     args = parser.parse_args(argv)
     if args.compare:
@@ -99,7 +136,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("give OUT, or --compare OLD NEW")
     if args.out.exists():
         shutil.rmtree(args.out)
-    snapshot(args.out, args.specs)
+    snapshot(args.out, args.specs, tuple(args.only or PARTS), args.vms)
     return 0
 
 

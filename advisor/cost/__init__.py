@@ -18,6 +18,10 @@ what it is keyed by and how it is invalidated:
 - memo (memo.py): a rule decided on its own, remembered by the values and types of the facts it
   reads, once CEL's checker proves it reads no other. Per evaluator; bounded in entries and key
   size; nothing to invalidate (the key is everything the answer depends on).
+- shapes (shapes.py): the topology cache of facts_for (predicted layouts, their what-ifs and
+  facts, the layouts on the cluster's other hosts) shared by the hosts of a run that are equal
+  in every value but their name. Key: those values and the version; at most SHAPE_HOSTS kinds
+  per evaluator; nothing to invalidate (every entry is keyed by the VM values it reads).
 - workers (workers.py): lint's files in chunks across processes, each worker keeping one
   evaluator (so the savings above) for all its chunks; results merged in the order of the files.
 - the collector (advisor.collector, and gc.freeze around an evaluation): the cyclic garbage
@@ -33,7 +37,7 @@ import os
 # The savings a run can be made without (ADVISOR_SAVINGS_OFF=memo,packed): what a paired
 # benchmark (benchmarks/savings.py) measures each one against, and what tests/unit/test_savings.py
 # proves gives the same output. `disk` is the on-disk cache (ADVISOR_NO_CACHE=1 says the same).
-SAVINGS = ("disk", "batch", "packed", "memo", "freeze")
+SAVINGS = ("disk", "batch", "packed", "memo", "shapes", "freeze")
 
 
 def off(name: str) -> bool:

@@ -20,6 +20,7 @@ from typing import Any
 
 from advisor.collector import gc_frozen
 from advisor.cost.decider import Decider
+from advisor.cost.shapes import Shapes
 from advisor.engine.catalog import Catalog, Rule
 from advisor.engine.conditions import (
     MAX_CEL_LIST,
@@ -77,6 +78,7 @@ class Evaluator:
         self.policy = policy or Policy()
         self.env = cel_env()
         self.decider = Decider(self.env)  # which rules fire, at the least cost (advisor.cost)
+        self.shapes = Shapes()  # the topology work of each kind of host, once per run (advisor.cost)
         self.vm_rules = [r for r in catalog.rules if r.d.scope == "vm" and self.policy.enabled(r.id)]
         self.host_rules = [r for r in catalog.rules if r.d.scope == "host" and self.policy.enabled(r.id)]
         self.run = Run()
@@ -157,6 +159,7 @@ class Evaluator:
               cluster: tuple[ClusterHost, ...] = ()) -> Placed:
         """Pass 1: every VM's predicted topology, and the host-wide placement facts."""
         placed = Placed(host, version, cluster, workloads={s.vm.workload for s in subjects})
+        placed.cache = self.shapes.cache_for(host, version)  # shared by the hosts of one kind (advisor.cost)
         if host is not None and version is not None:
             known_topos: list[tuple[VM, Topology]] = []
             shapes = placed.shapes

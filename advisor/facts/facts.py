@@ -47,7 +47,7 @@ def facts_for(host: Host | None, vm: VM, version: Version | None,
               ) -> tuple[dict[str, Any], Topology | None]:
     """The VM's facts (and its topology when a host is known).
 
-    `cache` (one per host and version) shares the topology work between VMs of one layout
+    `cache` (one per kind of host and version) shares the topology work between VMs of one layout
     (layout_key); estates are mostly a few shapes repeated with varied memory, and predict() plus
     its what-if variants dominate the cost. Memory-dependent facts are redone per memory size. It also keeps
     the host and version facts, which every VM of the call shares. `cluster` holds the other
@@ -57,8 +57,11 @@ def facts_for(host: Host | None, vm: VM, version: Version | None,
     """
     facts = vm_facts(vm, unknown)
     topo = None
-    # Host and version facts are the same for every VM of the call's host: built once.
-    context = cache.get(_CONTEXT) if cache is not None else None
+    # Host and version facts are the same for every VM of the call's host: built once. The cache
+    # may be shared by hosts equal in all but their name (advisor.cost.shapes): the name is in
+    # these facts, so in their key.
+    context_key = (_CONTEXT, host.name if host is not None else None)
+    context = cache.get(context_key) if cache is not None else None
     if context is None:
         context = {}
         if version is not None:
@@ -66,7 +69,7 @@ def facts_for(host: Host | None, vm: VM, version: Version | None,
             if host is not None:
                 context.update(host_facts(host, version))
         if cache is not None:
-            cache[_CONTEXT] = context
+            cache[context_key] = context
     facts.update(context)
     facts.update(limit_facts(vm, version, host))
     if version is not None:

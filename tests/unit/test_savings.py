@@ -53,7 +53,7 @@ def _runs(specs: list[str], templates: list[Path]) -> list[object]:
 
 
 @pytest.mark.self_compare
-@pytest.mark.parametrize("saving", ["batch", "packed", "memo", "freeze"])
+@pytest.mark.parametrize("saving", ["batch", "packed", "memo", "shapes", "freeze"])
 def test_a_run_without_a_saving_reports_the_same(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                  saving: str) -> None:
     calls = {"n": 0}
