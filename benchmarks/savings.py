@@ -1,6 +1,6 @@
 """Does each saving of the cost layer (advisor.cost) pay for itself? Paired runs, in CPU time.
 
-    python benchmarks/savings.py [--repeats 5] [--only memo,packed] [--copies 10] [--specs 1000]
+    python benchmarks/savings.py [--repeats 5] [--only memo,packed] [--copies 10] [--specs 1000] [--estate 10000]
 
 Each case runs advisor with every saving on and with one saving off (ADVISOR_SAVINGS_OFF=NAME),
 in alternating turns after a warm-up of each, and reports the median of the per-pair ratios
@@ -11,7 +11,9 @@ saves that share. The cases, on real and on generated inputs:
   OVF, Packer, Terraform), copied `--copies` times into a temporary folder (10: 1,090 files);
 - lint-generated: `advisor lint --jobs 1` on 2,000 generated .vmx files (benchmarks/generate.py);
 - check-examples: `advisor check` on the bundled examples, repeated to 100 files;
-- check-generated: `advisor check` on one generated spec of `--specs` VMs.
+- check-generated: `advisor check` on one generated spec of `--specs` VMs;
+- check-estate: `advisor check` on a generated RVTools export of `--estate` VMs
+  (benchmarks/rvtools_export.py: one host per 40 VMs, a few kinds of host).
 
 Every process uses one cache folder private to this run (warmed by the first run). Inputs are
 written under a temporary folder, never into the repository.
@@ -35,7 +37,7 @@ sys.path.insert(0, str(HERE))
 import generate  # noqa: E402 - benchmarks/ is not a package
 
 CORPUS = ROOT.parent / "shared" / "corpus"
-SAVINGS = ("batch", "packed", "memo", "freeze", "disk")
+SAVINGS = ("batch", "packed", "memo", "shapes", "freeze", "disk")
 
 
 def cpu_of(argv: list[str], env: dict[str, str], cwd: Path) -> float:
@@ -49,7 +51,7 @@ def cpu_of(argv: list[str], env: dict[str, str], cwd: Path) -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def inputs(work: Path, copies: int, n_vms: int) -> dict[str, list[str]]:
+def inputs(work: Path, copies: int, n_vms: int, estate_vms: int) -> dict[str, list[str]]:
     """The argument lists (after `advisor`) of every case."""
     corpus = work / "corpus"
     for index in range(copies):
@@ -64,12 +66,16 @@ def inputs(work: Path, copies: int, n_vms: int) -> dict[str, list[str]]:
         (specs / f"{index:03d}-{source.name}").write_bytes(source.read_bytes())
     vmx, _ = generate.make_vmx(work / "vmx", 2000)
     spec = generate.make_engine_spec(work / "engine.yaml", n_vms)
+    import rvtools_export
+
+    rvtools_export.write(work / "estate.xlsx", estate_vms)
     out = ["--format", "json", "-o", str(work / "report.json")]
     return {
         "lint-corpus": ["lint", "--jobs", "1", *out, str(corpus)],
         "lint-generated": ["lint", "--jobs", "1", *out, str(vmx[0].parent.parent if vmx else work / "vmx")],
         "check-examples": ["check", *out, *map(str, sorted(specs.iterdir()))],
         "check-generated": ["check", *out, str(spec)],
+        "check-estate": ["check", *out, str(work / "estate.xlsx")],
     }
 
 
@@ -96,15 +102,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--copies", type=int, default=10, help="copies of the corpus (10: about 1,090 files)")
     parser.add_argument("--specs", type=int, default=1000, help="VMs of the generated spec")
+    parser.add_argument("--estate", type=int, default=10000, help="VMs of the generated RVTools export")
     parser.add_argument("--only", default=",".join(SAVINGS), help="savings to measure, comma-separated")
     parser.add_argument("--cases", default="", help="cases to run, comma-separated (default: all)")
     options = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="advisor-savings-") as temp:
         work = Path(temp)
-        cases = inputs(work, options.copies, options.specs)
+        cases = inputs(work, options.copies, options.specs, options.estate)
         files = sum(1 for p in (work / "corpus").rglob("*") if p.is_file())
         print(f"corpus set: {files} files ({options.copies} copies of {CORPUS}); generated: 2,000 .vmx, "
-              f"a spec of {options.specs} VMs; examples: 100 files; CPU time, {options.repeats} pairs")
+              f"a spec of {options.specs} VMs, an RVTools export of {options.estate} VMs; examples: 100 files; "
+              f"CPU time, {options.repeats} pairs")
         env = dict(os.environ, ADVISOR_CACHE_DIR=str(work / "cache"), NO_COLOR="1")
         env.pop("ADVISOR_SAVINGS_OFF", None)
         env.pop("ADVISOR_NO_CACHE", None)
