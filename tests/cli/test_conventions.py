@@ -60,6 +60,22 @@ def test_lint_stdin_filename_picks_the_reader_by_extension(cli, stdin):
     assert any(f["rule"] == "NET001" and f["file"] == "infra/main.tf" for f in doc["findings"])
 
 
+def test_lint_stdin_named_as_a_file_of_a_folder_stands_for_itself_alone(cli, stdin, tmp_path, monkeypatch):
+    """Standard input named `tf/a.tf` is read with the folder's other files, and the folder's
+    other templates read `tf/a.tf` from the disk (advisor.readers.folder keeps no stdin bytes)."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "tf").mkdir()
+    (tmp_path / "tf" / "a.tf").write_text('variable "c" {\n  default = 2\n}\n')
+    (tmp_path / "tf" / "b.tf").write_text('resource "vsphere_virtual_machine" "b" {\n  num_cpus = var.c\n'
+                                          '  memory = 4096\n}\n')
+    stdin(b'variable "c" {\n  default = 8\n}\nresource "vsphere_virtual_machine" "a" {\n  num_cpus = var.c\n'
+          b'  memory = 4096\n}\n')
+    doc = _json(cli("lint", "tf", "-", "--stdin-filename", "tf/a.tf", "--host", "intel-xeon-6248r-2s",
+                    "--format", "json", "--fail-on", "never"))
+    assert doc["files"] == ["tf/a.tf", "tf/b.tf"]
+    assert {v["name"]: v["topology"]["vcpus"] for v in doc["vms"]} == {"a": 8, "b": 2}
+
+
 def test_lint_stdin_without_a_name_says_what_it_assumed_or_asks_for_it(cli, stdin):
     stdin(VMX)
     result = cli("lint", "-", "--format", "json", "--fail-on", "never")

@@ -517,6 +517,29 @@ def test_a_folder_is_read_and_parsed_once_for_all_its_templates(tmp_path, monkey
         ("a", "6", "4096"), ("b", "6", "4096"), ("v0", "2", None), ("v1", "3", None), ("v2", "7", None)]
 
 
+def test_a_template_sees_at_most_200_variable_files_of_its_folder(tmp_path, monkeypatch):
+    """A folder of 205 auto-loaded variable files: each template reads the first 200 but itself
+    (bounded work), the same whichever template of the folder is read first; the others are
+    never opened."""
+    from advisor.readers import folder
+    from advisor.readers.folder import Folders
+
+    reads: list[str] = []
+    original = folder.read_bytes
+    monkeypatch.setattr(folder, "read_bytes", lambda path, *a: reads.append(Path(path).name) or original(path, *a))
+    for n in range(205):
+        write(tmp_path, f"a{n:03d}.auto.tfvars", f"c = {n}\n")
+    for name in ("m.tf", "a100.tf"):  # a100.tf comes among the variable files, m.tf after them all
+        write(tmp_path, name, f'resource "vsphere_virtual_machine" "{name[:-3]}" {{\n  num_cpus = var.c\n}}\n')
+    folders = Folders()
+    last = read_template(tmp_path / "m.tf", folders=folders)[0]
+    among = read_template(tmp_path / "a100.tf", folders=folders)[0]
+    assert last.get("numvcpus").value == "198"  # a000..a100, a100.tf, a101..a198: 200 files
+    assert among.get("numvcpus").value == "199"  # itself left out: a000..a199
+    assert not any(name >= "a200" for name in reads if name.endswith(".auto.tfvars"))
+    assert len(reads) == len(set(reads))  # each file read once, for both templates
+
+
 HOSTILE_VALUES = ["a\x1bb", "two\nlines", "tab\there\r", "${var.secret}", "%{ if true }x%{ endif }", 'q"\\',
                   "\u202eevil", "$${", "$$${x}", "bell\x07\x00", "plain"]
 
