@@ -12,7 +12,7 @@ never holds stays unknown and is said once per host or per export:
 - disk roles (OS or data) and the controller a disk hangs on: storage rules are not evaluated
   on an export, and the report says so.
 
-The vDisk sheet is read (its absence is named) but not mapped to the spec's `disks:`. A spec disk's
+The vDisk sheet is not parsed (its absence is named), nor mapped to the spec's `disks:`. A spec disk's
 `role` (advisor.model.base.Disk) has no "unknown": left out it is "data", and the storage facts
 count every disk not marked "os" as a data disk, so an export's boot disk on LSI Logic would make
 STO001 (data disks on a legacy controller) fire on a guess, and any two disks on one controller

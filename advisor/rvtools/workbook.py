@@ -22,11 +22,16 @@ from advisor.errors import InputError
 from advisor.rvtools.detect import CSV_PREFIX
 
 SHEETS = ("vInfo", "vCPU", "vMemory", "vDisk", "vNetwork", "vHost", "vCluster", "vSource", "vMetaData")
+# The sheets advisor.rvtools.estate maps, the only ones parsed: calamine builds every cell of a sheet
+# it parses, and vDisk (a row per disk) is not mapped (see that module), nor are vCluster (a host's
+# cluster is vHost's "Cluster"), vSource and vMetaData. The others are looked for by name, so the
+# report still says which are missing.
+PARSED = ("vInfo", "vCPU", "vMemory", "vNetwork", "vHost")
 MAX_FILE = 128 * 1024 * 1024  # an export's .xlsx, or one CSV file
 MAX_MEMBERS = 1_000  # zip entries of an .xlsx (a 27-sheet export has about 60)
 MAX_UNCOMPRESSED = 1024 * 1024 * 1024  # all members together, as the zip's directory states them
 MAX_RATIO = 200  # uncompressed / compressed for one member; spreadsheet XML compresses ~10-20x
-MAX_ROWS = 300_000  # rows of one sheet (vDisk holds several per VM)
+MAX_ROWS = 300_000  # rows of one sheet (vNetwork holds one per NIC)
 MAX_CELL = 4_096  # characters kept of one cell
 
 
@@ -125,6 +130,8 @@ def _read_xlsx(path: Path, label: str) -> Export:
         if name is None:
             missing.append(sheet)
             continue
+        if sheet not in PARSED:
+            continue
         try:
             data = workbook.get_sheet_by_name(name)
             if data.height > MAX_ROWS + 1:
@@ -150,6 +157,8 @@ def _read_csv_folder(folder: Path, label: str) -> Export:
         path = folder / f"{CSV_PREFIX}{sheet}.csv"
         if not path.is_file():
             missing.append(sheet)
+            continue
+        if sheet not in PARSED:
             continue
         name = str(path)
         try:

@@ -457,3 +457,19 @@ def test_a_sheet_read_by_column_gives_each_cells_value() -> None:
     assert sheet.texts("Missing") == [""] * len(table.rows) and not sheet.has("Missing")
     assert sheet.numbers("Sockets", "Cores p/s") is sheet.numbers("Sockets", "Cores p/s")  # one pass per column
     assert Sheet(None).texts("VM") == [] and Sheet(None).rows() == []
+
+
+def test_sheets_not_mapped_are_looked_for_but_not_parsed(tmp_path: Path, monkeypatch) -> None:
+    """vDisk (a row per disk) is not mapped, so it is not parsed: a vDisk over the row cap, or a vDisk
+    CSV file of binary data, costs nothing and refuses nothing, and is not called missing."""
+    monkeypatch.setattr(workbook, "MAX_ROWS", 50)
+    data = sheets(HOSTS[:1], [GenVM("vm", "esx01", cpus=2, memory_mb=2048)])
+    data["vDisk"] = [["VM", "Disk", "Capacity MiB"]] + [["vm", f"Hard disk {i}", 1024] for i in range(60)]
+    export = read_export(str(write_xlsx(tmp_path / "disks.xlsx", data)))
+    assert "vDisk" not in export.tables and "vDisk" not in export.missing and "vInfo" in export.tables
+    folder = write_csv_folder(tmp_path / "csv", data)
+    (folder / "RVTools_tabvDisk.csv").write_bytes(b"VM,Disk\x00\n")
+    export = read_export(str(folder))
+    assert "vDisk" not in export.tables and "vDisk" not in export.missing and len(build(export).specs) == 1
+    del data["vDisk"]
+    assert "vDisk" in read_export(str(write_xlsx(tmp_path / "none.xlsx", data))).missing
