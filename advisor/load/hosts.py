@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -17,17 +16,20 @@ from advisor.model.spec import Host
 from advisor.resources import data_path
 
 
-@dataclass(frozen=True)
 class HostProfiles:
     """Where host profiles are looked up: the user's own folders (configuration
     `host_profiles:`), searched first, then the bundled hosts/. A value passed to whatever
-    resolves a `host:` name, so two runs with different folders never see each other's."""
+    resolves a `host:` name, so two runs with different folders never see each other's.
+    (A plain slotted class: see CONTRIBUTING.md, "Add a class on `check`'s path".)"""
 
-    folders: tuple[Path, ...] = ()
-    _loaded: dict[Path, Host] = field(default_factory=dict, compare=False, repr=False)
-    # Where each name was found: a check of many specs naming one host looks it up once, not
-    # with a stat per folder for every spec (what a found file holds is kept in _loaded anyway).
-    _found: dict[str, Path] = field(default_factory=dict, compare=False, repr=False)
+    __slots__ = ("_found", "_loaded", "folders")
+
+    def __init__(self, folders: tuple[Path, ...] = ()) -> None:
+        self.folders = folders
+        self._loaded: dict[Path, Host] = {}
+        # Where each name was found: a check of many specs naming one host looks it up once, not
+        # with a stat per folder for every spec (what a found file holds is kept in _loaded anyway).
+        self._found: dict[str, Path] = {}
 
     @classmethod
     def with_folders(cls, folders: Iterable[str | Path]) -> HostProfiles:
