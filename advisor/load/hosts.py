@@ -106,11 +106,13 @@ def load_host_file(path: Path) -> Host:
 def inline_or_named(value: Any, spec_file: str, root: dict[Any, Any] | None, profiles: HostProfiles = BUNDLED,
                     loc: tuple[Any, ...] = ("host",)) -> Host:
     """The host a spec names at `loc` (`host`, or an entry of `cluster`), errors located there."""
-    line = line_of(root, loc) if isinstance(root, LocDict) else None
-    base = Path(spec_file).parent if spec_file else None
     if isinstance(value, Host):
         return value
     if isinstance(value, str):
+        # Only a name needs its line and the spec's folder (a host file is found relative to
+        # it): an estate's specs carry their hosts inline, validated already, one per cluster entry.
+        line = line_of(root, loc) if isinstance(root, LocDict) else None
+        base = Path(spec_file).parent if spec_file else None
         try:
             return profiles.resolve(value, base, spec_file, line)
         except InputError as exc:
