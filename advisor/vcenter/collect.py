@@ -33,6 +33,7 @@ VM_PROPERTIES = (
     "config.hardware.device", "config.version", "config.guestId", "config.latencySensitivity",
     "config.cpuAllocation", "config.memoryAllocation", "config.memoryReservationLockedToMax",
     "config.cpuHotAddEnabled", "config.memoryHotAddEnabled", "config.cpuAffinity", "config.extraConfig",
+    "config.bootOptions",
 )
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from advisor.model.bootdisk import BUS_KIND, Slot, mark_boot_disk
 from advisor.vcenter.core import format_mib
 
 # vSphere API device types -> spec vocabulary (advisor.spec Controller / Adapter). The .vmx names
@@ -37,11 +38,14 @@ def kind(device: Any) -> str:
     return type(device).__name__.rsplit(".", 1)[-1]
 
 
-def map_devices(vm: dict[str, Any], devices: Any, label: str) -> list[str]:
-    """Fill vm['disks'], vm['nics'], vm['gpu']; return notes on devices left out."""
+def map_devices(vm: dict[str, Any], devices: Any, label: str, boot_order: Any = ()) -> list[str]:
+    """Fill vm['disks'], vm['nics'], vm['gpu']; return notes on devices left out and on the boot
+    disk when it is assumed. `boot_order`: config.bootOptions.bootOrder (advisor.model.bootdisk)."""
     notes: list[str] = []
     controllers = {d.key: d for d in devices if kind(d) in CONTROLLERS}
     disks, nics, profiles, passthrough = [], [], [], 0
+    slots: list[Slot] = []
+    slot_of: dict[int, Slot] = {}  # disk device key -> where it sits, for the boot order
     for device in devices:
         name = kind(device)
         if name == "VirtualDisk":
@@ -52,6 +56,8 @@ def map_devices(vm: dict[str, Any], devices: Any, label: str) -> list[str]:
             disk: dict[str, Any] = {"controller": CONTROLLERS[kind(controller)], "bus": int(controller.busNumber)}
             if device.capacityInKB:
                 disk["size"] = format_mib(int(device.capacityInKB) // 1024)
+            slot_of[device.key] = Slot(BUS_KIND[disk["controller"]], disk["bus"], int(device.unitNumber or 0))
+            slots.append(slot_of[device.key])
             disks.append(disk)
         elif name in NICS:
             nics.append({"adapter": NICS[name]})
@@ -68,6 +74,11 @@ def map_devices(vm: dict[str, Any], devices: Any, label: str) -> list[str]:
                     f"{label}: PCI passthrough device {device.key} is not a GPU advisor can identify; left out"
                 )
     if disks:
+        # A BootableDiskDevice entry names its disk by device key; other entries (CD-ROM,
+        # network, floppy) name no disk.
+        stated = [slot_of[e.deviceKey] for e in boot_order or () if getattr(e, "deviceKey", None) in slot_of]
+        if assumption := mark_boot_disk(disks, slots, stated):
+            notes.append(f"{label}: {assumption}")
         vm["disks"] = disks
     if nics:
         vm["nics"] = nics

@@ -327,7 +327,8 @@ def map_vm(record: Record) -> tuple[dict[str, Any] | None, list[str]]:
         vm["cpu_affinity"] = ",".join(str(int(c)) for c in sorted(affinity))
     if record.get("runtime.faultToleranceState") not in (None, "notConfigured"):
         vm["fault_tolerance"] = True
-    notes.extend(map_devices(vm, record.get("config.hardware.device") or (), label))
+    boot_order = getattr(record.get("config.bootOptions"), "bootOrder", None) or ()
+    notes.extend(map_devices(vm, record.get("config.hardware.device") or (), label, boot_order))
     advanced = _extra_config(record.get("config.extraConfig") or ())
     if advanced:
         vm["advanced"] = {**advanced, **vm.get("advanced", {})}  # the API's limits win over stale keys

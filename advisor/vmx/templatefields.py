@@ -13,6 +13,7 @@ import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from advisor.model.bootdisk import Slot, mark_boot_disk, parse_slots
 from advisor.model.vmxkeys import ADVANCED_INDEX, SCALAR_KEYS, advanced_role, vmx_text
 from advisor.vmx.nics import nic_role, template_nics
 from advisor.vmx.spelling import KeyMemo
@@ -191,6 +192,7 @@ class _DiskKey(NamedTuple):
 
     kind: str
     bus: int
+    unit: int  # the disk's unit on its controller (0 for advisor.diskN.size)
     device_type: str  # the slot's deviceType key
     file_name: str  # the slot's fileName key
     controller: str  # scsiN.virtualDev: the type of a SCSI slot's controller
@@ -199,10 +201,10 @@ class _DiskKey(NamedTuple):
 def _disk_key(low: str) -> _DiskKey | None:
     if match := _DISK_KEY.match(low):
         bus = int(match[2])
-        return _DiskKey(match[1], bus, low.replace(".present", ".devicetype"), low.replace(".present", ".filename"),
-                        f"scsi{bus}.virtualdev")
+        return _DiskKey(match[1], bus, int(match[3]), low.replace(".present", ".devicetype"),
+                        low.replace(".present", ".filename"), f"scsi{bus}.virtualdev")
     if match := _SIZE_KEY.match(low):
-        return _DiskKey("size", int(match[1]), "", "", "")
+        return _DiskKey("size", int(match[1]), 0, "", "", "")
     return None
 
 
@@ -224,7 +226,9 @@ def _template_disks(texts: Mapping[str, tuple[Any, Any]], line_of: Mapping[str, 
             sizes[role.bus] = value
         elif value.strip().lower() in TRUE_WORDS:  # present (read_bool)
             slots.append((low, role))
-    for low, (bus_kind, bus, device_type, file_name, controller_key) in slots:
+    places: list[Slot] = []
+    lines: list[int | None] = []  # where a finding on each disk points
+    for low, (bus_kind, bus, unit, device_type, file_name, controller_key) in slots:
         kind = None
         if bus_kind == "scsi":
             hit = texts.get(controller_key)
@@ -246,13 +250,19 @@ def _template_disks(texts: Mapping[str, tuple[Any, Any]], line_of: Mapping[str, 
             is_disk = True
         if not is_disk:
             continue
-        # The first disk is taken to be the boot disk: fixes must not move it to a controller
-        # the guest may have no driver for (an unbootable VM is worse than a slow one).
-        disk: dict[str, Any] = {"controller": controller, "bus": min(bus, 3), "role": "os" if not disks else "data"}
+        disk: dict[str, Any] = {"controller": controller, "bus": min(bus, 3)}
         size = sizes.get(len(disks))
         if size:
             disk["size"] = int(size)
-        if where is None and disks:
-            where = (line_of.get(controller_key) if kind is not None else None) or line_of.get(low)
+        places.append(Slot(bus_kind, bus, unit))
+        lines.append((line_of.get(controller_key) if kind is not None else None) or line_of.get(low))
         disks.append(disk)
+    # The boot disk keeps the role "os": fixes must not move it to a controller the guest may
+    # have no driver for (an unbootable VM is worse than a slow one). bios.hddOrder states it
+    # (advisor.model.bootdisk); otherwise the assumption there decides.
+    hit = texts.get("bios.hddorder")
+    mark_boot_disk(disks, places, parse_slots(hit[1]) if hit is not None and isinstance(hit[1], str) else ())
+    for disk, line in zip(disks, lines, strict=True):
+        if disk.setdefault("role", "data") != "os" and where is None:
+            where = line
     return disks, where

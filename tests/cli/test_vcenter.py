@@ -83,6 +83,14 @@ def _shape_estate(sim: launch.Simulator) -> None:
     )
     launch.create_vm(si, host, "web/01", 2, 4)  # the API reads it back as "web%2f01"
     launch.create_vm(si, host, "parked", 4, 8, power_on=False)
+    # Boot disks (advisor.model.bootdisk): one disk on LSI SAS, Windows' default controller, and
+    # two disks whose boot order names the second (PVSCSI), leaving the LSI SAS one a data disk.
+    launch.create_vm(si, host, "boot-lsisas", 2, 4, deviceChange=launch.disks([("VirtualLsiLogicSASController", 0, 0)]))
+    launch.create_vm(si, host, "boot-second", 2, 4,
+                     deviceChange=launch.disks([("VirtualLsiLogicSASController", 0, 0),
+                                                ("ParaVirtualSCSIController", 1, 0)]),
+                     bootOptions=vim.vm.BootOptions(bootOrder=[
+                         vim.vm.BootOptions.BootableDiskDevice(deviceKey=1101)]))
     launch.create_vm(si, hosts[STOCK_HOST], "small", 2, 4)
 
 
@@ -177,19 +185,42 @@ def test_vm_settings_and_devices_are_mapped(cli, vcsim, login, tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == [".advisor-collect.json", f"{SETTINGS_HOST}.yaml"]
     text = (tmp_path / f"{SETTINGS_HOST}.yaml").read_text()
     vms = {vm["name"]: vm for vm in yaml.safe_load(text)["vms"]}
-    assert set(vms) == {"app", "web/01"}  # the powered-off VM places no load on the host
+    assert set(vms) == {"app", "web/01", "boot-lsisas", "boot-second"}  # the powered-off VM places no load
     app = vms["app"]
     assert (app["vcpus"], app["cores_per_socket"], app["memory"], app["hardware_version"]) == (8, 4, "32GB", 10)
     assert (app["latency_sensitivity"], app["cpu_reservation"], app["memory_reservation"]) == ("high", 19200, "full")
     assert app["cpu_hot_add"] is True and app["cpu_affinity"] == "0,1,2,3"
     assert app["disks"] == [
-        {"controller": "lsilogic", "bus": 0, "size": "100GB"},
+        {"controller": "lsilogic", "bus": 0, "size": "100GB", "role": "os"},
         {"controller": "pvscsi", "bus": 1, "size": "1TB"},
     ]
     assert [n["adapter"] for n in app["nics"]] == ["e1000", "vmxnet3"]
     assert app["advanced"]["numa.vcpu.preferHT"] == "TRUE" and app["advanced"]["sched.mem.max"] == "65536"
     assert SECRET not in text and "guestinfo" not in text
     assert launch.PASSWORD not in text
+
+
+def test_the_boot_disk_is_the_one_the_boot_order_names_else_an_assumption_said(cli, vcsim, login, tmp_path):
+    import yaml
+
+    assert collect(cli, vcsim, login, tmp_path, "--host", SETTINGS_HOST).code == 0
+    spec = tmp_path / f"{SETTINGS_HOST}.yaml"
+    text = spec.read_text()
+    vms = {vm["name"]: vm for vm in yaml.safe_load(text)["vms"]}
+    assert vms["boot-lsisas"]["disks"] == [{"controller": "lsisas", "bus": 0, "size": "10GB", "role": "os"}]
+    assert vms["boot-second"]["disks"] == [{"controller": "lsisas", "bus": 0, "size": "10GB"},
+                                           {"controller": "pvscsi", "bus": 1, "size": "10GB", "role": "os"}]
+    # the assumption is written beside the spec for the VMs whose boot order names no disk
+    noted = [line for line in text.splitlines() if line.startswith("#") and "boot disk" in line]
+    assert noted == [f"# Note: VM {n}: boot disk not stated (no disk in the boot order): scsi0:0, the first disk "
+                     "by controller bus and unit, is assumed to be the boot disk" for n in ("app", "boot-lsisas")]
+    sto001 = {f["vm"] for f in check_json(cli, spec)["findings"] if f["rule"] == "STO001"}
+    assert sto001 == {"boot-second"}  # its LSI SAS disk is a data disk; the others' are boot disks
+    live = cli("check", "--vcenter", vcsim.server, *login, "--host", SETTINGS_HOST, "--format", "json",
+               "--fail-on", "never")
+    assert live.code == 0, live.err
+    doc = json.loads(live.out)
+    assert {f["vm"] for f in doc["findings"] if f["rule"] == "STO001"} == {"boot-second"}
 
 
 def test_check_vcenter_writes_every_format(cli, vcsim, login, tmp_path):
@@ -230,7 +261,7 @@ def test_reading_takes_a_fixed_number_of_calls_whatever_the_vm_count(vcsim):
     finally:
         session.close()
     objects = len(inventory.hosts) + len(inventory.clusters) + len(inventory.folders) + len(inventory.vms)
-    assert len(inventory.vms) == sum(map(len, PAPER.values())) + 4
+    assert len(inventory.vms) == sum(map(len, PAPER.values())) + 6
     # CreateContainerView, RetrievePropertiesEx, DestroyView, and the custom attributes' names
     assert whole == 4, session.calls
     assert paged_calls == 3 + -(-objects // 5)  # one page per 5 objects

@@ -185,5 +185,25 @@ def devices(si: Any, host: Any) -> list[Any]:
     return changes
 
 
+def disks(layout: list[tuple[str, int, int]], first_key: int = 1000) -> list[Any]:
+    """Device changes for a VM's disks: (controller type name as pyVmomi spells it, e.g.
+    "VirtualLsiLogicSASController", bus, unit) per 10 GB disk, one controller per bus. Controller N
+    gets key first_key + bus, the disks first_key + 100 + their index (positive keys: see devices)."""
+    from pyVmomi import vim
+
+    changes: list[Any] = []
+    for kind, bus in sorted({(kind, bus) for kind, bus, _ in layout}, key=lambda kb: kb[1]):
+        changes.append(vim.vm.device.VirtualDeviceSpec(operation="add", device=getattr(vim.vm.device, kind)(
+            key=first_key + bus, busNumber=bus, sharedBus="noSharing")))
+    for index, (_, bus, unit) in enumerate(layout):
+        changes.append(vim.vm.device.VirtualDeviceSpec(
+            operation="add", fileOperation="create",
+            device=vim.vm.device.VirtualDisk(
+                key=first_key + 100 + index, controllerKey=first_key + bus, unitNumber=unit,
+                capacityInKB=10 * 1024 * 1024,
+                backing=vim.vm.device.VirtualDisk.FlatVer2BackingInfo(diskMode="persistent", fileName=""))))
+    return changes
+
+
 def temp_dir() -> Path:
     return Path(tempfile.mkdtemp(prefix="advisor-vcsim-"))
