@@ -122,6 +122,8 @@ class Disk(Strict):
     size: SizeMiB | None = None
     controller: Controller = Field(description="Virtual controller type the disk hangs on.")
     bus: int = Field(0, ge=0, le=3, description="Index of that controller (scsi0..scsi3, nvme0..nvme3).")
+    # A spec states roles; readers of configurations that do not (.vmx, templates, vCenter) mark the
+    # boot disk "os" through advisor.model.bootdisk, which names the assumption when it has to make one.
     role: Literal["os", "data", "log", "tempdb", "backup", "other"] = Field("data", description="What the disk holds.")
     heavy_io: bool = Field(False, description="The disk carries a heavy, sustained I/O load.")
     queue_depth: int | None = Field(None, ge=1, le=1024, description="Guest PVSCSI per-device queue depth.")

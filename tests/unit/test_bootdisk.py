@@ -11,6 +11,7 @@ import pytest
 
 from advisor.model.bootdisk import Slot, boot_disk, mark_boot_disk, parse_slots
 from advisor.readers import read_template
+from advisor.vcenter.collect import Record
 from advisor.vcenter.to_spec import map_vm
 from advisor.vmx.templatefields import template_fields
 
@@ -60,8 +61,6 @@ def _vm(devices, boot_order=None):
              "config.hardware.device": devices}
     if boot_order is not None:
         props["config.bootOptions"] = api("vim.vm.BootOptions", bootOrder=boot_order)
-    from advisor.vcenter.collect import Record
-
     return map_vm(Record("vm-1", props))
 
 
@@ -83,7 +82,8 @@ def test_a_vms_only_disk_is_its_boot_disk_and_the_assumption_is_noted():
 
 def test_a_boot_order_naming_the_second_disk_makes_it_the_boot_disk_with_no_note():
     devices = _devices(("VirtualLsiLogicSASController", 0, 0, 2000), ("ParaVirtualSCSIController", 1, 0, 2001))
-    order = [api("vim.vm.BootOptions.BootableCdromDevice"), api("vim.vm.BootOptions.BootableDiskDevice", deviceKey=2001)]
+    order = [api("vim.vm.BootOptions.BootableCdromDevice"),
+             api("vim.vm.BootOptions.BootableDiskDevice", deviceKey=2001)]
     vm, notes = _vm(devices, order)
     assert [d.get("role") for d in vm["disks"]] == [None, "os"] and notes == []
     # a boot order without a disk (network, then CD-ROM) leaves the disk to the assumption
