@@ -60,6 +60,13 @@ def assumed_boot_disk(slot: Slot) -> str:
             "bus and unit, is assumed to be the boot disk")
 
 
+def assumed_boot_disks(count: int) -> str:
+    """The same assumption for a run's `count` VMs whose boot order states no disk, in one line."""
+    vms = "1 VM" if count == 1 else f"{count:,} VMs"
+    return (f"boot disk not stated for {vms} (no disk in the boot order): the first disk by controller bus and unit "
+            "is assumed to be the boot disk (the spec files `advisor collect vcenter` writes name each VM)")
+
+
 def boot_disk(slots: Sequence[Slot], stated: Iterable[Slot] = ()) -> tuple[int | None, str | None]:
     """The index in `slots` of the boot disk and, when the boot order (`stated`, in order) names
     none of them, the assumption it rests on. No disks: (None, None)."""

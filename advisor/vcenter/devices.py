@@ -38,9 +38,11 @@ def kind(device: Any) -> str:
     return type(device).__name__.rsplit(".", 1)[-1]
 
 
-def map_devices(vm: dict[str, Any], devices: Any, label: str, boot_order: Any = ()) -> list[str]:
+def map_devices(vm: dict[str, Any], devices: Any, label: str, boot_order: Any = (),
+                assumed: list[str] | None = None) -> list[str]:
     """Fill vm['disks'], vm['nics'], vm['gpu']; return notes on devices left out and on the boot
-    disk when it is assumed. `boot_order`: config.bootOptions.bootOrder (advisor.model.bootdisk)."""
+    disk when it is assumed (into `assumed` instead, when given). `boot_order`:
+    config.bootOptions.bootOrder (advisor.model.bootdisk)."""
     notes: list[str] = []
     controllers = {d.key: d for d in devices if kind(d) in CONTROLLERS}
     disks, nics, profiles, passthrough = [], [], [], 0
@@ -78,7 +80,7 @@ def map_devices(vm: dict[str, Any], devices: Any, label: str, boot_order: Any = 
         # network, floppy) name no disk.
         stated = [slot_of[e.deviceKey] for e in boot_order or () if getattr(e, "deviceKey", None) in slot_of]
         if assumption := mark_boot_disk(disks, slots, stated):
-            notes.append(f"{label}: {assumption}")
+            (notes if assumed is None else assumed).append(f"{label}: {assumption}")
         vm["disks"] = disks
     if nics:
         vm["nics"] = nics

@@ -41,7 +41,7 @@ _RESERVED = frozenset({"con", "prn", "aux", "nul", *(f"com{i}" for i in range(10
 
 def render(spec: SpecDoc, server: str) -> str:
     head = [f"# Read from vCenter {printable(server)} by `advisor collect vcenter`; check it with `advisor check`."]
-    head += [f"# Note: {printable(note)}" for note in spec.notes]  # what is left out or assumed
+    head += [f"# Note: {printable(note)}" for note in (*spec.notes, *spec.assumed)]  # what is left out or assumed
     body = yaml.safe_dump(spec.doc, sort_keys=False, allow_unicode=True, width=100, default_flow_style=False)
     return "\n".join(head) + "\n" + body
 

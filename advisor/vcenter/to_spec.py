@@ -16,6 +16,7 @@ from fnmatch import fnmatchcase
 from typing import Any
 
 from advisor.load.estate import VmLabels, choose_workload, cluster_peers, workloads_note
+from advisor.model.bootdisk import assumed_boot_disks
 from advisor.vcenter.collect import Inventory, Record
 from advisor.vcenter.core import SCALAR_KEYS, format_mib, read_bool
 from advisor.vcenter.devices import map_devices
@@ -58,6 +59,10 @@ class SpecDoc:
     vms: dict[str, str] = field(default_factory=dict)  # VM name in the spec -> its location
     uuids: dict[str, str] = field(default_factory=dict)  # VM name in the spec -> its instance UUID
     cluster: str = ""  # the host's cluster ("" for a standalone host)
+    # Each VM's boot disk taken by the assumption (advisor.model.bootdisk): written beside the spec,
+    # one line per VM, but summed up in one note of the run (most VMs state no boot order, and a
+    # line per VM would bury a live estate's report).
+    assumed: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -130,6 +135,8 @@ def map_inventory(inventory: Inventory, filters: Filters | None = None, workload
             out.skipped.extend(spec.notes)
     if note := workloads_note(chosen_by):
         out.notes.append(note)
+    if assumed := sum(len(spec.assumed) for spec in out.specs):
+        out.notes.append(assumed_boot_disks(assumed))
     if inventory.fields is None and any(rule.attributes for rule in workloads):
         out.notes.append("custom attribute names could not be read (a field definition the API answer does not "
                          "complete): `workloads:` rules on attributes matched no VM")
@@ -189,7 +196,8 @@ def _spec(host: dict[str, Any], place: _Host, vms: list[Record], inventory: Inve
     group = host["name"]
     seen: set[str] = set()
     for record in sorted(vms, key=lambda r: (entity_name(r.get("name", r.moid)), r.moid)):
-        vm, notes = map_vm(record)
+        assumed: list[str] = []
+        vm, notes = map_vm(record, assumed)
         if vm is None:
             spec.notes.extend(notes)
             continue
@@ -206,6 +214,7 @@ def _spec(host: dict[str, Any], place: _Host, vms: list[Record], inventory: Inve
             spec.uuids[vm["name"]] = str(uuid)
         doc["vms"].append(vm)
         spec.notes.extend(notes)
+        spec.assumed.extend(assumed)
     return spec
 
 
@@ -291,8 +300,9 @@ def release(text: str) -> tuple[str, str | None]:
     return f"{major}.{minor}", None
 
 
-def map_vm(record: Record) -> tuple[dict[str, Any] | None, list[str]]:
-    """A VM as a spec `vms:` entry plus notes on what the spec cannot state."""
+def map_vm(record: Record, assumed: list[str] | None = None) -> tuple[dict[str, Any] | None, list[str]]:
+    """A VM as a spec `vms:` entry plus notes on what the spec cannot state; the boot disk's
+    assumption, if any, into `assumed` when given (else among the notes)."""
     name = entity_name(record.get("name", record.moid))
     label = f"VM {name}"
     if record.missing or record.get("config.hardware.numCPU") is None:
@@ -328,7 +338,7 @@ def map_vm(record: Record) -> tuple[dict[str, Any] | None, list[str]]:
     if record.get("runtime.faultToleranceState") not in (None, "notConfigured"):
         vm["fault_tolerance"] = True
     boot_order = getattr(record.get("config.bootOptions"), "bootOrder", None) or ()
-    notes.extend(map_devices(vm, record.get("config.hardware.device") or (), label, boot_order))
+    notes.extend(map_devices(vm, record.get("config.hardware.device") or (), label, boot_order, assumed))
     advanced = _extra_config(record.get("config.extraConfig") or ())
     if advanced:
         vm["advanced"] = {**advanced, **vm.get("advanced", {})}  # the API's limits win over stale keys

@@ -11,8 +11,9 @@ import pytest
 
 from advisor.model.bootdisk import Slot, boot_disk, mark_boot_disk, parse_slots
 from advisor.readers import read_template
-from advisor.vcenter.collect import Record
-from advisor.vcenter.to_spec import map_vm
+from advisor.vcenter.collect import Inventory, Record
+from advisor.vcenter.specfiles import render
+from advisor.vcenter.to_spec import map_inventory, map_vm
 from advisor.vmx.templatefields import template_fields
 
 
@@ -89,6 +90,32 @@ def test_a_boot_order_naming_the_second_disk_makes_it_the_boot_disk_with_no_note
     # a boot order without a disk (network, then CD-ROM) leaves the disk to the assumption
     vm, notes = _vm(devices, [api("vim.vm.BootOptions.BootableEthernetDevice", deviceIndex=0)])
     assert [d.get("role") for d in vm["disks"]] == ["os", None] and len(notes) == 1 and "scsi0:0" in notes[0]
+
+
+def test_a_live_estate_says_the_assumption_once_and_each_spec_file_names_its_vms():
+    # Most VMs state no boot order: a line per VM in the run's notes would bury the report (200 VMs,
+    # 200 lines); the run says it once with the count, the written spec file per VM.
+    host = Record("host-1", {
+        "name": "esx01", "runtime.connectionState": "connected", "summary.hardware.cpuModel": "Intel(R) Xeon(R) Gold",
+        "hardware.cpuInfo": NS(numCpuPackages=2, numCpuCores=24, numCpuThreads=48, hz=2_900_000_000),
+        "hardware.numaInfo": NS(numNodes=2), "hardware.memorySize": 512 << 30,
+        "config.product": NS(version="8.0.2", fullName="VMware ESXi 8.0.2 build-1"),
+        "config.powerSystemInfo.currentPolicy": NS(shortName="dynamic")})
+    disks = _devices(("VirtualLsiLogicSASController", 0, 0, 2000))
+    vms = []
+    for i in range(200):
+        props = {"name": f"vm{i:03d}", "runtime.host": NS(_moId="host-1"), "runtime.powerState": "poweredOn",
+                 "config.hardware.numCPU": 4, "config.hardware.numCoresPerSocket": 4,
+                 "config.hardware.memoryMB": 8192, "config.version": "vmx-19", "config.hardware.device": disks}
+        vms.append(Record(f"vm-{i}", props))
+    mapping = map_inventory(Inventory("vc", hosts=[host], vms=vms))
+    (spec,) = mapping.specs
+    boot_notes = [n for n in (*mapping.skipped, *spec.notes, *mapping.notes) if "boot disk" in n]
+    assert boot_notes == ["boot disk not stated for 200 VMs (no disk in the boot order): the first disk by controller "
+                          "bus and unit is assumed to be the boot disk (the spec files `advisor collect vcenter` "
+                          "writes name each VM)"]
+    written = [line for line in render(spec, "vc").splitlines() if "boot disk" in line]
+    assert len(written) == 200 and written[0].startswith("# Note: VM vm000: boot disk not stated")
 
 
 def _spec(vm: dict) -> str:
