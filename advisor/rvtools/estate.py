@@ -12,13 +12,12 @@ never holds stays unknown and is said once per host or per export:
 - disk roles (OS or data) and the controller a disk hangs on: storage rules are not evaluated
   on an export, and the report says so.
 
-The vDisk sheet is not parsed (its absence is named), nor mapped to the spec's `disks:`. A spec disk's
-`role` (advisor.model.base.Disk) has no "unknown": left out it is "data", and the storage facts
-count every disk not marked "os" as a data disk, so an export's boot disk on LSI Logic would make
-STO001 (data disks on a legacy controller) fire on a guess, and any two disks on one controller
-STO002. Mapping disks needs a role that can stay unknown, and facts that leave the data-disk counts
-unknown then (a model change). vDisk's "Controller" is also not settled by a document: it is read
-as the controller's type in ../shared/reference/rvtools.md, while exports seen write its label
+The vDisk sheet is not parsed (its absence is named), nor mapped to the spec's `disks:`. STO001
+and STO002 look at data disks only, and which disk is the boot disk is decided in one place
+(advisor.model.bootdisk): by the boot order, which an export does not carry, else by an assumption
+(the first disk by controller bus and unit) that needs each disk's controller. vDisk's
+"Controller" is not settled by a document: it is read as the controller's type in
+../shared/reference/rvtools.md, while exports seen write its label
 ("SCSI controller 0"), which names the bus but not the type.
 """
 
