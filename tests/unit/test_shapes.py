@@ -71,7 +71,7 @@ def test_each_shape_is_predicted_once_per_kind_of_host(tmp_path: Path, monkeypat
     assert hosts == {f"esx{i:02d}" for i in range(8)}
 
 
-def test_the_caches_are_bounded_and_keyed_by_every_value_but_the_name(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_caches_are_bounded_and_keyed_by_all_but_name_and_description(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("ADVISOR_SAVINGS_OFF", raising=False)
     kept = shapes.Shapes()
     six = Version.parse("6.7")
@@ -79,6 +79,9 @@ def test_the_caches_are_bounded_and_keyed_by_every_value_but_the_name(monkeypatc
     one, two = Host(name="a", **base), Host(name="b", **base)
     other = Host(name="c", **{**base, "memory": 524288})
     assert kept.cache_for(one, six) is kept.cache_for(two, six)
+    # a live host's description names it ("host a in cluster c, read from vCenter v"): still one kind
+    described = Host(name="f", description="host f in cluster c, read from vCenter v", **base)
+    assert kept.cache_for(described, six) is kept.cache_for(one, six)
     assert kept.cache_for(one, six) is not kept.cache_for(other, six)
     assert kept.cache_for(None, six) is not kept.cache_for(None, six)  # no host: nothing to share
     monkeypatch.setattr(shapes, "SHAPE_HOSTS", len(kept.caches))
