@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 import re
 import sys
+from collections.abc import Iterator
 
 # `key = "value"` (.vmx) and `key = value` (HCL): enough to touch every line's bytes once.
 TOKEN = re.compile(rb'^[ \t]*([A-Za-z0-9_.:"\-\[\]]+)[ \t]*=[ \t]*(.*?)[ \t]*\r?$', re.MULTILINE)
@@ -31,8 +32,8 @@ def splitter(name: str) -> re.Pattern[bytes]:
     return next((regex for suffix, regex in SPLITTERS if name.endswith(suffix)), TOKEN)
 
 
-def scan(folder: str, suffixes: tuple[str, ...]) -> tuple[int, int]:
-    files = tokens = 0
+def split_files(folder: str, suffixes: tuple[str, ...]) -> Iterator[tuple[str, list]]:
+    """Each file's name and tokens, in the order `advisor lint` walks the folder."""
     for root, dirs, names in os.walk(folder):
         dirs.sort()
         for name in sorted(names):
@@ -40,8 +41,14 @@ def scan(folder: str, suffixes: tuple[str, ...]) -> tuple[int, int]:
                 continue
             with open(os.path.join(root, name), "rb") as handle:
                 data = handle.read()
-            tokens += len(splitter(name).findall(data))
-            files += 1
+            yield name, splitter(name).findall(data)
+
+
+def scan(folder: str, suffixes: tuple[str, ...]) -> tuple[int, int]:
+    files = tokens = 0
+    for _, found in split_files(folder, suffixes):
+        tokens += len(found)
+        files += 1
     return files, tokens
 
 

@@ -66,16 +66,17 @@ def write(path: Path, vms: int) -> None:
     book.close()
 
 
-def read(path: Path) -> int:
+def sheets(path: Path) -> dict[str, list[list[object]]]:
+    """The sheets advisor parses, as python-calamine gives them."""
     from python_calamine import CalamineWorkbook
 
     book = CalamineWorkbook.from_path(str(path))
-    cells = 0
-    for name in SHEETS:
-        if name in book.sheet_names:
-            rows = book.get_sheet_by_name(name).to_python(skip_empty_area=False)
-            cells += sum(len(r) for r in rows)
-    return cells
+    return {name: book.get_sheet_by_name(name).to_python(skip_empty_area=False)
+            for name in SHEETS if name in book.sheet_names}
+
+
+def read(path: Path) -> int:
+    return sum(len(r) for rows in sheets(path).values() for r in rows)
 
 
 def main() -> int:
