@@ -235,8 +235,8 @@ class Bench:
         self.report.derived["per_file_examples"] = {"files": len(files), "pair": p.as_dict()}
         self.target(f"advisor check, the examples x{n} files", "<= 0.5x yamllint on the same files, CPU",
                     p.cpu_ratio, 0.5, spread=f"{self._range(p, cpu=True)}, wall {p.text()}")
-        self.stack_floor(f"per_file.examples{n}", f"the examples x{n}", ["check", *files], f"yamllint.examples{n}",
-                         [self.yamllint, *files], "yamllint", 0.5, p, len(files), "file")
+        self.stack_floor("per-file", f"per_file.examples{n}", f"the examples x{n}", ["check", *files], p, "yamllint",
+                         0.5, len(files), "file")
 
     # -- 3. template linting at scale -----------------------------------------------------
     def lint_at_scale(self) -> None:
@@ -320,9 +320,8 @@ class Bench:
             out[key] = {"files": n, "pair": p.as_dict()}
             self.target(f"lint {n:,} corpus {label} vs floor", "<= 3x read-and-split floor (CPU)",
                         p.cpu_ratio, 3.0, fmt="{:.1f}x", spread=f"{self._range(p, cpu=True)}, wall {p.text()}")
-            self.stack_floor(f"lint.corpus.{key}", f"{n:,} corpus {label}", ["lint", str(folder), *FLOOR_SUFFIXES],
-                             "floor", [self.python, floor, str(folder), *FLOOR_SUFFIXES], "read-and-split floor", 3.0,
-                             p, n, "file")
+            self.stack_floor("lint", f"lint.corpus.{key}", f"{n:,} corpus {label}",
+                             ["lint", str(folder), *FLOOR_SUFFIXES], p, "read-and-split floor", 3.0, n, "file")
 
     # -- 4. engine throughput -------------------------------------------------------------
     def engine(self) -> None:
@@ -398,16 +397,17 @@ class Bench:
                     fmt="{:.2f}x", spread=self._range(p))
         peak = p.case.peak_rss_mb
         self.target(f"RVTools export, {vms:,} VMs: peak memory", "< 500 MB", peak, 500, fmt="{:.0f} MiB")
-        self.stack_floor(f"estate.{vms}", f"the {vms:,}-VM export", ["estate", str(export)], f"estate.read.{vms}",
-                         [self.python, script, "read", str(export)], "calamine reading it", 3.0, p, vms, "VM")
+        self.stack_floor("estate", f"estate.{vms}", f"the {vms:,}-VM export", ["estate", str(export)], p,
+                         "calamine reading it", 3.0, vms, "VM")
 
-    def stack_floor(self, key: str, label: str, args: list[str], base_key: str, base_command: list[str],
-                    base_label: str, goal: float, target: Pair, count: int, unit: str) -> None:
+    def stack_floor(self, section: str, key: str, label: str, args: list[str], target: Pair, base_label: str,
+                    goal: float, count: int, unit: str) -> None:
         """benchmarks/stackfloor.py on a target's input, in turns with the target's baseline: the
         least a program on advisor's stack spends there before any rule. A goal below this floor is
         out of reach however little advisor adds; above it, the difference is what the goal leaves
         advisor for its rules, topology and report, set beside what advisor spends on them now."""
-        p = self.pair(f"stackfloor.{key}", [self.python, str(HERE / "stackfloor.py"), *args], base_key, base_command,
+        p = self.pair(f"stackfloor.{key}", [self.python, str(HERE / "stackfloor.py"), *args], target.base.name,
+                      target.base.command,
                       self.sizes.repeats if count < 10_000 else self.sizes.big_repeats, ok_codes=(0,),
                       base_ok_codes=(0, 1), budget_s=max(self.sizes.budget_s, 60))
         left = spent = ""
@@ -417,7 +417,7 @@ class Bench:
             left = (f"the goal leaves advisor {room * 1e6 / count:.0f} us per {unit}" if room > 0
                     else "the goal is below this floor")
             spent = f", advisor spends {(advisor_cpu - floor_cpu) * 1e6 / count:.0f} us per {unit} above it"
-        self.add_pair("stack floor", f"stack floor, {label}", p, base_label, left + spent)
+        self.add_pair(section, f"stack floor, {label}", p, base_label, left + spent)
         self.report.derived[f"stackfloor.{key}"] = {"count": count, "pair": p.as_dict(), "goal": goal}
         self.target(f"stack floor, {label}", f"< {goal:g}x {base_label}, CPU (else out of reach)", p.cpu_ratio, goal,
                     fmt="{:.2f}x", spread=self._range(p, cpu=True))

@@ -21,11 +21,12 @@ from pathlib import Path
 
 os.environ["PYDANTIC_DISABLE_PLUGINS"] = "__all__"
 
-import cel_expr_python.cel  # noqa: E402,F401 - imported, as advisor's check imports it
-import click  # noqa: E402,F401
-import yaml  # noqa: E402
-from advisor.model.spec import VM, Spec  # noqa: E402
-from pydantic import ValidationError  # noqa: E402
+import cel_expr_python.cel  # noqa: F401 - imported, as advisor's check imports it
+import click  # noqa: F401
+import yaml
+from pydantic import ValidationError
+
+from advisor.model.spec import VM, Spec
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
@@ -68,7 +69,8 @@ def estate(path: str) -> int:
     by_host: dict[str, list[dict]] = {}
     for row in rows[1:]:
         by_host.setdefault(str(row[host]), []).append(
-            {"name": str(row[name]), "vcpus": int(row[cpus]), "memory": f"{int(row[memory])}MB"})
+            {"name": str(row[name]), "vcpus": int(row[cpus]), "memory": f"{int(row[memory])}MB"}
+        )
     return sum(len(Spec.model_validate({"host": "floor", "vms": vms}).vms) for vms in by_host.values())
 
 
