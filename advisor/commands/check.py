@@ -67,7 +67,8 @@ def command(
     With --vcenter, the specs `advisor collect vcenter` would write are checked in one step, each
     finding at its `vcenter SERVER/cluster/host/vm`; --vcenter may be repeated.
     An RVTools export (.xlsx, or the folder of its `RVTools_tab*.csv` files) is checked as a running
-    estate: each host with its powered-on VMs, findings pointed at the sheet and row.
+    estate: each host with its powered-on VMs, findings pointed at the sheet and row. A running
+    estate's VM topologies (an export's, --vcenter's) are on demand: --format table, or -v.
     `-` reads a spec from standard input (reported as --stdin-filename, else `-`).
     """
     if bool(files or stdin_filename is not None) == bool(vcenter):

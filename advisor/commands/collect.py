@@ -205,12 +205,15 @@ def check_vcenter(args: VcenterArgs, catalog: Any, policy: Any, workloads: Seque
     memory. Each finding points at what it is about in vCenter, `vcenter SERVER/cluster/host/vm`
     (advisor.vcenter.to_spec.location), not at a file; hosts and settings left out become the
     report's notes."""
+    from advisor.report.findings import VCENTER, EstateRead
     from advisor.vcenter.core import SpecSource, check_docs
 
     estates = read_estates(args, workloads)
-    sources = [SpecSource(f"vcenter {spec.location}", spec.doc, {vm: f"vcenter {place}" for vm, place in
-                                                                  spec.vms.items()}, spec.cluster)
-               for estate in estates for spec in estate.mapping.specs]
+    read = [EstateRead(VCENTER, estate.label, tuple(f"vcenter {spec.location}" for spec in estate.mapping.specs))
+            for estate in estates]
+    sources = [SpecSource(label, spec.doc, {vm: f"vcenter {place}" for vm, place in spec.vms.items()}, spec.cluster)
+               for estate, each in zip(estates, read, strict=True)
+               for spec, label in zip(estate.mapping.specs, each.specs, strict=True)]
     if not sources:
         from advisor.vcenter.errors import VcenterError
 
@@ -220,4 +223,6 @@ def check_vcenter(args: VcenterArgs, catalog: Any, policy: Any, workloads: Seque
     from advisor.commands.progress import progress
 
     with progress("checking", len(sources), show=len(sources) > 1) as advance:
-        return check_docs(sources, notes, catalog, policy, advance)
+        run = check_docs(sources, notes, catalog, policy, advance)
+    run.estates.extend(read)
+    return run

@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from advisor.output.escape import one_line, terminal
-from advisor.report.findings import Finding, Run
+from advisor.report.findings import EstateRead, Finding, Run
 
 # The terminal escaping under the names the formatters have long used (advisor.output.escape).
 visible = terminal
@@ -169,19 +169,53 @@ def _plural(count: int, word: str) -> str:
 
 
 def totals(run: Run) -> str:
-    """'2 errors, 1 warning, 3 info (1 suppressed) in 2 files', plus input errors when any."""
+    """'2 errors, 1 warning, 3 info (1 suppressed) in 2 files', plus input errors when any; a running
+    estate is named as what was read (`in 1 RVTools export (3 hosts, 5 VMs)`), not as its specs."""
     counts = run.counts()
     suppressed = sum(1 for f in run.findings if f.suppressed is not None)
-    files = len(run.files) or len({f.file for f in run.findings if f.file})
     text = (f"{_plural(counts['error'], 'error')}, {_plural(counts['warning'], 'warning')}, "
-            f"{counts['info']} info ({suppressed} suppressed) in {_plural(files, 'file')}")
+            f"{counts['info']} info ({suppressed} suppressed) in {inputs_read(run)}")
     if run.errors:
         text += f"; {_plural(len(run.errors), 'input error')}"
     return text
 
 
+def inputs_read(run: Run) -> str:
+    """'2 files', or for a run over running estates '1 RVTools export (3 hosts, 5 VMs)', each kind
+    of estate with the hosts and VMs checked in it, after any spec files read beside them."""
+    files, kinds = files_and_estates(run)
+    if not kinds:
+        return _plural(files or len({f.file for f in run.findings if f.file}), "file")
+    parts = [_plural(files, "file")] if files else []
+    for kind, estates in kinds.items():
+        labels = frozenset(label for estate in estates for label in estate.specs)
+        hosts = sum(1 for host in run.hosts if host.file in labels)
+        vms = sum(1 for vm in run.vms if vm.file in labels)
+        parts.append(f"{_plural(len(estates), kind)} ({_plural(hosts, 'host')}, {_plural(vms, 'VM')})")
+    return " and ".join(parts)
+
+
+def files_and_estates(run: Run) -> tuple[int, dict[str, list[EstateRead]]]:
+    """How many of the run's files are files (a running estate's specs are not) and its running
+    estates by kind (advisor.report.findings.EstateRead), kinds in the order first read."""
+    kinds: dict[str, list[EstateRead]] = {}
+    for estate in run.estates:
+        kinds.setdefault(estate.kind, []).append(estate)
+    specs = run.estate_specs()
+    return sum(1 for file in run.files if file not in specs), kinds
+
+
 def first_reference(finding: Finding) -> str | None:
     return one_line(finding.references[0]) if finding.references else None
+
+
+def by_file(items: Iterable[Any]) -> dict[str | None, list[Any]]:
+    """Items grouped by their file, each group in the items' order: a report's sections are built
+    from these rather than by scanning every list for every file (quadratic on a thousand files)."""
+    groups: dict[str | None, list[Any]] = {}
+    for item in items:
+        groups.setdefault(item.file, []).append(item)
+    return groups
 
 
 def report_files(run: Run) -> list[str]:

@@ -18,7 +18,7 @@ from html import escape
 import advisor
 import advisor.output.hostmaps as hostmaps
 import advisor.output.numamap as numamap
-from advisor.output.describe import fix_lines, report_files, topology_summary, totals
+from advisor.output.describe import files_and_estates, fix_lines, report_files, topology_summary, totals
 from advisor.output.escape import command_safe, xml
 from advisor.report.findings import Finding, HostResult, Run, VmResult
 
@@ -86,10 +86,13 @@ def render(run: Run) -> str:
 
 
 def _summary(run: Run) -> str:
-    """The estate at a glance: files, hosts, VMs (and instances), then shown findings per rule
-    and severity (suppressed ones are counted apart, as in the totals)."""
+    """The estate at a glance: files (and the running estates read: an RVTools export or a vCenter
+    is one source, not the spec per host it became), hosts, VMs (and instances), then shown findings
+    per rule and severity (suppressed ones are counted apart, as in the totals)."""
     instances = sum(max(1, v.count) for v in run.vms)
-    rows = [("files", len(run.files) or len({v.file for v in run.vms})), ("hosts", len(run.hosts)),
+    files, kinds = files_and_estates(run)
+    read = [("files", files or len({v.file for v in run.vms}))] if not kinds else [("files", files)] if files else []
+    rows = [*read, *((f"{kind}s", len(estates)) for kind, estates in kinds.items()), ("hosts", len(run.hosts)),
             ("VMs", len(run.vms)), ("VM instances (count:)", instances)]
     out = ["<section class=\"summary\"><h2>Summary</h2><table class=\"summary estate\"><tbody>"]
     out += [f"<tr data-count=\"{escape(key)}\"><th scope=\"row\">{escape(key)}</th><td class=\"n\">{n}</td></tr>"

@@ -1,7 +1,8 @@
 """The terminal report, ruff-like: each finding one line (`path:line:col  RULE  severity
 subject: message`), its fix and its rule's page under it; then what was not evaluated and the
 values templates leave unknown, summed up in a few lines; the notes; the totals. `check` puts
-each VM's predicted topology on a line before its findings. --show-sources, --show-skipped and
+each VM's predicted topology on a line before its findings (a running estate's, an RVTools export's
+or a vCenter's, only with -v: one line says where they are). --show-sources, --show-skipped and
 -v add the rest (advisor.output.display.Display); the other formats carry all of it.
 
 Everything from user input goes into the report as text (Rich ``Text`` parts, never markup
@@ -23,11 +24,11 @@ from __future__ import annotations
 
 import io
 import re
-from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from advisor.output.describe import (
     SHOW_SKIPPED,
+    by_file,
     fix_summary,
     not_evaluated_lines,
     one_line,
@@ -278,12 +279,12 @@ def _finding(f: Finding, run: Run, widths: tuple[int, int], display: Display) ->
     return out
 
 
-def _context(file: str, hosts: list[HostResult], vms: list[VmResult], display: Display) -> list[_Line]:
-    """The file's hosts (-v) and VMs with their predicted topology (check, -v), a line each."""
+def _context(file: str, hosts: list[HostResult], vms: list[VmResult], display: Display, topology: bool) -> list[_Line]:
+    """The file's hosts (-v) and, when `topology`, its VMs with their predicted topology, a line each."""
     out = []
     if display.verbose:
         out += [_Line([(one_line(file), ""), (": ", ""), ("host ", "bold"), (one_line(h.summary), "")]) for h in hosts]
-    if not (display.topology or display.verbose):
+    if not topology:
         return out
     for vm in vms:
         parts = [(one_line(file) + (f":{vm.line}" if vm.line else ""), ""), (": ", ""), ("vm ", "bold"),
@@ -322,8 +323,9 @@ def _skipped(run: Run) -> list[_Line]:
 UNKNOWN_FILES_SHOWN = 3
 
 
-def _summary(run: Run, display: Display) -> list[_Line]:
-    """What was not evaluated and what was unknown, in a few lines; the notes; the totals."""
+def _summary(run: Run, display: Display, hidden: bool = False) -> list[_Line]:
+    """What was not evaluated and what was unknown, in a few lines; the notes; where the VM
+    topologies left out (`hidden`) are; the totals."""
     out = [_Line([(line, "")], "dim") for line in not_evaluated_lines(run, "" if display.skipped else SHOW_SKIPPED)]
     if not display.skipped:
         files = unknowns_by_file(run)
@@ -334,19 +336,13 @@ def _summary(run: Run, display: Display) -> list[_Line]:
             out.append(_Line([(f"unknown values in {more} more file{'s' if more > 1 else ''} "
                                "(--show-skipped lists them)", "")], "dim"))
     out += [_Line([("note: " + one_line(note), "")], "dim") for note in run.notes]
+    if hidden:
+        out.append(_Line([("each VM's predicted vNUMA layout: --format table lists them, -v prints them here", "")],
+                         "dim"))
     counts = run.counts()
     style = "bold red" if counts["error"] or run.errors else ("yellow" if counts["warning"] else "green")
     out.append(_Line([(totals(run), "")], style))
     return out
-
-
-def _by_file(items: Iterable[Any]) -> dict[str | None, list[Any]]:
-    """Items grouped by their file, each group in the items' order: sections are built from
-    these rather than by scanning every list for every file (quadratic on a thousand files)."""
-    groups: dict[str | None, list[Any]] = {}
-    for item in items:
-        groups.setdefault(item.file, []).append(item)
-    return groups
 
 
 def render(run: Run, *, color: bool = False, quiet: bool = False, width: int | None = None,
@@ -364,10 +360,15 @@ def render(run: Run, *, color: bool = False, quiet: bool = False, width: int | N
             out.print(_quiet_line(f, rule_width))
         return _finish(out.file.getvalue())
     widths = (max((len(f.rule) for f in shown), default=0), max((len(f.severity) for f in shown), default=0))
-    hosts, vms, pools = _by_file(run.hosts), _by_file(run.vms), _by_file(shown)
+    hosts, vms, pools = by_file(run.hosts), by_file(run.vms), by_file(shown)
+    # A spec file's topologies are the point of `check`; a running estate's are on demand (-v), so
+    # its report grows with its findings, not its VMs (a line per VM buried 66 findings in 10,000).
+    estate = run.estate_specs()
+    hidden = display.topology and not display.verbose and any(file in vms for file in estate)
     lines: list[_Line] = []
     for file in report_files(run):
-        lines += _context(file, hosts.get(file, []), vms.get(file, []), display)
+        topology = display.verbose or (display.topology and file not in estate)
+        lines += _context(file, hosts.get(file, []), vms.get(file, []), display, topology)
         for f in sorted(pools.pop(file, []), key=lambda f: (f.line or 0, f.column or 0)):
             lines += _finding(f, run, widths, display)
     for f in (f for group in pools.values() for f in group):  # without a file: none today, never dropped
@@ -379,7 +380,7 @@ def render(run: Run, *, color: bool = False, quiet: bool = False, width: int | N
             out.emit(line)
     if lines or run.errors or display.skipped:
         out.blank()
-    for line in _summary(run, display):
+    for line in _summary(run, display, hidden):
         out.print(line)
     return _finish(out.file.getvalue())
 

@@ -138,6 +138,21 @@ class VmSource(NamedTuple):
     cluster: str = ""
 
 
+class EstateRead(NamedTuple):
+    """A running estate the run read: an RVTools export or a vCenter, one source split into a spec
+    per host. The reports count it as one source with its hosts and VMs, not as the specs it became,
+    and the text report prints its VMs' topologies only on demand (advisor.output.text).
+    (A NamedTuple: see CONTRIBUTING.md, "Add a class on `check`'s path".)"""
+
+    kind: str  # RVTOOLS_EXPORT or VCENTER
+    name: str  # the export's path, the vCenter's server
+    specs: tuple[str, ...]  # the labels of its hosts' specs (entries of Run.files)
+
+
+RVTOOLS_EXPORT = "RVTools export"
+VCENTER = "vCenter"
+
+
 @dataclass(slots=True)
 class InputProblem:
     """An input error in a multi-file run: reported, counted, and the run goes on."""
@@ -176,6 +191,8 @@ class Run:
     # (spec file, VM name) -> where the VM really is, for specs built from an estate's inventory
     # (advisor.rvtools): its findings were pointed there, so the one-row-per-VM view joins on it.
     sources: dict[tuple[str, str], VmSource] = field(default_factory=dict)
+    # The running estates read (RVTools exports, vCenters), each with the specs it was split into.
+    estates: list[EstateRead] = field(default_factory=list)
 
     def evaluated_cases(self) -> Iterator[tuple[str, str, str]]:
         """Every (rule id, subject, file) evaluated, in evaluation order."""
@@ -187,6 +204,11 @@ class Run:
         """The notes, then each unknown template value as `file: VM: what`, for the formats that
         list every note (JSON, SARIF, JUnit, HTML)."""
         return [*self.notes, *(f"{file}: {what}" for file, what in self.unknowns)]
+
+    def estate_specs(self) -> frozenset[str]:
+        """The specs (entries of `files`) that stand for hosts of a running estate, not files: what
+        the reports treat as an estate is decided here and nowhere else."""
+        return frozenset(label for estate in self.estates for label in estate.specs)
 
     def counts(self) -> dict[str, int]:
         out: dict[str, int] = {s: 0 for s in SEVERITIES}
@@ -207,6 +229,7 @@ class Run:
         self.evaluated.extend(other.evaluated)
         self.rules.update(other.rules)
         self.sources.update(other.sources)
+        self.estates.extend(other.estates)
 
     def sort(self) -> None:
         self.findings.sort(key=Finding.sort_key)

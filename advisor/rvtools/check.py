@@ -23,16 +23,19 @@ def check_exports(paths: list[str], catalog: Any, policy: Any, workloads: Sequen
 
 def evaluate(paths: list[str], catalog: Any, policy: Any, workloads: Sequence[Any] = ()) -> tuple[Any, list[Estate]]:
     """The Run of every export's specs, and the estates (their VMs' identities, for `advisor diff`)."""
-    from advisor.report.findings import InputProblem
+    from advisor.report.findings import RVTOOLS_EXPORT, EstateRead, InputProblem
     from advisor.report.places import SpecPlaces, relocate
 
     estates: list[Estate] = []
+    read: list[EstateRead] = []
     problems: list[InputProblem] = []
     for path in paths:
         try:
             estates.append(build(read_export(path), workloads))
         except InputError as exc:
             problems.append(InputProblem(exc.file or path, exc.line, exc.field, exc.message))
+        else:
+            read.append(EstateRead(RVTOOLS_EXPORT, path, tuple(spec.label for spec in estates[-1].specs)))
     from advisor.engine.engine import Evaluator
     from advisor.engine.specs import evaluate_spec
     from advisor.load.specfile import spec_from_root
@@ -58,6 +61,7 @@ def evaluate(paths: list[str], catalog: Any, policy: Any, workloads: Sequence[An
         if assumed.get(host.file):
             host.capacity["assumptions"] = assumed[host.file]
     run.errors[:0] = problems
+    run.estates.extend(read)
     relocate(run, {label: SpecPlaces(_location(o.host), {vm: _location(w) for vm, w in o.vms.items()}, o.cluster)
                    for label, o in origins.items()})
     return run, estates

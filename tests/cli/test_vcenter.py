@@ -240,6 +240,12 @@ def test_check_vcenter_writes_every_format(cli, vcsim, login, tmp_path):
     json.loads(files["sarif"].read_text())
     for path in files.values():
         assert "DC0_C0_H0" in path.read_text() and launch.PASSWORD not in path.read_text()
+    # a live estate's text report: a line per finding, not per VM, and one vCenter is one source
+    text = files["text"].read_text().splitlines()
+    assert not [line for line in text if ": vm " in line and "→" in line]
+    assert text[-2] == "each VM's predicted vNUMA layout: --format table lists them, -v prints them here"
+    assert text[-1].endswith(" in 1 vCenter (2 hosts, 10 VMs)"), text[-1]
+    assert "in 1 vCenter (2 hosts, 10 VMs)" in files["markdown"].read_text()
     # one step gives what collect-then-check gives
     assert collect(cli, vcsim, login, tmp_path / "specs", "--host", "DC0_C0_H[01]").code == 0
     two_step = check_json(cli, *sorted((tmp_path / "specs").glob("*.yaml")))
@@ -373,12 +379,20 @@ def test_two_vcenters_in_one_run_stay_apart(cli, vcsim, login, tmp_path):
         launch.create_vm(si, launch.hosts_by_name(si)["DC0_C0_H0"], "sql64", 64, 256)
         doc = check_json(cli, "--vcenter", vcsim.server, "--vcenter", other.server, *login[:2], "--ca-file",
                          vcsim.cert, "--host", "DC0_C0_H0")
+        verbose = cli("check", "--vcenter", vcsim.server, "--vcenter", other.server, *login[:2], "--ca-file",
+                      vcsim.cert, "--host", "DC0_C0_H0", "-v", "--fail-on", "never")
     finally:
         other.stop()
     assert sorted((vm["name"], vm["file"]) for vm in doc["vms"]) == sorted(
         ("sql64", f"vcenter {s}/DC0_C0/DC0_C0_H0") for s in (vcsim.server, other.server))
     places = {f["file"] for f in doc["findings"] if f["rule"] == "NUMA001"}
     assert places == {f"vcenter {s}/DC0_C0/DC0_C0_H0/sql64" for s in (vcsim.server, other.server)}
+    # two vCenters are two sources; -v prints each VM's topology, as a spec file's report does by default
+    lines = verbose.out.splitlines()
+    assert verbose.code == 0 and lines[-1].endswith(" in 2 vCenters (2 hosts, 2 VMs)"), verbose.out
+    assert sorted(line.split(": vm ")[0] for line in lines if ": vm sql64 on DC0_C0_H0: 64 vCPU → " in line) == [
+        f"vcenter {s}/DC0_C0/DC0_C0_H0" for s in sorted((vcsim.server, other.server))]
+    assert "-v prints them here" not in verbose.out
     result = cli("check", "--vcenter", vcsim.server, "--vcenter", f"localhost:{vcsim.server.split(':')[1]}",
                  *login, "--insecure")
     lines = result.err.strip().splitlines()
