@@ -209,7 +209,7 @@ def check_vcenter(args: VcenterArgs, catalog: Any, policy: Any, workloads: Seque
     from advisor.vcenter.core import SpecSource, check_docs
 
     estates = read_estates(args, workloads)
-    read = [EstateRead(VCENTER, estate.label, tuple(f"vcenter {spec.location}" for spec in estate.mapping.specs))
+    read = [EstateRead(VCENTER, tuple(f"vcenter {spec.location}" for spec in estate.mapping.specs))
             for estate in estates]
     sources = [SpecSource(label, spec.doc, {vm: f"vcenter {place}" for vm, place in spec.vms.items()}, spec.cluster)
                for estate, each in zip(estates, read, strict=True)

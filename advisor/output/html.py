@@ -91,9 +91,10 @@ def _summary(run: Run) -> str:
     per rule and severity (suppressed ones are counted apart, as in the totals)."""
     instances = sum(max(1, v.count) for v in run.vms)
     files, kinds = files_and_estates(run)
-    read = [("files", files or len({v.file for v in run.vms}))] if not kinds else [("files", files)] if files else []
-    rows = [*read, *((f"{kind}s", len(estates)) for kind, estates in kinds.items()), ("hosts", len(run.hosts)),
-            ("VMs", len(run.vms)), ("VM instances (count:)", instances)]
+    if not kinds:
+        files = files or len({v.file for v in run.vms})
+    rows = [*([("files", files)] if files or not kinds else []), *((f"{kind}s", len(e)) for kind, e in kinds.items()),
+            ("hosts", len(run.hosts)), ("VMs", len(run.vms)), ("VM instances (count:)", instances)]
     out = ["<section class=\"summary\"><h2>Summary</h2><table class=\"summary estate\"><tbody>"]
     out += [f"<tr data-count=\"{escape(key)}\"><th scope=\"row\">{escape(key)}</th><td class=\"n\">{n}</td></tr>"
             for key, n in rows]

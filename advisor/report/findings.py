@@ -145,7 +145,6 @@ class EstateRead(NamedTuple):
     (A NamedTuple: see CONTRIBUTING.md, "Add a class on `check`'s path".)"""
 
     kind: str  # RVTOOLS_EXPORT or VCENTER
-    name: str  # the export's path, the vCenter's server
     specs: tuple[str, ...]  # the labels of its hosts' specs (entries of Run.files)
 
 

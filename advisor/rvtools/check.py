@@ -35,7 +35,7 @@ def evaluate(paths: list[str], catalog: Any, policy: Any, workloads: Sequence[An
         except InputError as exc:
             problems.append(InputProblem(exc.file or path, exc.line, exc.field, exc.message))
         else:
-            read.append(EstateRead(RVTOOLS_EXPORT, path, tuple(spec.label for spec in estates[-1].specs)))
+            read.append(EstateRead(RVTOOLS_EXPORT, tuple(spec.label for spec in estates[-1].specs)))
     from advisor.engine.engine import Evaluator
     from advisor.engine.specs import evaluate_spec
     from advisor.load.specfile import spec_from_root
