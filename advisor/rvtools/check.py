@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from advisor.errors import InputError, printable
-from advisor.rvtools.estate import Estate, build
+from advisor.rvtools.estate import Estate, EstateSpec, build
 from advisor.rvtools.workbook import read_export
 
 
@@ -15,6 +15,38 @@ def _location(where: str) -> tuple[str, int | None]:
     """`export.xlsx#vInfo:12` -> ("export.xlsx#vInfo", 12); `RVTools_tabvInfo.csv:12` likewise."""
     file, _, row = where.rpartition(":")
     return (file, int(row)) if row.isdigit() else (where, None)
+
+
+def _loaded(spec: EstateSpec, problems: list[Any]) -> Any:
+    """The host's spec, validated; a value out of a spec's range is reported at its row (a VM's
+    vInfo row, else the host's vHost row) with the spec field it would fill, and only that VM is
+    left out. The VMs are validated one by one only once the whole spec has failed."""
+    from advisor.load.specfile import spec_from_root
+    from advisor.report.findings import InputProblem
+
+    try:
+        return spec_from_root(spec.doc, spec.label)
+    except InputError as exc:
+        first = exc
+    kept = []
+    for vm in spec.doc["vms"]:
+        try:
+            spec_from_root({**spec.doc, "vms": [vm]}, spec.label)
+            kept.append(vm)
+        except InputError as exc:
+            if not (exc.field or "").startswith("vms[0]"):
+                break  # the host's fault: every VM fails alike
+            file, line = _location(spec.origin.vms[vm["name"]])
+            field = (exc.field or "").removeprefix("vms[0]").lstrip(".") or None
+            problems.append(InputProblem(file, line, field, printable(f"VM {vm['name']}: {exc.message}")))
+    else:
+        if len(kept) < len(spec.doc["vms"]):  # some VMs were to blame: the spec without them
+            return _loaded(EstateSpec(spec.label, {**spec.doc, "vms": kept}, spec.assumptions, spec.origin),
+                           problems) if kept else None
+    file, line = _location(spec.origin.host)
+    message = f"host {spec.doc['host']['name']}: {first.message}"
+    problems.append(InputProblem(file, line, first.field, printable(message)))
+    return None
 
 
 def check_exports(paths: list[str], catalog: Any, policy: Any, workloads: Sequence[Any] = ()) -> Any:
@@ -34,11 +66,12 @@ def evaluate(paths: list[str], catalog: Any, policy: Any, workloads: Sequence[An
             estates.append(build(read_export(path), workloads))
         except InputError as exc:
             problems.append(InputProblem(exc.file or path, exc.line, exc.field, exc.message))
-        else:
-            read.append(EstateRead(RVTOOLS_EXPORT, tuple(spec.label for spec in estates[-1].specs)))
+            continue
+        read.append(EstateRead(RVTOOLS_EXPORT, tuple(spec.label for spec in estates[-1].specs)))
+        problems.extend(InputProblem(*_location(where), field, printable(message))
+                        for where, field, message in estates[-1].problems)
     from advisor.engine.engine import Evaluator
     from advisor.engine.specs import evaluate_spec
-    from advisor.load.specfile import spec_from_root
 
     # The specs are built from the export's data, not written as YAML and parsed back: a 10,000-VM
     # export would spend most of its time in that round trip.
@@ -49,12 +82,9 @@ def evaluate(paths: list[str], catalog: Any, policy: Any, workloads: Sequence[An
         for spec in estate.specs:
             evaluator.run.notes.extend(spec.notes)
             origins[spec.label] = spec.origin
-            try:
-                loaded = spec_from_root(spec.doc, spec.label)
-            except InputError as exc:
-                problems.append(InputProblem(exc.file or spec.label, exc.line, exc.field, printable(exc.message)))
-                continue
-            evaluate_spec(loaded, evaluator)
+            loaded = _loaded(spec, problems)
+            if loaded is not None:
+                evaluate_spec(loaded, evaluator)
     run = evaluator.finish()
     assumed = {spec.label: spec.assumptions for estate in estates for spec in estate.specs}
     for host in run.hosts:

@@ -9,6 +9,7 @@ instead of a lookup and a call per cell.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from advisor.rvtools.workbook import MAX_CELL, Table
@@ -24,12 +25,44 @@ def text(value: Any) -> str:
     return " ".join(str(value).split())
 
 
-def number(value: Any) -> float | None:
-    """A cell as a number ("1,024" and 1024.0 alike), None when it holds none."""
-    try:
-        return float(text(value).replace(",", ""))
-    except ValueError:
+# A number as Python and RVTools' own CSV write it: digits, one decimal point, an exponent.
+_PLAIN = re.compile(r"[+-]?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?", re.ASCII)
+# "1.024": a thousands dot where the decimal mark is ','.
+_DOT_GROUPS = re.compile(r"[+-]?\d{1,3}(?:\.\d{3})+", re.ASCII)
+# The whole part as a locale groups it: in threes by one mark (comma, dot, apostrophe or space), or not at all.
+_WHOLE = re.compile(r"\d+|\d{1,3}([,.' ])\d{3}(?:\1\d{3})*", re.ASCII)
+
+
+def number(value: Any, decimal: str = ".") -> float | None:
+    """A cell as a finite number, None when it holds none. Text is read as the export's locale
+    wrote it: "1,024", "1.024,5", "1 024,5" and "131072,00" each have one reading; only a value
+    with a single mark before exactly three digits ("1,024", "1.024") has two, and `decimal` (the
+    file's decimal mark) settles it. A value with no reading ("12,34,5", "inf", "#N/A") is None:
+    unknown, never a number made up from its digits."""
+    if value.__class__ is float:
+        return value if value - value == 0 else None  # inf and nan are not sizes
+    s = text(value)
+    if _PLAIN.fullmatch(s) and (decimal == "." or not _DOT_GROUPS.fullmatch(s)):
+        found = float(s)
+        return found if found - found == 0 else None
+    return _localized(s, decimal)
+
+
+def _localized(s: str, decimal: str) -> float | None:
+    sign = s[:1] if s[:1] in "+-" else ""
+    whole, fraction = s[len(sign):], "0"
+    last = max(whole.rfind("."), whole.rfind(","))
+    if last >= 0:
+        mark, before, after = whole[last], whole[:last], whole[last + 1:]
+        other = "," if mark == "." else "."
+        # The last mark is the decimal one unless it also groups the digits before it ("1.024.000"),
+        # or it stands before three digits with no other mark while the file's decimal mark is the other.
+        if mark not in before and (other in before or len(after) != 3 or mark == decimal):
+            whole, fraction = before, after
+    if not fraction.isdigit() or not fraction.isascii() or _WHOLE.fullmatch(whole) is None:
         return None
+    found = float(f"{sign}{re.sub('[^0-9]', '', whole)}.{fraction}")
+    return found if found - found == 0 else None
 
 
 def flag(value: Any) -> bool | None:
@@ -77,7 +110,8 @@ class Sheet:
     def numbers(self, *names: str) -> list[float | None]:
         found = self._columns.get(("numbers", names))
         if found is None:  # number(v) for each cell; a float cell is its own number (text() writes it exactly)
-            found = self._columns[("numbers", names)] = [v if v.__class__ is float else number(v)
+            mark = self.table.decimal if self.table is not None else "."
+            found = self._columns[("numbers", names)] = [v if v.__class__ is float and v - v == 0 else number(v, mark)
                                                          for v in self.cells(*names)]
         return found
 
@@ -101,13 +135,18 @@ class Sheet:
             return f"{self.table.source}:{self.table.first_row + i}"
         return f"{self.table.source}#{self.table.where(i)}"
 
-    def keys(self) -> list[tuple[str, str]]:
-        """Each row's VM identity across sheets: (VI SDK UUID, VM UUID) when the export has them,
-        else (VI SDK Server, VM name)."""
-        found = self._columns.get(("keys", ()))
+    def keys(self, identity: str = "uuid") -> list[tuple[str, str]]:
+        """Each row's VM identity across sheets. "uuid": (VI SDK UUID, VM UUID) where the row has a
+        VM UUID, else (VI SDK Server, VM name); "server": (VI SDK Server, VM name); "name": ("", VM
+        name), for sheets that do not all carry the vCenter's columns (advisor.rvtools.estate)."""
+        found = self._columns.get(("keys", (identity,)))
         if found is None:
-            uuids, sdks = self.texts("VM UUID"), self.texts("VI SDK UUID")
-            servers, names = self.texts("VI SDK Server"), self.texts("VM")
-            found = self._columns[("keys", ())] = [(sdks[i], u) if u else (servers[i], names[i])
-                                                   for i, u in enumerate(uuids)]
+            names = self.texts("VM")
+            servers = self.texts("VI SDK Server") if identity != "name" else [""] * self.size
+            if identity == "uuid":
+                uuids, sdks = self.texts("VM UUID"), self.texts("VI SDK UUID")
+                found = [(sdks[i], u) if u else (servers[i], names[i]) for i, u in enumerate(uuids)]
+            else:
+                found = list(zip(servers, names, strict=True))
+            self._columns[("keys", (identity,))] = found
         return found

@@ -28,7 +28,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from advisor.errors import InputError
 from advisor.load.estate import VmLabels, choose_workload, cluster_peers, workloads_note
+from advisor.load.hosts import host_from_data
 from advisor.model.units import format_mib
 from advisor.rvtools.columns import Sheet
 from advisor.rvtools.workbook import Export
@@ -76,6 +78,7 @@ class EstateSpec:
 class Estate:
     specs: list[EstateSpec] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    problems: list[tuple[str, str | None, str]] = field(default_factory=list)  # (row, spec field, message)
 
 
 def _labels(info: Sheet, i: int, attributes: Sequence[str]) -> VmLabels:
@@ -92,7 +95,8 @@ def build(export: Export, workloads: Sequence[Any] = ()) -> Estate:
     hosts = _hosts(export, out)
     clusters = _clusters(export)
     sheets = {name: Sheet(export.tables.get(name)) for name in ("vCPU", "vMemory", "vNetwork")}
-    details = {name: _index(rows) for name, rows in sheets.items()}
+    identity = _identity(info, sheets, out)
+    details = {name: _index(rows, identity, info.keys(identity)) for name, rows in sheets.items()}
     per_host = _rows_by_host(info, hosts, out)
     chosen_by: dict[tuple[str, int], int] = {}
     attributes = sorted({name for rule in workloads for name in rule.attributes})
@@ -114,8 +118,6 @@ def build(export: Export, workloads: Sequence[Any] = ()) -> Estate:
 
 def _vinfo(export: Export) -> Sheet:
     """The vInfo sheet, refused when it is missing or lacks the columns a VM cannot do without."""
-    from advisor.errors import InputError
-
     info = Sheet(export.tables.get("vInfo"))
     if info.table is None:
         raise InputError("no vInfo sheet: not an RVTools export (or the vInfo CSV file is missing)", file=export.path)
@@ -191,13 +193,31 @@ def _clusters(export: Export) -> dict[str, str]:
     return {names[i]: clusters[i] for i in table.rows() if clusters[i]}
 
 
-def _index(rows: Sheet) -> dict[tuple[str, str], list[int]]:
-    """The rows of each VM in a per-VM sheet (vCPU, vMemory: one; vNetwork: one per NIC)."""
-    out: dict[tuple[str, str], list[int]] = {}
-    keys = rows.keys()
+def _identity(info: Sheet, sheets: Mapping[str, Sheet], out: Estate) -> str:
+    """How a VM's rows in vCPU, vMemory and vNetwork are found from its vInfo row: by the strongest
+    identity (advisor.rvtools.columns.Sheet.keys) that vInfo and every one of those sheets present
+    carry. An export whose sheets disagree (headers written as RVTools' database names name the
+    vCenter on vInfo only; CSV files from different exports) is joined by the VM name, and said so."""
+    present = [info, *(s for s in sheets.values() if s.table is not None)]
+    if all(s.has("VM UUID") and s.has("VI SDK UUID") for s in present):
+        return "uuid"
+    if all(s.has("VI SDK Server") for s in present):
+        return "server"
+    if info.has("VI SDK Server") or info.has("VM UUID"):
+        lacking = ", ".join(name for name, s in sheets.items() if s.table is not None and not s.has("VI SDK Server"))
+        out.notes.append(f"{lacking} name no vCenter or VM UUID: their rows are matched to vInfo's by VM name alone "
+                         "(equal names from two vCenters would be confused)")
+    return "name"
+
+
+def _index(rows: Sheet, identity: str, joins: list[tuple[str, str]]) -> dict[int, list[int]]:
+    """Each vInfo row's rows in a per-VM sheet (vCPU, vMemory: one; vNetwork: one per NIC), by the
+    VM identity of `joins` (vInfo's keys)."""
+    by_key: dict[tuple[str, str], list[int]] = {}
+    keys = rows.keys(identity)
     for i in rows.rows():
-        out.setdefault(keys[i], []).append(i)
-    return out
+        by_key.setdefault(keys[i], []).append(i)
+    return {i: by_key[key] for i, key in enumerate(joins) if key in by_key}
 
 
 def _hosts(export: Export, out: Estate) -> dict[str, tuple[dict[str, Any], str, list[str]]]:
@@ -213,6 +233,11 @@ def _hosts(export: Export, out: Estate) -> dict[str, tuple[dict[str, Any], str, 
         doc, problem, notes = _host(table, i, name)
         if problem:
             out.notes.append(f"host {name} ({table.where(i)}): {problem}; its VMs are not checked")
+            continue
+        try:  # a value out of a host's range is refused here, so it spoils no cluster peer's spec
+            host_from_data(doc, table.where(i))
+        except InputError as exc:
+            out.problems.append((table.where(i), exc.field, f"host {name}: {exc.message}; its VMs are not checked"))
             continue
         hosts[name] = (doc, table.where(i), notes)
     return hosts
@@ -276,15 +301,14 @@ def _tiering(doc: dict[str, Any], kind: str, notes: list[str]) -> None:
 
 
 def _vm(info: Sheet, i: int, sheets: dict[str, Sheet],
-        details: dict[str, dict[tuple[str, str], list[int]]]) -> tuple[dict[str, Any] | None, list[str]]:
+        details: dict[str, dict[int, list[int]]]) -> tuple[dict[str, Any] | None, list[str]]:
     name = info.texts("VM")[i][:200]
     label = f"VM {name or '?'} ({info.where(i)})"
     vcpus = info.numbers("CPUs")[i]
     if not name or not vcpus or vcpus < 1:
         return None, [f"{label}: no name or CPUs value; not checked"]
-    key = info.keys()[i]
-    cpu = details["vCPU"].get(key, [None])[0]
-    mem = details["vMemory"].get(key, [None])[0]
+    cpu = details["vCPU"].get(i, [None])[0]
+    mem = details["vMemory"].get(i, [None])[0]
     vm: dict[str, Any] = {"name": name, "vcpus": int(vcpus)}
     notes: list[str] = []
     memory = info.numbers("Memory")[i]
@@ -310,7 +334,7 @@ def _vm(info: Sheet, i: int, sheets: dict[str, Sheet],
     if mem is not None:
         _memory(vm, sheets["vMemory"], mem)
     adapters = sheets["vNetwork"].texts("Adapter")
-    nics = [{"adapter": adapter} for nic in details["vNetwork"].get(key, ())
+    nics = [{"adapter": adapter} for nic in details["vNetwork"].get(i, ())
             if (adapter := _NICS.get(adapters[nic].lower().replace(" ", "")))]
     if nics:
         vm["nics"] = nics[:10]

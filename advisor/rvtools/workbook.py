@@ -19,7 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from advisor.errors import InputError
-from advisor.rvtools.detect import CSV_PREFIX
+from advisor.rvtools.dbnames import DB_NAMES
+from advisor.rvtools.detect import CSV_PREFIX, csv_files
 
 SHEETS = ("vInfo", "vCPU", "vMemory", "vDisk", "vNetwork", "vHost", "vCluster", "vSource", "vMetaData")
 # The sheets advisor.rvtools.estate maps, the only ones parsed: calamine builds every cell of a sheet
@@ -33,6 +34,7 @@ MAX_UNCOMPRESSED = 1024 * 1024 * 1024  # all members together, as the zip's dire
 MAX_RATIO = 200  # uncompressed / compressed for one member; spreadsheet XML compresses ~10-20x
 MAX_ROWS = 300_000  # rows of one sheet (vNetwork holds one per NIC)
 MAX_CELL = 4_096  # characters kept of one cell
+_OLE2 = bytes.fromhex("d0cf11e0a1b11ae1")  # the signature of a Compound File Binary (MS-CFB 2.2)
 
 
 @dataclass
@@ -44,12 +46,19 @@ class Table:
     header: list[str]
     rows: list[list[Any]]
     first_row: int = 2  # the spreadsheet/CSV row number of rows[0] (the header is row 1)
+    decimal: str = "."  # the decimal mark of numbers written as text (advisor.rvtools.columns.number)
     index: dict[str, int] = field(default_factory=dict)
     found: dict[tuple[str, ...], Any] = field(default_factory=dict)  # column() answers, asked per row
 
     def __post_init__(self) -> None:
+        aliases = DB_NAMES.get(self.sheet, {})
         for i, name in enumerate(self.header):
-            self.index.setdefault(" ".join(str(name).split()).lower(), i)
+            key = " ".join(str(name).split()).lower()
+            self.index.setdefault(key, i)
+        for i, name in enumerate(self.header):  # after the usual names: those win where both are present
+            key = "".join(str(name).split()).lower()
+            if key in aliases:
+                self.index.setdefault(aliases[key], i)
 
     def column(self, *names: str) -> int | None:
         """The position of the first of `names` the sheet has (header variants across versions)."""
@@ -97,7 +106,7 @@ def _check_zip(path: Path, label: str) -> None:
         with zipfile.ZipFile(path) as archive:
             members = archive.infolist()
     except (zipfile.BadZipFile, OSError, ValueError):
-        raise InputError("not an .xlsx workbook (not a zip archive)", file=label) from None
+        raise InputError(_not_a_zip(path), file=label) from None
     if len(members) > MAX_MEMBERS:
         raise InputError(f"holds {len(members):,} zip members, more than {MAX_MEMBERS:,}", file=label)
     total = sum(m.file_size for m in members)
@@ -108,6 +117,28 @@ def _check_zip(path: Path, label: str) -> None:
         if m.file_size > 1 << 20 and m.file_size > MAX_RATIO * max(m.compress_size, 1):
             raise InputError(f"member {m.filename[:80]!r} inflates {m.file_size // max(m.compress_size, 1):,}-fold "
                              "(a zip bomb?)", file=label)
+
+
+def _not_a_zip(path: Path) -> str:
+    """What a file that is not an .xlsx (a zip) is, from its first bytes, and what to do instead."""
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(64 << 10)
+    except OSError:
+        head = b""
+    if head.startswith(_OLE2):  # the compound file of Excel 97-2003 and of every encrypted OOXML file
+        if "EncryptedPackage".encode("utf-16-le") in head:
+            return ("a password-protected workbook: advisor cannot decrypt it; save it without a password, "
+                    "or give the folder of RVTools' 'Export all to csv'")
+        return ("an Excel 97-2003 (.xls) workbook: RVTools writes .xlsx; export again, or save it as .xlsx "
+                "or as CSV files")
+    text = head.lstrip(b"\xef\xbb\xbf \t\r\n").lower()
+    if text.startswith((b"<!doctype html", b"<html", b"<table")):
+        return "an HTML file, not an .xlsx workbook (a web page saved under an .xlsx name?)"
+    if head and b"\x00" not in head:
+        return ("a text file, not an .xlsx workbook: for RVTools' CSV export, give the folder of its "
+                "RVTools_tab*.csv files")
+    return "not an .xlsx workbook (not a zip archive)"
 
 
 def _read_xlsx(path: Path, label: str) -> Export:
@@ -153,9 +184,10 @@ def _read_xlsx(path: Path, label: str) -> Export:
 def _read_csv_folder(folder: Path, label: str) -> Export:
     tables: dict[str, Table] = {}
     missing = []
+    files = csv_files(folder)
     for sheet in SHEETS:
-        path = folder / f"{CSV_PREFIX}{sheet}.csv"
-        if not path.is_file():
+        path = files.get(f"{CSV_PREFIX}{sheet}.csv".lower())
+        if path is None or not path.is_file():
             missing.append(sheet)
             continue
         if sheet not in PARSED:
@@ -164,26 +196,54 @@ def _read_csv_folder(folder: Path, label: str) -> Export:
         try:
             if path.stat().st_size > MAX_FILE:
                 raise InputError(f"larger than {MAX_FILE >> 20} MiB", file=name)
-            text = path.read_bytes().decode("utf-8-sig", errors="replace")
+            text = _decode(path.read_bytes(), name)
         except OSError as exc:
             raise InputError(f"cannot read: {exc.strerror}", file=name) from None
-        if "\x00" in text:
-            raise InputError("binary data, not an RVTools CSV file", file=name)
-        tables[sheet] = _csv_table(sheet, name, text)
+        table = _csv_table(sheet, name, text)
+        if table is None:  # an empty file is an empty sheet, as in a workbook: missing, not an error
+            missing.append(sheet)
+        else:
+            tables[sheet] = table
     return Export(label, tables, missing)
 
 
-def _csv_table(sheet: str, name: str, text: str) -> Table:
-    first = text.split("\n", 1)[0]
+def _decode(data: bytes, name: str) -> str:
+    """The file's text: UTF-8 (with or without its BOM; RVTools writes it), UTF-16 with its BOM
+    (Excel's "Unicode Text"), else Windows-1252 (Excel's "CSV" save on Western Windows; another
+    ANSI code page reads as its Windows-1252 look-alikes, so names may show wrong letters, never
+    wrong numbers)."""
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return data.decode("utf-16", errors="replace")
+    if b"\x00" in data:
+        raise InputError("binary data, not an RVTools CSV file (UTF-16 needs its byte-order mark)", file=name)
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        return data.decode("cp1252", errors="replace")
+
+
+def _csv_table(sheet: str, name: str, text: str) -> Table | None:
+    """The sheet, or None for a file holding nothing (no header row either). Quoted cells may hold
+    any character (line breaks included, up to the file's size: cut at MAX_CELL when read, as a
+    workbook's are); a line may end in CR LF, LF or CR alone; an unclosed quote is refused at its line."""
+    if not text.strip("\ufeff \t\r\n,;"):
+        return None
+    first = text.split("\n", 1)[0].split("\r", 1)[0]
     delimiter = max((",", ";", "\t"), key=first.count)  # RVTools writes the list separator of its locale
     rows: list[list[Any]] = []
+    limit = csv.field_size_limit()
+    csv.field_size_limit(MAX_FILE)  # process-wide, so put back below: other readers keep the default
+    reader = csv.reader(io.StringIO(text, newline=None), delimiter=delimiter, strict=True)
     try:
-        for i, row in enumerate(csv.reader(io.StringIO(text), delimiter=delimiter)):
-            if i > MAX_ROWS:
-                raise InputError(f"more than {MAX_ROWS:,} rows", file=name, line=i + 1)
+        for row in reader:
+            if len(rows) > MAX_ROWS:
+                raise InputError(f"more than {MAX_ROWS:,} rows", file=name, line=reader.line_num)
             rows.append(row)
     except csv.Error as exc:
-        raise InputError(f"not a CSV file the way RVTools writes one ({exc})", file=name) from None
-    if not rows:
-        raise InputError("empty (no header row)", file=name)
-    return Table(sheet, name, rows[0], rows[1:])
+        raise InputError(f"not a CSV file the way RVTools writes one ({exc})", file=name,
+                         line=reader.line_num) from None
+    finally:
+        csv.field_size_limit(limit)
+    # Where the list separator is ';', the locale writes decimal commas (Excel's CSV takes both from
+    # the Windows regional settings): a number both locales could have written ("1.024") is read so.
+    return Table(sheet, name, rows[0], rows[1:], decimal="," if delimiter == ";" else ".")
