@@ -3,7 +3,9 @@ finding pointed back at the sheet and row of its VM (vInfo) or host (vHost)."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from advisor.errors import InputError, printable
@@ -49,6 +51,13 @@ def _loaded(spec: EstateSpec, problems: list[Any]) -> Any:
     return None
 
 
+def _export_of(path: str) -> str:
+    """The export a path stands for: its workbook, or the folder of its CSV files (the folder or its
+    vInfo file given), through links and `..`."""
+    p = Path(path)
+    return os.path.realpath(p.parent if p.suffix.lower() == ".csv" else p)
+
+
 def check_exports(paths: list[str], catalog: Any, policy: Any, workloads: Sequence[Any] = ()) -> Any:
     return evaluate(paths, catalog, policy, workloads)[0]
 
@@ -61,7 +70,14 @@ def evaluate(paths: list[str], catalog: Any, policy: Any, workloads: Sequence[An
     estates: list[Estate] = []
     read: list[EstateRead] = []
     problems: list[InputProblem] = []
+    given: dict[str, str] = {}  # each export's first path
+    again = []
     for path in paths:
+        same = _export_of(path)
+        if same in given:  # its hosts twice would be twice the findings, and its rows two specs each
+            again.append(f"{path}: the export {given[same]} again, read once")
+            continue
+        given[same] = path
         try:
             estates.append(build(read_export(path), workloads))
         except InputError as exc:
@@ -76,6 +92,7 @@ def evaluate(paths: list[str], catalog: Any, policy: Any, workloads: Sequence[An
     # The specs are built from the export's data, not written as YAML and parsed back: a 10,000-VM
     # export would spend most of its time in that round trip.
     evaluator = Evaluator(catalog, policy)
+    evaluator.run.notes.extend(again)
     origins = {}
     for estate in estates:
         evaluator.run.notes.extend(estate.notes)
