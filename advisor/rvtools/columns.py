@@ -27,6 +27,7 @@ def text(value: Any) -> str:
 
 # A number as Python and RVTools' own CSV write it: digits, one decimal point, an exponent.
 _PLAIN = re.compile(r"[+-]?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?", re.ASCII)
+_INTEGER = re.compile(r"[+-]?\d+", re.ASCII)
 # "1.024": a thousands dot where the decimal mark is ','.
 _DOT_GROUPS = re.compile(r"[+-]?\d{1,3}(?:\.\d{3})+", re.ASCII)
 # The whole part as a locale groups it: in threes by one mark (comma, dot, apostrophe or space), or not at all.
@@ -109,10 +110,15 @@ class Sheet:
 
     def numbers(self, *names: str) -> list[float | None]:
         found = self._columns.get(("numbers", names))
-        if found is None:  # number(v) for each cell; a float cell is its own number (text() writes it exactly)
+        if found is None:
+            # number(v) for each cell, without the call where the reading is plain: a finite float cell
+            # is its own number (text() writes it exactly), and so is a text cell of plain digits.
             mark = self.table.decimal if self.table is not None else "."
-            found = self._columns[("numbers", names)] = [v if v.__class__ is float and v - v == 0 else number(v, mark)
-                                                         for v in self.cells(*names)]
+            plain = (_PLAIN if mark == "." else _INTEGER).fullmatch
+            found = self._columns[("numbers", names)] = [
+                v if v.__class__ is float and v - v == 0
+                else (f if (f := float(v)) - f == 0 else None) if v.__class__ is str and plain(v)
+                else number(v, mark) for v in self.cells(*names)]
         return found
 
     def flags(self, *names: str) -> list[bool | None]:

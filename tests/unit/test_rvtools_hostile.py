@@ -55,7 +55,12 @@ def expected(tmp_path: Path) -> list[dict]:
     (float("inf"), ".", None), (float("nan"), ".", None), (True, ".", None),
 ])
 def test_a_number_has_the_reading_its_locale_gives_it_or_none(text, decimal: str, value) -> None:
+    from advisor.rvtools.columns import Sheet
+    from advisor.rvtools.workbook import Table
+
     assert number(text, decimal) == value
+    # a sheet's column (its own shortcut for plain cells) reads each cell as number() does
+    assert Sheet(Table("vInfo", "x.csv", ["n"], [[text]], decimal=decimal)).numbers("n") == [value]
 
 
 def test_a_european_csv_export_reads_as_the_plain_one(tmp_path: Path, expected: list[dict]) -> None:
