@@ -112,6 +112,8 @@ def build(export: Export, workloads: Sequence[Any] = ()) -> Estate:
         _add_vms(spec, info, rows, sheets, details, (workloads, attributes, chosen_by))
         if spec.doc["vms"]:
             out.specs.append(spec)
+        else:  # every VM of the host left out: why is said all the same
+            out.notes.extend(spec.notes)
     _close_notes(out, export, chosen_by)
     return out
 

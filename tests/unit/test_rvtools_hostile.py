@@ -207,3 +207,16 @@ def test_a_file_that_is_not_an_xlsx_says_what_it_is(cli, tmp_path: Path, head: b
             read_export(str(path))
     result = cli("check", tmp_path / "export.xls", tmp_path / "export.xlsx")
     assert result.code == 2 and len(result.err.splitlines()) == 2 and "internal error" not in result.err
+
+
+def test_why_a_vm_is_left_out_is_said_when_none_of_its_host_is_left(tmp_path: Path) -> None:
+    """Formulas without a cached value read as empty: each such VM was left out with a note, but
+    the notes of a host none of whose VMs remained went with its empty spec, unsaid."""
+    data = sheets(HOSTS, VMS)
+    info = data["vInfo"]
+    info[1][info[0].index("CPUs")] = "=NA()"
+    info[2][info[0].index("VM")] = "=1/0"
+    estate = build(read_export(str(write_xlsx(tmp_path / "formulas.xlsx", data))))
+    assert [s.doc["host"]["name"] for s in estate.specs] == ["esx02"]
+    left = [n for n in estate.notes if n.endswith("no name or CPUs value; not checked")]
+    assert [n.split(" (")[0] for n in left] == ["VM sql01", "VM ?"] and "formulas.xlsx#vInfo:3" in left[1]
