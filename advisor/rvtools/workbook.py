@@ -12,8 +12,11 @@ sheet and characters per cell. Nothing is extracted to disk.
 from __future__ import annotations
 
 import csv
+import html
 import io
+import re
 import zipfile
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -32,6 +35,11 @@ MAX_FILE = 128 * 1024 * 1024  # an export's .xlsx, or one CSV file
 MAX_MEMBERS = 1_000  # zip entries of an .xlsx (a 27-sheet export has about 60)
 MAX_UNCOMPRESSED = 1024 * 1024 * 1024  # all members together, as the zip's directory states them
 MAX_RATIO = 200  # uncompressed / compressed for one member; spreadsheet XML compresses ~10-20x
+# One parsed sheet's XML, and the shared strings (parsed whatever sheet is read): calamine builds every
+# cell before a row can be counted, and a sheet of one-digit cells takes ~5 bytes of memory per byte of
+# XML (96 MB of them peaked at 482 MB). A 45,000-VM vCenter's vInfo (the most VMs vSphere 8 registers
+# in one) is about 100 MB.
+MAX_SHEET = 256 * 1024 * 1024
 MAX_ROWS = 300_000  # rows of one sheet (vNetwork holds one per NIC)
 MAX_CELL = 4_096  # characters kept of one cell
 _OLE2 = bytes.fromhex("d0cf11e0a1b11ae1")  # the signature of a Compound File Binary (MS-CFB 2.2)
@@ -104,9 +112,13 @@ def _check_zip(path: Path, label: str) -> None:
         raise InputError(f"larger than {MAX_FILE >> 20} MiB", file=label)
     try:
         with zipfile.ZipFile(path) as archive:
-            members = archive.infolist()
+            _check_members(archive, label)
     except (zipfile.BadZipFile, OSError, ValueError):
         raise InputError(_not_a_zip(path), file=label) from None
+
+
+def _check_members(archive: zipfile.ZipFile, label: str) -> None:
+    members = archive.infolist()
     if len(members) > MAX_MEMBERS:
         raise InputError(f"holds {len(members):,} zip members, more than {MAX_MEMBERS:,}", file=label)
     total = sum(m.file_size for m in members)
@@ -117,6 +129,39 @@ def _check_zip(path: Path, label: str) -> None:
         if m.file_size > 1 << 20 and m.file_size > MAX_RATIO * max(m.compress_size, 1):
             raise InputError(f"member {m.filename[:80]!r} inflates {m.file_size // max(m.compress_size, 1):,}-fold "
                              "(a zip bomb?)", file=label)
+    sizes = {m.filename: m.file_size for m in members}
+    placed = _sheet_members(archive, sizes)
+    parts = {sheet: placed.get(sheet.lower(), "") for sheet in PARSED}
+    for what, member in [*parts.items(), ("shared strings", "xl/sharedStrings.xml")]:
+        if sizes.get(member, 0) > MAX_SHEET:
+            sheet = "sheet " if what in PARSED else ""
+            raise InputError(f"{sheet}{what} would inflate to {sizes[member] / 2**20:,.1f} MiB of XML, more than "
+                             f"{MAX_SHEET / 2**20:,.1f} MiB", file=label)
+
+
+def _sheet_members(archive: zipfile.ZipFile, sizes: dict[str, int]) -> dict[str, str]:
+    """Each sheet's XML member by the sheet's lower-case name, from xl/workbook.xml and its
+    relationships; read with patterns, not an XML parser (no entity is expanded, no DTD read), and
+    {} where they are missing or oversized (the total size cap above still holds)."""
+    book, rels = "xl/workbook.xml", "xl/_rels/workbook.xml.rels"
+    if not 0 < sizes.get(book, 0) <= 16 << 20 or not 0 < sizes.get(rels, 0) <= 16 << 20:
+        return {}
+    try:
+        book_xml, rels_xml = archive.read(book), archive.read(rels)
+    except (zipfile.BadZipFile, zlib.error, OSError, NotImplementedError, RuntimeError):
+        return {}  # a broken or encrypted member: calamine refuses the workbook in its own words
+    targets = {}
+    for tag in re.findall(rb"<(?:\w+:)?Relationship\b[^>]*>", rels_xml):
+        rid, target = re.search(rb'\bId="([^"]*)"', tag), re.search(rb'\bTarget="([^"]*)"', tag)
+        if rid and target:
+            goes = target[1].decode("utf-8", "replace")
+            targets[rid[1]] = goes.lstrip("/") if goes.startswith("/") else f"xl/{goes}"
+    found = {}
+    for tag in re.findall(rb"<(?:\w+:)?sheet\b[^>]*>", book_xml):
+        name, rid = re.search(rb'\bname="([^"]*)"', tag), re.search(rb'\b(?:\w+:)?id="([^"]*)"', tag)
+        if name and rid and rid[1] in targets:
+            found[html.unescape(name[1].decode("utf-8", "replace")).lower()] = targets[rid[1]]
+    return found
 
 
 def _not_a_zip(path: Path) -> str:

@@ -220,3 +220,20 @@ def test_why_a_vm_is_left_out_is_said_when_none_of_its_host_is_left(tmp_path: Pa
     assert [s.doc["host"]["name"] for s in estate.specs] == ["esx02"]
     left = [n for n in estate.notes if n.endswith("no name or CPUs value; not checked")]
     assert [n.split(" (")[0] for n in left] == ["VM sql01", "VM ?"] and "formulas.xlsx#vInfo:3" in left[1]
+
+
+def test_a_sheet_too_large_to_hold_is_refused_before_it_is_parsed(tmp_path: Path, monkeypatch) -> None:
+    """calamine builds every cell of a sheet before its rows can be counted: a sheet of tiny cells
+    under the total size cap could take gigabytes. Its XML size, from the zip's directory, is the bound."""
+    import sys
+
+    from advisor.rvtools import workbook
+
+    path = write_xlsx(tmp_path / "wide.xlsx", sheets(HOSTS, VMS))
+    monkeypatch.setitem(sys.modules, "python_calamine", None)  # reached, the message would be another
+    monkeypatch.setattr(workbook, "MAX_SHEET", 2_000)
+    with pytest.raises(InputError, match=r"wide\.xlsx: sheet vInfo would inflate to [\d.]+ MiB of XML, more than"):
+        read_export(str(path))
+    monkeypatch.setattr(workbook, "MAX_SHEET", 1 << 20)
+    with pytest.raises(InputError, match="needs python-calamine"):  # under the cap: on to the parser
+        read_export(str(path))
