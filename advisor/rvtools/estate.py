@@ -206,7 +206,8 @@ def _identity(info: Sheet, sheets: Mapping[str, Sheet], out: Estate) -> str:
     if all(s.has("VI SDK Server") for s in present):
         return "server"
     if info.has("VI SDK Server") or info.has("VM UUID"):
-        lacking = ", ".join(name for name, s in sheets.items() if s.table is not None and not s.has("VI SDK Server"))
+        lacking = ", ".join(name for name, s in {"vInfo": info, **sheets}.items()
+                            if s.table is not None and not s.has("VI SDK Server"))
         out.notes.append(f"{lacking} name no vCenter or VM UUID: their rows are matched to vInfo's by VM name alone "
                          "(equal names from two vCenters would be confused)")
     return "name"
