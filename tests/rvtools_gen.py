@@ -95,6 +95,7 @@ class GenVM:
     nics: list[str] = field(default_factory=lambda: ["Vmxnet3"])
     uuid: str = ""
     active_mb: int = 0  # vInfo "Active Memory"
+    numa_hotadd_exposed: bool | None = None  # vCPU "Numa Hotadd Exposed" (blank when None)
 
 
 def sheets(hosts: list[GenHost], vms: list[GenVM], *, version: int = 4, custom: tuple[str, ...] = (),
@@ -133,7 +134,9 @@ def sheets(hosts: list[GenHost], vms: list[GenVM], *, version: int = 4, custom: 
                                           "FT State": "notConfigured"}))
         out["vCPU"].append(row("vCPU", {**common, "CPUs": float(vm.cpus), "Sockets": float(vm.cpus // vm.cps),
                                         "Cores p/s": float(vm.cps), "Reservation": float(vm.cpu_reservation),
-                                        "Limit": float(vm.cpu_limit), "Hot Add": str(vm.cpu_hot_add)}))
+                                        "Limit": float(vm.cpu_limit), "Hot Add": str(vm.cpu_hot_add),
+                                        "Numa Hotadd Exposed": "" if vm.numa_hotadd_exposed is None
+                                        else str(vm.numa_hotadd_exposed)}))
         out["vMemory"].append(row("vMemory", {**common, "Size MiB": float(vm.memory_mb),
                                               "Memory Reservation Locked To Max": str(vm.memory_locked),
                                               "Reservation": float(vm.memory_reservation),

@@ -50,6 +50,8 @@ UNCERTAIN_NODES = ("node count uncertain: the CPU can present several NUMA nodes
                    "Cluster-on-Die); map the host to a profile where it does")
 TIERED_MEMORY = ("NVMe memory tiering on: '# Memory' taken as the DRAM (the export does not say whether it "
                  "counts the NVMe tier)")
+HT_ASSUMED_OFF = "'HT Active' not given: hyper-threading assumed off"
+HT_FROM_VMS = "'HT Active' not given: hyper-threading on, since a running VM has more vCPUs than the host has cores"
 NOT_IN_EXPORT = ("disk roles and controller buses, VM advanced keys (numa.*, preferHT, affinity), host NUMA "
                  "settings, vGPU profiles and guest settings are not in an RVTools export: the rules that need "
                  "them are not evaluated")
@@ -100,6 +102,7 @@ def build(export: Export, workloads: Sequence[Any] = ()) -> Estate:
     per_host = _rows_by_host(info, hosts, out)
     chosen_by: dict[tuple[str, int], int] = {}
     attributes = sorted({name for rule in workloads for name in rule.attributes})
+    _threads_from_running_vms(hosts, info, per_host)
     peers_of = cluster_peers({name: doc for name, (doc, _, _) in hosts.items()}, clusters)
     for name, (host_doc, where, notes) in hosts.items():
         rows = per_host.get(name)
@@ -131,14 +134,15 @@ def _vinfo(export: Export) -> Sheet:
 def _rows_by_host(info: Sheet, hosts: Mapping[str, Any], out: Estate) -> dict[str, list[int]]:
     """The powered-on, non-template VM rows of each host in vHost; what is left out is counted in a note."""
     per_host: dict[str, list[int]] = {}
-    skipped = {"powered off": 0, "templates": 0, "on hosts not in vHost": 0}
+    skipped = {"powered off": 0, "suspended": 0, "templates": 0, "on hosts not in vHost": 0}
     templates, states, on = info.flags("Template"), info.texts("Powerstate"), info.texts("Host")
     for i in info.rows():
         if templates[i]:
             skipped["templates"] += 1
             continue
-        if states[i].lower() not in ("poweredon", ""):
-            skipped["powered off"] += 1
+        state = states[i].lower()
+        if state not in ("poweredon", ""):
+            skipped["suspended" if state == "suspended" else "powered off"] += 1
             continue
         host = on[i]
         if host not in hosts:
@@ -178,7 +182,7 @@ def _close_notes(out: Estate, export: Export, chosen_by: dict[tuple[str, int], i
     """The estate's closing notes: workloads chosen, each assumption with its hosts, what the export lacks."""
     if note := workloads_note(chosen_by):
         out.notes.append(note)
-    for assumption in (ONE_NODE, UNCERTAIN_NODES, TIERED_MEMORY):
+    for assumption in (ONE_NODE, UNCERTAIN_NODES, HT_ASSUMED_OFF, HT_FROM_VMS, TIERED_MEMORY):
         names = [s.doc["host"]["name"] for s in out.specs if assumption in s.assumptions]
         if names:
             shown = ", ".join(names[:8]) + (f" and {len(names) - 8} more" if len(names) > 8 else "")
@@ -253,6 +257,8 @@ def _host(table: Sheet, i: int, name: str) -> tuple[dict[str, Any], str | None, 
     if not sockets or not cores or not memory:
         return {}, "no '# CPU', 'Cores per CPU' or '# Memory' value", []
     ht = table.flags("HT Active")[i]
+    if ht is None and table.flags("HT Available")[i] is False:
+        ht = False  # no hyper-threads to turn on: off is a fact, not an assumption
     doc: dict[str, Any] = {"name": name[:120]}
     model = table.texts("CPU Model")[i]
     if model:
@@ -263,7 +269,7 @@ def _host(table: Sheet, i: int, name: str) -> tuple[dict[str, Any], str | None, 
     if model and _SPLITTABLE.search(model):
         notes.append(UNCERTAIN_NODES)
     if ht is None:
-        notes.append("'HT Active' not given: hyper-threading assumed off")
+        notes.append(HT_ASSUMED_OFF)
     _tiering(doc, table.texts("Memory Tiering Type")[i], notes)
     speed = table.numbers("Speed")[i]
     if speed and 100 <= speed <= 10000:
@@ -282,6 +288,23 @@ def _host(table: Sheet, i: int, name: str) -> tuple[dict[str, Any], str | None, 
     elif policy:
         notes.append(f"power policy '{policy[:40]}' is not one advisor knows: not stated")
     return doc, None, notes
+
+
+def _threads_from_running_vms(hosts: dict[str, tuple[dict[str, Any], str, list[str]]], info: Sheet,
+                              per_host: Mapping[str, list[int]]) -> None:
+    """A host whose export leaves 'HT Active' blank has hyper-threading on when one of its powered-on
+    VMs has more vCPUs than the host has cores: a VM cannot have more vCPUs than the host has logical
+    processors (vSphere 6.7 Virtual Machine Administration, "CPU Configuration", GUID-13AD347E;
+    ../shared/reference/vsphere-facts.md 1.9), so the running VM states it. Assuming it off would
+    make the VM's own power-on impossible (HOST003) and shrink every node's threads."""
+    cpus = info.numbers("CPUs")
+    for name, (doc, _, notes) in hosts.items():
+        if HT_ASSUMED_OFF not in notes:
+            continue
+        cores = doc["sockets"] * doc["cores_per_socket"]
+        if any((cpus[i] or 0) > cores for i in per_host.get(name, ())):
+            doc["threads_per_core"] = 2
+            notes[notes.index(HT_ASSUMED_OFF)] = HT_FROM_VMS
 
 
 def _tiering(doc: dict[str, Any], kind: str, notes: list[str]) -> None:
@@ -359,6 +382,11 @@ def _cpu(vm: dict[str, Any], rows: Sheet, i: int, notes: list[str], label: str) 
         vm.setdefault("advanced", {})["sched.cpu.max"] = str(int(limit))
     if rows.flags("Hot Add")[i]:
         vm["cpu_hot_add"] = True
+        # vCPU "Numa Hotadd Exposed" is the VM's virtualNuma.exposeVnumaOnCpuHotadd (vSphere API
+        # 8.0.0.1), the API's form of numa.allowHotadd: hot-add keeps vNUMA on vSphere 8 with hardware
+        # version 20 (../shared/reference/vsphere-facts.md 1.4, 1.6; rvtools.md names the column).
+        if rows.flags("Numa Hotadd Exposed")[i]:
+            vm.setdefault("advanced", {})["numa.allowHotadd"] = "TRUE"
 
 
 def _memory(vm: dict[str, Any], rows: Sheet, i: int) -> None:

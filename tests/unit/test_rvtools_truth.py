@@ -1,0 +1,68 @@
+"""An RVTools export read as an expert reads it: what the export states is used, what it cannot
+state stays unknown and never raises a finding (issue 37, item 2). Each scenario is built from the
+documents named in its test (../shared/reference/vsphere-facts.md, rvtools.md)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rvtools_gen import GenHost, GenVM, sheets, write_csv_folder
+
+
+def _check(folder: Path, workloads=()):
+    from advisor.commands.scopes import Options, Scopes
+    from advisor.load.config import load_config
+    from advisor.rvtools.check import check_exports
+
+    scopes = Scopes(Options((), (), (), None, None))
+    first = scopes.of(load_config(None, [str(folder)], scopes.found))
+    return check_exports([str(folder)], first.catalog, first.policy, workloads)
+
+
+def _rules(run, vm: str) -> set[str]:
+    return {f.rule for f in run.findings if f.vm == vm}
+
+
+def test_a_running_vm_wider_than_the_cores_states_hyper_threading(tmp_path: Path) -> None:
+    """vsphere-facts.md 1.9 (vSphere 6.7 GUID-13AD347E): a VM cannot have more vCPUs than the host
+    has logical processors. A powered-on 24-vCPU VM on a 16-core host whose export leaves 'HT
+    Active' blank proves hyper-threading on; assuming it off made the running VM "unable to power
+    on" (HOST003, an error) on an assumption the export contradicts."""
+    hosts = [GenHost("blank", ht=None, sockets=2, cores=8, memory_mb=131072),
+             GenHost("small", ht=None, sockets=2, cores=8, memory_mb=131072, cluster="other")]
+    vms = [GenVM("wide", "blank", 24, 32768, cps=12), GenVM("narrow", "small", 8, 8192, cps=8)]
+    run = _check(write_csv_folder(tmp_path / "x", sheets(hosts, vms)))
+    assert "HOST003" not in _rules(run, "wide")
+    assert "LIM010" in _rules(run, "wide")  # more vCPUs than cores: a fact, still said
+    by_host = {h.name: h.capacity["assumptions"] for h in run.hosts}
+    assert any("hyper-threading on, since a running VM" in a for a in by_host["blank"])
+    assert any("hyper-threading assumed off" in a for a in by_host["small"])  # nothing tells: named
+    assert any("hyper-threading assumed off: 1 host(s): small" in n for n in run.notes)
+
+
+def test_no_hyper_threads_available_is_a_fact_not_an_assumption(tmp_path: Path) -> None:
+    data = sheets([GenHost("h", ht=None)], [GenVM("v", "h", 2, 4096)])
+    header = data["vHost"][0]
+    data["vHost"][1][header.index("HT Available")] = "False"
+    run = _check(write_csv_folder(tmp_path / "x", data))
+    assert not any("hyper-threading" in a for h in run.hosts for a in h.capacity["assumptions"])
+
+
+def test_numa_hotadd_exposed_keeps_vnuma_on_vsphere_8(tmp_path: Path) -> None:
+    """vsphere-facts.md 1.6 and 1.4: on vSphere 8 with hardware version 20, numa.allowHotadd (the
+    API's exposeVnumaOnCpuHotadd, RVTools' vCPU "Numa Hotadd Exposed") keeps vNUMA with CPU hot-add.
+    The export states it, so NUMA006 ("hot-add hides vNUMA") must not fire on such a VM."""
+    host = GenHost("h8", esx="VMware ESXi 8.0.3 build-24674464")  # 2 x 10 cores
+    vms = [GenVM("exposed", "h8", 24, 65536, cps=12, hw="vmx-21", cpu_hot_add=True, numa_hotadd_exposed=True),
+           GenVM("hidden", "h8", 24, 65536, cps=12, hw="vmx-21", cpu_hot_add=True, numa_hotadd_exposed=False)]
+    run = _check(write_csv_folder(tmp_path / "x", sheets([host], vms)))
+    assert "NUMA006" in _rules(run, "hidden")
+    assert "NUMA006" not in _rules(run, "exposed")
+
+
+def test_suspended_vms_are_not_called_powered_off(tmp_path: Path) -> None:
+    vms = [GenVM("on", "h", 2, 4096), GenVM("off", "h", 2, 4096, power="poweredOff"),
+           GenVM("zz", "h", 2, 4096, power="suspended")]
+    run = _check(write_csv_folder(tmp_path / "x", sheets([GenHost("h")], vms)))
+    assert any(n.startswith("1 VM(s) powered off not checked") for n in run.notes)
+    assert any(n.startswith("1 VM(s) suspended not checked") for n in run.notes)
