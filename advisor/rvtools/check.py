@@ -103,6 +103,12 @@ def evaluate(paths: list[str], catalog: Any, policy: Any, workloads: Sequence[An
             if loaded is not None:
                 evaluate_spec(loaded, evaluator)
     run = evaluator.finish()
+    from advisor.rvtools.alternatives import settle
+    from advisor.rvtools.estate import HT_ASSUMED_OFF, UNCERTAIN_NODES
+
+    # A finding that holds only under an assumption is capped (advisor.rvtools.alternatives).
+    settle(run, [(spec.label, spec.doc, UNCERTAIN_NODES in spec.assumptions, HT_ASSUMED_OFF in spec.assumptions)
+                 for estate in estates for spec in estate.specs], catalog, policy)
     assumed = {spec.label: spec.assumptions for estate in estates for spec in estate.specs}
     for host in run.hosts:
         if assumed.get(host.file):

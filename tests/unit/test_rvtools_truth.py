@@ -66,3 +66,58 @@ def test_suspended_vms_are_not_called_powered_off(tmp_path: Path) -> None:
     run = _check(write_csv_folder(tmp_path / "x", sheets([GenHost("h")], vms)))
     assert any(n.startswith("1 VM(s) powered off not checked") for n in run.notes)
     assert any(n.startswith("1 VM(s) suspended not checked") for n in run.notes)
+
+
+GOLD = "Intel(R) Xeon(R) Gold 6142 CPU @ 2.60GHz"  # Xeon Scalable: Sub-NUMA Clustering can split a socket
+SANDY = "Intel(R) Xeon(R) CPU E5-2660 0 @ 2.20GHz"  # Xeon E5 v1: no Cluster-on-Die, one node per socket
+
+
+def test_a_finding_that_holds_only_if_each_socket_is_one_node_is_uncertain(tmp_path: Path) -> None:
+    """vsphere-facts.md 1.3 (Denneman, vSphere 7 cores per socket): cores per socket 8 keeps
+    virtual sockets whole, so 24 vCPUs on 16-core nodes become NUMA clients [16, 8] (NUMA009). With
+    Sub-NUMA Clustering on (1.9: a two-socket Xeon Scalable shows 4 nodes of 8 cores) the same VM
+    is 3 even clients of 8. The export cannot say which, so on the Xeon Gold host the finding is
+    kept as uncertain at info; on a CPU that cannot split its sockets it stays a warning."""
+    hosts = [GenHost("gold", cores=16, cpu_model=GOLD, esx="VMware ESXi 7.0.3 build-1"),
+             GenHost("sandy", cores=16, cpu_model=SANDY, esx="VMware ESXi 7.0.3 build-1", cluster="old")]
+    vms = [GenVM("on-gold", "gold", 24, 65536, cps=8), GenVM("on-sandy", "sandy", 24, 65536, cps=8),
+           GenVM("nic", "gold", 2, 4096, nics=["E1000"])]
+    run = _check(write_csv_folder(tmp_path / "x", sheets(hosts, vms)))
+    found = {(f.rule, f.vm): f for f in run.findings}
+    sure, unsure = found[("NUMA009", "on-sandy")], found[("NUMA009", "on-gold")]
+    assert sure.severity == "warning" and not sure.message.startswith("uncertain")
+    assert unsure.severity == "info"
+    assert unsure.message.startswith(
+        "uncertain, holds only if each socket is one NUMA node (the export does not say): ")
+    # A finding no setting of the host changes (a NIC type) is left as it is.
+    assert found[("NET001", "nic")].severity == "warning"
+
+
+def test_a_finding_that_holds_only_with_hyper_threading_off_is_uncertain(tmp_path: Path) -> None:
+    """vsphere-facts.md 1.9: logical processors are cores x 2 with hyper-threading. 24 vCPUs on a
+    2 x 8-core host overload its nodes' 8 threads only if hyper-threading is off; with 'HT Active'
+    blank (and no VM wider than the cores to prove it on) the overload is uncertain."""
+    vms = [GenVM(f"v{i}", "h", 6, 8192, cps=6) for i in range(4)]
+    blank = _check(write_csv_folder(tmp_path / "blank", sheets([GenHost("h", ht=None, cores=8, cpu_model=SANDY)], vms)))
+    off = _check(write_csv_folder(tmp_path / "off", sheets([GenHost("h", ht=False, cores=8, cpu_model=SANDY)], vms)))
+    stated = [f for f in off.findings if f.rule in ("HOST001", "HOST005")]
+    assumed = [f for f in blank.findings if f.rule in ("HOST001", "HOST005")]
+    assert stated and all(not f.message.startswith("uncertain") for f in stated)
+    assert assumed and all(f.severity == "info" and f.message.startswith(
+        "uncertain, holds only if hyper-threading is off") for f in assumed)
+
+
+def test_the_settings_a_host_may_run() -> None:
+    from advisor.rvtools.alternatives import depends, settings
+
+    def host(cpu: str, cores: int, threads: int = 2) -> dict:
+        return {"host": {"cpu": cpu, "cores_per_socket": cores, "threads_per_core": threads}}
+
+    assert settings(host("AMD EPYC 7543 32-Core Processor", 32), True, False) == [(2, 2), (4, 2)]  # NPS2, NPS4
+    assert settings(host("AMD EPYC 7413 24-Core Processor", 10), True, False) == [(2, 2)]  # 4 does not divide 10
+    assert settings(host(GOLD, 16), True, False) == [(2, 2)]  # SNC2
+    assert settings(host(GOLD, 16, 1), True, True) == [(1, 2), (2, 1), (2, 2)]
+    assert settings(host(SANDY, 16), False, False) == []
+    assert depends(frozenset({"topo.wide"})) and depends(frozenset({"host.logical_cpus", "vm.vcpus"}))
+    assert not depends(frozenset({"vm.legacy_nics", "vm.vmxnet3_possible"}))
+    assert not depends(frozenset({"cluster.hw_unsupported_hosts"}))

@@ -1,0 +1,144 @@
+"""Findings that rest on what an RVTools export cannot state (issue 37, item 2).
+
+An export gives no NUMA node count, and some leave 'HT Active' blank; advisor.rvtools.estate then
+assumes one node per socket and hyper-threading off, and names each assumption. An assumption must
+never raise a finding above what the known facts support. So a host whose spec rests on one is
+checked again under each setting the hardware documents as possible, and a finding that does not
+fire under every one of them holds only under the assumption: it is kept, capped at info and
+worded "uncertain" (no document settles which setting the host runs).
+
+The settings tried:
+- nodes per socket on a CPU that can split its sockets: 1 and 2 on Intel (Cluster-on-Die on Xeon
+  E5/E7 v3/v4, Sub-NUMA Clustering on Xeon Scalable: a two-socket host shows 4 nodes); 1, 2 and 4 on
+  AMD EPYC (the BIOS's NPS1/NPS2/NPS4; ../shared/reference/vsphere-facts.md 1.9, from Denneman's
+  NUMA deep dive part 5 and SNC post, and Broadcom KB 432801). A count that does not divide the
+  socket's cores is left out. EPYC's CCX-as-NUMA is left out: Broadcom advises against it on ESXi 8
+  and 9, and HOST007 is the finding for a host that runs it.
+- threads per core 1 and 2 when 'HT Active' is blank (whether ESXi uses the hyper-threads is then
+  not stated).
+Every combination of the two is tried: a finding stands only when it fires in all of them.
+
+Only findings of rules that read a fact the settings can change are checked again (DEPENDS): the
+rest (a NIC type, a hardware version, a reservation) fire alike under every setting.
+
+A finding is matched across the runs by its rule (or its FAMILY) and subject ("vm sql01"), and holds
+when every run has it at its severity or above; its message keeps the assumed figures (a node's
+cores, its memory), which the note on the assumption names.
+"""
+
+from __future__ import annotations
+
+import copy
+import itertools
+from collections.abc import Iterable
+from typing import Any
+
+from advisor.vocab import SEVERITY_RANK
+
+_EPYC = "epyc"
+# Facts whose value can change with the nodes per socket or the threads per core: the predicted
+# topology, its placement on the host's nodes, the cluster's layouts and smallest hosts, SQL Server's
+# view of the guest's nodes, and the host and VM facts computed from nodes or threads. A rule reading
+# none of them fires alike under every setting. (Listing too much only costs time; too little would
+# let a finding through unchecked, so every family computed from the topology is listed whole.)
+_DEPENDS_PREFIXES = ("topo.", "place.", "cluster.", "sql.")
+_NOT_DEPENDS = frozenset({"cluster.hw_unsupported_hosts", "cluster.hw_unsupported_text", "cluster.oldest_max_hw",
+                          "sql.present"})
+_DEPENDS = frozenset({"host.logical_cpus", "host.ht", "host.nodes", "host.nps", "host.sub_numa", "host.ccx_as_numa",
+                      "host.cores_per_node", "host.threads_per_node", "host.memory_per_node_mib",
+                      "vm.aligned_vcpus", "vm.aligned_vcpus_text", "vm.effective_cores_per_socket",
+                      "vm.fitting_cores_per_socket", "vm.exclusive_cores", "vm.high_ht_supported"})
+
+
+# Rules that say one thing in two forms on one subject: either fires, by how the setting splits it
+# (HOST001 uneven and HOST005 even overload of the nodes; NUMA007 and NUMA014 remote memory of a VM
+# that fits a node's cores or not; HOST008 and HOST009 vCPUs per logical processor above 1 and 2).
+FAMILY = {"HOST001": "HOST005", "NUMA007": "NUMA014", "HOST009": "HOST008"}
+
+
+def depends(facts: frozenset[str]) -> bool:
+    """Whether a rule reading `facts` may fire under one setting and not another."""
+    return any(f in _DEPENDS or (f.startswith(_DEPENDS_PREFIXES) and f not in _NOT_DEPENDS) for f in facts)
+UNCERTAIN = "uncertain, holds only if {what} (the export does not say): "
+_WHAT = {"nodes": "each socket is one NUMA node", "ht": "hyper-threading is off",
+         "both": "each socket is one NUMA node and hyper-threading is off"}
+
+
+def settings(doc: dict[str, Any], split: bool, ht_unknown: bool) -> list[tuple[int, int]]:
+    """The (nodes per socket, threads per core) a host may run besides the assumed (1, 1 or its
+    stated threads): empty when nothing is assumed."""
+    host = doc["host"]
+    cores = host["cores_per_socket"]
+    nodes = [1]
+    if split:
+        nodes += [n for n in ((2, 4) if _EPYC in str(host.get("cpu", "")).lower() else (2,)) if cores % n == 0]
+    threads = [1, 2] if ht_unknown else [host["threads_per_core"]]
+    assumed = (1, host["threads_per_core"])
+    return [s for s in itertools.product(nodes, threads) if s != assumed]
+
+
+def _variant(doc: dict[str, Any], nodes: int, threads: int, vms: set[str] | None) -> dict[str, Any]:
+    """The spec with its host (and the cluster peers of the same CPU, which split alike) at `nodes`
+    per socket and `threads` per core; only the VMs named in `vms` unless it is None."""
+    out = copy.copy(doc)
+    if vms is not None:
+        out["vms"] = [vm for vm in doc["vms"] if vm["name"] in vms]
+    host = out["host"] = {**doc["host"], "numa_nodes_per_socket": nodes, "threads_per_core": threads}
+    if doc.get("cluster"):
+        out["cluster"] = [
+            {**peer, "host": {**peer["host"], "numa_nodes_per_socket": nodes}}
+            if peer["host"].get("cpu") == host.get("cpu") and peer["host"]["cores_per_socket"] % nodes == 0
+            else peer for peer in doc["cluster"]]
+    return out
+
+
+def settle(run: Any, specs: Iterable[tuple[str, dict[str, Any], bool, bool]], catalog: Any, policy: Any) -> None:
+    """Cap at info, worded uncertain, every finding of `run` on a spec (label, doc, node count
+    uncertain, HT unknown) that does not fire under each setting the host may run instead."""
+    from advisor.engine.engine import Evaluator
+    from advisor.engine.policy import Policy
+    from advisor.engine.specs import evaluate_spec
+    from advisor.load.specfile import spec_from_root
+
+    open_rules = {rule.d.id for rule in catalog.rules if depends(rule.facts)}
+    by_file: dict[str, list[Any]] = {}
+    for f in run.findings:
+        if f.suppressed is None and f.rule in open_rules:
+            by_file.setdefault(f.file or "", []).append(f)
+    jobs: list[tuple[str, list[Any], str, list[tuple[int, int]], dict[str, Any]]] = []
+    for label, doc, split, ht_unknown in specs:
+        of_host = by_file.get(label, [])
+        tried = settings(doc, split, ht_unknown) if of_host else []
+        if of_host and tried:
+            nodes_vary = any(n != 1 for n, _ in tried)
+            threads_vary = any(t != doc["host"]["threads_per_core"] for _, t in tried)
+            what = "both" if nodes_vary and threads_vary else ("nodes" if nodes_vary else "ht")
+            jobs.append((label, of_host, what, tried, doc))
+    if not jobs:
+        return
+    # Only the rules in question run again, and a host's findings all on VMs need only those VMs (a
+    # VM rule reads its VM, its host and the cluster's peers, not the host's other VMs); a host finding
+    # needs them all. Suppressed findings are left as they are, so no exemption is needed here.
+    rules = tuple(sorted({f.rule for _, of_host, _, _, _ in jobs for f in of_host}))
+    evaluator = Evaluator(catalog, Policy(select=rules, severity=policy.severity), keep_recommendations=False)
+    for label, of_host, _, tried, doc in jobs:
+        vms = None if any(f.vm is None for f in of_host) else {f.vm for f in of_host}
+        for k, (nodes, threads) in enumerate(tried):
+            evaluate_spec(spec_from_root(_variant(doc, nodes, threads, vms), f"{label}\0{k}"), evaluator)
+    fired: dict[str, dict[tuple[str, str], int]] = {}
+    for f in evaluator.finish().findings:
+        if f.suppressed is None:
+            worst = fired.setdefault(f.file or "", {})
+            key = (FAMILY.get(f.rule, f.rule), f.subject)
+            worst[key] = max(worst.get(key, 0), SEVERITY_RANK[f.severity])
+    changed = False
+    for label, of_host, what, tried, _ in jobs:
+        runs = [fired.get(f"{label}\0{k}", {}) for k in range(len(tried))]
+        for f in of_host:
+            key = (FAMILY.get(f.rule, f.rule), f.subject)
+            if any(worst.get(key, 0) < SEVERITY_RANK[f.severity] for worst in runs):
+                f.severity = "info"
+                f.message = UNCERTAIN.format(what=_WHAT[what]) + f.message
+                changed = True
+    if changed:
+        run.sort()
