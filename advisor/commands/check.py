@@ -91,7 +91,8 @@ def command(
     elif exports and len(exports) == len(names):
         from advisor.rvtools.check import check_exports
 
-        run = check_exports(exports, s.catalog, s.policy, s.loaded.config.workloads)
+        run = check_exports(exports, s.catalog, s.policy, s.loaded.config.workloads,
+                            s.loaded.config.estate_hosts)
     else:
         run = _check_specs(names, exports, s, given)
     run.command = "check"
@@ -107,7 +108,8 @@ def _check_specs(names: list[str], exports: list[str], s: Settings, given: tuple
     if exports:
         from advisor.rvtools.check import check_exports
 
-        runs.append(check_exports(exports, s.catalog, s.policy, s.loaded.config.workloads))
+        runs.append(check_exports(exports, s.catalog, s.policy, s.loaded.config.workloads,
+                                  s.loaded.config.estate_hosts))
         names = [n for n in names if n not in exports]
     for scope in s.scopes.group(names):  # each spec file under its own configuration
         runs.append(check_files(scope.files, scope.catalog, scope.policy, scope.profiles,

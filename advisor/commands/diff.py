@@ -12,13 +12,13 @@ import click
 from advisor.vocab import DIFF_FORMATS as FORMATS
 
 
-def _snapshot(path: str, catalog: Any, policy: Any, profiles: Any, workloads: Any = ()) -> Any:
+def _snapshot(path: str, catalog: Any, policy: Any, profiles: Any, workloads: Any = (), host_rules: Any = ()) -> Any:
     """The VMs of one snapshot, each under its key, and its findings, each under its VM's key (or
     its subject's: a host) and its rule."""
     from advisor.errors import InputError
     from advisor.rvtools.detect import is_export
 
-    run, snap, keys = (_export(path, catalog, policy, workloads) if is_export(path)
+    run, snap, keys = (_export(path, catalog, policy, workloads, host_rules) if is_export(path)
                        else _folder(path, catalog, policy, profiles))
     if run.errors:
         raise InputError(run.errors[0].message, file=run.errors[0].file, line=run.errors[0].line)
@@ -34,13 +34,13 @@ def _snapshot(path: str, catalog: Any, policy: Any, profiles: Any, workloads: An
     return snap
 
 
-def _export(path: str, catalog: Any, policy: Any, workloads: Any) -> tuple[Any, Any, dict[Any, str]]:
+def _export(path: str, catalog: Any, policy: Any, workloads: Any, host_rules: Any) -> tuple[Any, Any, dict[Any, str]]:
     """An RVTools export's run, its snapshot of VMs keyed by VI SDK UUID and VM UUID, and where each
     VM's findings point (its sheet and row) -> its key."""
     from advisor.report.diff import Snapshot
     from advisor.rvtools.check import evaluate
 
-    run, estates = evaluate([path], catalog, policy, workloads)
+    run, estates = evaluate([path], catalog, policy, workloads, host_rules)
     snap = Snapshot(path, by_uuid=True, ids="rvtools")
     keys: dict[Any, str] = {}
     for estate in estates:
@@ -127,9 +127,10 @@ def command(old: str, new: str, fmt: str, output: str | None, fail_on: str) -> N
         raise click.UsageError("--format xlsx writes a binary workbook: give --output FILE.xlsx")
     scopes = Scopes(Options((), (), (), None, None))
     first = scopes.of(load_config(None, [old, new], scopes.found))
-    workloads = first.loaded.config.workloads
-    result = diffs.compare(_snapshot(old, first.catalog, first.policy, first.profiles, workloads),
-                           _snapshot(new, first.catalog, first.policy, first.profiles, workloads))
+    config = first.loaded.config
+    result = diffs.compare(
+        _snapshot(old, first.catalog, first.policy, first.profiles, config.workloads, config.estate_hosts),
+        _snapshot(new, first.catalog, first.policy, first.profiles, config.workloads, config.estate_hosts))
     rendered = render(fmt, result)
     if output:
         write_atomic(output, rendered)

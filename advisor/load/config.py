@@ -52,6 +52,7 @@ class Unset:
     respect_gitignore: bool | None = None
     exemptions: tuple[()] = ()
     workloads: tuple[()] = ()
+    estate_hosts: tuple[()] = ()
 
 
 UNSET = Unset()

@@ -55,6 +55,17 @@ class WorkloadRule(_Strict):
                                              "read).")
 
 
+class EstateHostRule(_Strict):
+    """What an RVTools export cannot state about a host: its NUMA nodes per socket (the BIOS's AMD
+    NPS, Intel Sub-NUMA Clustering or Cluster-on-Die setting), for the hosts a rule matches: a host
+    takes the value of the first rule whose every given test it matches; a host no rule matches
+    keeps one node per socket, named as an assumption."""
+
+    cpu: list[_Short] = _items("CPU model globs (vHost 'CPU Model', e.g. 'AMD EPYC 7543*').")
+    hosts: list[_Short] = _items("Host name globs (vHost 'Host').")
+    numa_nodes_per_socket: int = Field(ge=1, le=16, description="NUMA nodes each socket presents (NPS, SNC, COD).")
+
+
 class Config(_Strict):
     """Every key is optional; command-line flags override what is set here."""
 
@@ -76,3 +87,6 @@ class Config(_Strict):
     workloads: list[WorkloadRule] = Field(default_factory=empty_list, max_length=MAX_ITEMS,
                                           description="Workloads of a running estate's VMs, by name, folder, "
                                           "guest OS or custom attribute.")
+    estate_hosts: list[EstateHostRule] = Field(default_factory=empty_list, max_length=MAX_ITEMS,
+                                               description="NUMA nodes per socket of an RVTools export's hosts, "
+                                               "by CPU model or host name.")

@@ -58,12 +58,15 @@ def _export_of(path: str) -> str:
     return os.path.realpath(p.parent if p.suffix.lower() == ".csv" else p)
 
 
-def check_exports(paths: list[str], catalog: Any, policy: Any, workloads: Sequence[Any] = ()) -> Any:
-    return evaluate(paths, catalog, policy, workloads)[0]
+def check_exports(paths: list[str], catalog: Any, policy: Any, workloads: Sequence[Any] = (),
+                  host_rules: Sequence[Any] = ()) -> Any:
+    return evaluate(paths, catalog, policy, workloads, host_rules)[0]
 
 
-def evaluate(paths: list[str], catalog: Any, policy: Any, workloads: Sequence[Any] = ()) -> tuple[Any, list[Estate]]:
-    """The Run of every export's specs, and the estates (their VMs' identities, for `advisor diff`)."""
+def evaluate(paths: list[str], catalog: Any, policy: Any, workloads: Sequence[Any] = (),
+             host_rules: Sequence[Any] = ()) -> tuple[Any, list[Estate]]:
+    """The Run of every export's specs, and the estates (their VMs' identities, for `advisor diff`);
+    `workloads` and `host_rules` are the configuration's `workloads:` and `estate_hosts:`."""
     from advisor.report.findings import RVTOOLS_EXPORT, EstateRead, InputProblem
     from advisor.report.places import SpecPlaces, relocate
 
@@ -79,7 +82,7 @@ def evaluate(paths: list[str], catalog: Any, policy: Any, workloads: Sequence[An
             continue
         given[same] = path
         try:
-            estates.append(build(read_export(path), workloads))
+            estates.append(build(read_export(path), workloads, host_rules))
         except InputError as exc:
             problems.append(InputProblem(exc.file or path, exc.line, exc.field, exc.message))
             continue

@@ -47,7 +47,7 @@ _SPLITTABLE = re.compile(r"EPYC|Xeon\(R\)? (?:Platinum|Gold|Silver|Bronze)|Xeon 
                          r"|Xeon.*E5-2\d{3} v[34]|Xeon.*E7-\d{4} v[34]|Xeon.* [4-9]\d{3}[A-Z+]*\b", re.IGNORECASE)
 ONE_NODE = "one NUMA node per socket assumed (nodes per socket are not in an RVTools export)"
 UNCERTAIN_NODES = ("node count uncertain: the CPU can present several NUMA nodes per socket (NPS, SNC or "
-                   "Cluster-on-Die); map the host to a profile where it does")
+                   "Cluster-on-Die); state it in .advisor.yaml (estate_hosts:) where it does")
 TIERED_MEMORY = ("NVMe memory tiering on: '# Memory' taken as the DRAM (the export does not say whether it "
                  "counts the NVMe tier)")
 HT_ASSUMED_OFF = "'HT Active' not given: hyper-threading assumed off"
@@ -90,11 +90,15 @@ def _labels(info: Sheet, i: int, attributes: Sequence[str]) -> VmLabels:
     return VmLabels(info.texts("VM")[i], info.texts("Folder")[i], guest, attributes_of)
 
 
-def build(export: Export, workloads: Sequence[Any] = ()) -> Estate:
-    """The export's hosts as specs; `workloads` are the configuration's `workloads:` rules."""
+def build(export: Export, workloads: Sequence[Any] = (), host_rules: Sequence[Any] = ()) -> Estate:
+    """The export's hosts as specs; `workloads` are the configuration's `workloads:` rules,
+    `host_rules` its `estate_hosts:` rules (advisor.rvtools.hostrules)."""
+    from advisor.rvtools import hostrules
+
     out = Estate()
     info = _vinfo(export)
     hosts = _hosts(export, out)
+    hostrules.apply(host_rules, hosts, (ONE_NODE, UNCERTAIN_NODES), out.notes)
     clusters = _clusters(export)
     sheets = {name: Sheet(export.tables.get(name)) for name in ("vCPU", "vMemory", "vNetwork")}
     identity = _identity(info, sheets, out)

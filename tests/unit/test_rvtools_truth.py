@@ -121,3 +121,37 @@ def test_the_settings_a_host_may_run() -> None:
     assert depends(frozenset({"topo.wide"})) and depends(frozenset({"host.logical_cpus", "vm.vcpus"}))
     assert not depends(frozenset({"vm.legacy_nics", "vm.vmxnet3_possible"}))
     assert not depends(frozenset({"cluster.hw_unsupported_hosts"}))
+
+
+def test_nodes_per_socket_stated_by_cpu_model_in_the_configuration(cli, tmp_path: Path) -> None:
+    """vsphere-facts.md 1.9 (Broadcom KB 432801): NPS4 presents 4 NUMA nodes per EPYC socket, so a
+    32-core socket is 4 nodes of 8 cores. The export cannot say so; `estate_hosts:` in .advisor.yaml
+    states it by CPU model: the host is then modelled with it (a 24-core virtual socket spans
+    8-core nodes: NUMA010) and neither assumption note names it. A rule matching no host, and one
+    whose count does not divide a host's cores, are said."""
+    import json
+
+    hosts = [GenHost("epyc", cores=32, memory_mb=524288, cpu_model="AMD EPYC 7543 32-Core Processor",
+                     esx="VMware ESXi 7.0.3 build-1"),
+             GenHost("gold", cores=20, cpu_model=GOLD, esx="VMware ESXi 7.0.3 build-1", cluster="c2")]
+    vms = [GenVM("e-24", "epyc", 24, 65536, cps=24), GenVM("g-4", "gold", 4, 8192, cps=4)]
+    folder = write_csv_folder(tmp_path / "x", sheets(hosts, vms))
+    before = json.loads(cli("check", str(folder), "--format", "json").out)
+    assert "NUMA010" not in {f["rule"] for f in before["findings"]}
+    (folder / ".advisor.yaml").write_text(
+        "estate_hosts:\n"
+        "  - {cpu: ['AMD EPYC 7543*'], numa_nodes_per_socket: 4}\n"
+        "  - {hosts: ['esx-none*'], numa_nodes_per_socket: 2}\n"
+        "  - {cpu: ['*Gold*'], numa_nodes_per_socket: 3}\n")
+    after = json.loads(cli("check", str(folder), "--format", "json").out)
+    assert ("NUMA010", "e-24") in {(f["rule"], f["vm"]) for f in after["findings"]}
+    notes = after["notes"]
+    assert ("NUMA nodes per socket from the configuration: rule 1 (4 per socket) 1 host(s), rule 2 matched "
+            "no host, rule 3 matched no host") in notes
+    assert any("rule 3: 3 NUMA nodes per socket do not divide the 20 cores per socket of host gold" in n
+               for n in notes)
+    assumed = [n for n in notes if n.startswith(("one NUMA node per socket assumed", "node count uncertain"))]
+    assert assumed and all(n.endswith("1 host(s): gold") for n in assumed)
+    (folder / ".advisor.yaml").write_text("estate_hosts:\n  - {cpu: ['*'], numa_nodes_per_socket: 0}\n")
+    bad = cli("check", str(folder))
+    assert bad.code == 2 and ".advisor.yaml" in bad.err and "Traceback" not in bad.err
