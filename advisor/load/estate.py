@@ -1,7 +1,8 @@
 """What both readers of a running estate (RVTools exports, advisor.rvtools; vCenter, advisor.vcenter)
 do alike when they turn it into specs, written once so the two cannot drift apart:
 - the configuration's `workloads:` rules (.advisor.yaml) applied to a VM: the first rule whose every
-  given test matches names its workload; a VM no rule matches stays generic (nothing is guessed);
+  given test matches names its workload; a VM no rule matches stays generic (nothing is guessed),
+  and a rule that matched no VM or a VM that several rules matched is said (WorkloadTally);
 - a host's cluster peers as the spec's `cluster:` entries, one per kind of host with its count.
 """
 
@@ -21,24 +22,49 @@ class VmLabels(NamedTuple):
     attributes: Mapping[str, str]  # custom attribute name -> value
 
 
-def choose_workload(rules: Sequence[Any], vm: VmLabels) -> tuple[str, int] | None:
-    """The workload of the first rule `vm` matches and that rule's index (0-based), or None.
-    A rule with no test matches nothing; an attribute the VM lacks matches as the empty value."""
-    for index, rule in enumerate(rules):
-        tests = [(rule.vms, vm.name), (rule.folders, vm.folder), (rule.guest_os, vm.guest_os)]
-        tests += [([glob], vm.attributes.get(attribute, "")) for attribute, glob in rule.attributes.items()]
-        given = [(globs, value) for globs, value in tests if globs]
-        if given and all(any(fnmatchcase(value, g) for g in globs) for globs, value in given):
-            return str(rule.workload), index
-    return None
+def _matches(rule: Any, vm: VmLabels) -> bool:
+    """Whether `vm` passes every test `rule` gives; a rule with no test matches nothing, and an
+    attribute the VM lacks matches as the empty value."""
+    tests = [(rule.vms, vm.name), (rule.folders, vm.folder), (rule.guest_os, vm.guest_os)]
+    tests += [([glob], vm.attributes.get(attribute, "")) for attribute, glob in rule.attributes.items()]
+    given = [(globs, value) for globs, value in tests if globs]
+    return bool(given) and all(any(fnmatchcase(value, g) for g in globs) for globs, value in given)
 
 
-def workloads_note(chosen_by: Mapping[tuple[str, int], int]) -> str | None:
-    """One report note saying how many VMs each rule gave a workload, or None when none did."""
-    if not chosen_by:
-        return None
-    return "workloads from the configuration: " + ", ".join(
-        f"{kind} {count} VM(s) (rule {index + 1})" for (kind, index), count in sorted(chosen_by.items()))
+class WorkloadTally:
+    """The configuration's `workloads:` rules applied to an estate's VMs, and what the report says
+    about them: how many VMs each rule gave a workload, the rules that matched no VM, and the VMs
+    that more than one rule matched (the first rule's workload is taken, as the configuration
+    documents; said, so that a rule shadowed by an earlier one does not go unnoticed)."""
+
+    __slots__ = ("chosen", "overlaps", "rules")
+
+    def __init__(self, rules: Sequence[Any]) -> None:
+        self.rules = rules
+        self.chosen: dict[int, int] = {}  # rule index -> VMs it gave a workload
+        self.overlaps: dict[tuple[int, ...], int] = {}  # indices of the rules a VM matched (2+) -> VMs
+
+    def choose(self, vm: VmLabels) -> str | None:
+        """The workload of the first rule `vm` matches, or None (the VM stays generic)."""
+        matched = tuple(i for i, rule in enumerate(self.rules) if _matches(rule, vm))
+        if not matched:
+            return None
+        self.chosen[matched[0]] = self.chosen.get(matched[0], 0) + 1
+        if len(matched) > 1:
+            self.overlaps[matched] = self.overlaps.get(matched, 0) + 1
+        return str(self.rules[matched[0]].workload)
+
+    def note(self) -> str | None:
+        """One report note on the rules, or None when there are none."""
+        if not self.rules:
+            return None
+        parts = [f"{kind} {count} VM(s) (rule {i + 1})" for kind, i, count in
+                 sorted((str(self.rules[i].workload), i, count) for i, count in self.chosen.items())]
+        parts += [f"rule {i + 1} ({rule.workload}) matched no VM" for i, rule in enumerate(self.rules)
+                  if i not in self.chosen]
+        parts += [f"{count} VM(s) matched rules {', '.join(str(i + 1) for i in matched)}: rule {matched[0] + 1}'s "
+                  f"workload taken" for matched, count in sorted(self.overlaps.items())]
+        return "workloads from the configuration: " + ", ".join(parts)
 
 
 def cluster_peers(hosts: Mapping[str, dict[str, Any]],

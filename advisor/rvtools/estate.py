@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from advisor.errors import InputError
-from advisor.load.estate import VmLabels, choose_workload, cluster_peers, workloads_note
+from advisor.load.estate import VmLabels, WorkloadTally, cluster_peers
 from advisor.load.hosts import host_from_data
 from advisor.model.units import format_mib
 from advisor.rvtools.columns import Sheet
@@ -104,7 +104,7 @@ def build(export: Export, workloads: Sequence[Any] = (), host_rules: Sequence[An
     identity = _identity(info, sheets, out)
     details = {name: _index(rows, identity, info.keys(identity)) for name, rows in sheets.items()}
     per_host = _rows_by_host(info, hosts, out)
-    chosen_by: dict[tuple[str, int], int] = {}
+    tally = WorkloadTally(workloads)
     attributes = sorted({name for rule in workloads for name in rule.attributes})
     _threads_from_running_vms(hosts, info, per_host)
     peers_of = cluster_peers({name: doc for name, (doc, _, _) in hosts.items()}, clusters)
@@ -116,12 +116,12 @@ def build(export: Export, workloads: Sequence[Any] = (), host_rules: Sequence[An
                           Origin(where, cluster=clusters.get(name, "")))
         if peers_of.get(name):
             spec.doc["cluster"] = peers_of[name]
-        _add_vms(spec, info, rows, sheets, details, (workloads, attributes, chosen_by))
+        _add_vms(spec, info, rows, sheets, details, (tally, attributes))
         if spec.doc["vms"]:
             out.specs.append(spec)
         else:  # every VM of the host left out: why is said all the same
             out.notes.extend(spec.notes)
-    _close_notes(out, export, chosen_by)
+    _close_notes(out, export, tally)
     return out
 
 
@@ -160,9 +160,9 @@ def _rows_by_host(info: Sheet, hosts: Mapping[str, Any], out: Estate) -> dict[st
 
 
 def _add_vms(spec: EstateSpec, info: Sheet, rows: list[int], sheets: dict[str, Sheet],
-             details: dict[str, Any], mapping: tuple[Sequence[Any], list[str], dict[tuple[str, int], int]]) -> None:
+             details: dict[str, Any], mapping: tuple[WorkloadTally, list[str]]) -> None:
     """One host's VMs into its spec, each with its workload (counted in `mapping`'s tally) and its row."""
-    workloads, attributes, chosen_by = mapping
+    tally, attributes = mapping
     seen: set[str] = set()
     keys = info.keys()
     for i in rows:
@@ -170,10 +170,8 @@ def _add_vms(spec: EstateSpec, info: Sheet, rows: list[int], sheets: dict[str, S
         spec.notes.extend(vm_notes)
         if vm is None:
             continue
-        chosen = choose_workload(workloads, _labels(info, i, attributes)) if workloads else None
-        if chosen:
-            vm["workload"] = chosen[0]
-            chosen_by[chosen] = chosen_by.get(chosen, 0) + 1
+        if tally.rules and (chosen := tally.choose(_labels(info, i, attributes))):
+            vm["workload"] = chosen
         if vm["name"] in seen:
             vm["name"] = f"{vm['name']} [{info.where(i)}]"
         seen.add(vm["name"])
@@ -182,9 +180,9 @@ def _add_vms(spec: EstateSpec, info: Sheet, rows: list[int], sheets: dict[str, S
         spec.doc["vms"].append(vm)
 
 
-def _close_notes(out: Estate, export: Export, chosen_by: dict[tuple[str, int], int]) -> None:
+def _close_notes(out: Estate, export: Export, tally: WorkloadTally) -> None:
     """The estate's closing notes: workloads chosen, each assumption with its hosts, what the export lacks."""
-    if note := workloads_note(chosen_by):
+    if note := tally.note():
         out.notes.append(note)
     for assumption in (ONE_NODE, UNCERTAIN_NODES, HT_ASSUMED_OFF, HT_FROM_VMS, TIERED_MEMORY):
         names = [s.doc["host"]["name"] for s in out.specs if assumption in s.assumptions]

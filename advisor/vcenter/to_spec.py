@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from typing import Any
 
-from advisor.load.estate import VmLabels, choose_workload, cluster_peers, workloads_note
+from advisor.load.estate import VmLabels, WorkloadTally, cluster_peers
 from advisor.model.bootdisk import assumed_boot_disks
 from advisor.vcenter.collect import Inventory, Record
 from advisor.vcenter.core import SCALAR_KEYS, format_mib, read_bool
@@ -116,12 +116,12 @@ def map_inventory(inventory: Inventory, filters: Filters | None = None, workload
     peers = {h.name: h.doc for h in hosts.values() if not h.problem}
     cluster_of = {h.name: h.cluster for h in hosts.values() if h.cluster and not h.problem}
     peers_of = cluster_peers(peers, cluster_of)
-    chosen_by: dict[tuple[str, int], int] = {}
+    tally = WorkloadTally(workloads)
     for moid, host in hosts.items():
         records = vms_by_host.get(moid, [])
         if not records or host.problem or not host.selected:
             continue
-        spec = _spec(dict(host.doc), host, records, inventory, workloads, chosen_by)
+        spec = _spec(dict(host.doc), host, records, inventory, tally)
         spec.doc["host"]["description"] += _product_note(host.record.get("config.product"))
         if cluster := peers_of.get(host.name):
             spec.doc["cluster"] = cluster
@@ -133,7 +133,7 @@ def map_inventory(inventory: Inventory, filters: Filters | None = None, workload
             out.specs.append(spec)
         else:  # a spec holds at least one VM
             out.skipped.extend(spec.notes)
-    if note := workloads_note(chosen_by):
+    if note := tally.note():
         out.notes.append(note)
     if assumed := sum(len(spec.assumed) for spec in out.specs):
         out.notes.append(assumed_boot_disks(assumed))
@@ -186,8 +186,8 @@ def labels(vm: Record, inventory: Inventory) -> VmLabels:
                     str(vm.get("config.guestFullName") or ""), attributes)
 
 
-def _spec(host: dict[str, Any], place: _Host, vms: list[Record], inventory: Inventory, workloads: Sequence[Any],
-          chosen_by: dict[tuple[str, int], int]) -> SpecDoc:
+def _spec(host: dict[str, Any], place: _Host, vms: list[Record], inventory: Inventory,
+          tally: WorkloadTally) -> SpecDoc:
     cluster = place.cluster
     where = f"host {host['name']}" + (f" in cluster {cluster}" if cluster else "")
     host["description"] = f"{where}, read from vCenter {inventory.server}"
@@ -206,9 +206,8 @@ def _spec(host: dict[str, Any], place: _Host, vms: list[Record], inventory: Inve
                          f"named '{vm['name']} [{record.moid}]' here")
             vm["name"] = f"{vm['name']} [{record.moid}]"
         seen.add(vm["name"])
-        if workloads and (chosen := choose_workload(workloads, labels(record, inventory))):
-            vm["workload"] = chosen[0]
-            chosen_by[chosen] = chosen_by.get(chosen, 0) + 1
+        if tally.rules and (chosen := tally.choose(labels(record, inventory))):
+            vm["workload"] = chosen
         spec.vms[vm["name"]] = location(place.place, record.get("name", record.moid))
         if uuid := record.get("config.instanceUuid"):
             spec.uuids[vm["name"]] = str(uuid)

@@ -344,7 +344,8 @@ def test_workloads_come_from_the_configuration_never_guessed(cli, tmp_path: Path
         "  - {workload: java, attributes: {Owner: 'Owner-*'}, guest_os: ['*']}\n")
     after = json.loads(cli("check", "export.xlsx", "--format", "json").out)
     notes = [n for n in after["notes"] if "workload" in n]
-    assert notes == ["workloads from the configuration: java 3 VM(s) (rule 2), sql-server 1 VM(s) (rule 1)"]
+    assert notes == ["workloads from the configuration: java 3 VM(s) (rule 2), sql-server 1 VM(s) (rule 1), "
+                     "1 VM(s) matched rules 1, 2: rule 1's workload taken"]  # sql01: both rules match it
     assert {f["rule"] for f in after["findings"]} - {f["rule"] for f in before["findings"]}, "workload rules ran"
     (tmp_path / ".advisor.yaml").write_text("workloads:\n  - {workload: not-a-workload, vms: ['*']}\n")
     bad = cli("check", "export.xlsx")

@@ -155,3 +155,24 @@ def test_nodes_per_socket_stated_by_cpu_model_in_the_configuration(cli, tmp_path
     (folder / ".advisor.yaml").write_text("estate_hosts:\n  - {cpu: ['*'], numa_nodes_per_socket: 0}\n")
     bad = cli("check", str(folder))
     assert bad.code == 2 and ".advisor.yaml" in bad.err and "Traceback" not in bad.err
+
+
+def test_workload_rules_that_match_no_vm_or_overlap_are_said(tmp_path: Path) -> None:
+    """Nothing is guessed silently (issue 37, item 3): the first matching rule gives the workload,
+    as the configuration documents; a VM that a later rule matches too, and a rule that matched no
+    VM (a mistyped pattern), are named in the report's note."""
+    from advisor.load.configmodel import Config
+
+    rules = Config.model_validate({"workloads": [
+        {"workload": "sql-server", "vms": ["sql*"]},
+        {"workload": "java", "guest_os": ["*Linux*"]},
+        {"workload": "hpc", "vms": ["hcp-*"]}]}).workloads
+    vms = [GenVM("sql01", "h", 8, 32768), GenVM("app01", "h", 4, 8192), GenVM("web01", "h", 2, 4096)]
+    data = sheets([GenHost("h")], vms)
+    guest = data["vInfo"][0].index("OS according to the configuration file")
+    for row in data["vInfo"][1:]:
+        row[guest] = "Ubuntu Linux (64-bit)" if row[0] != "web01" else "Microsoft Windows Server 2019 (64-bit)"
+    run = _check(write_csv_folder(tmp_path / "x", data), rules)
+    assert [n for n in run.notes if n.startswith("workloads")] == [
+        "workloads from the configuration: java 1 VM(s) (rule 2), sql-server 1 VM(s) (rule 1), "
+        "rule 3 (hpc) matched no VM, 1 VM(s) matched rules 1, 2: rule 1's workload taken"]
