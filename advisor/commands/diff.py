@@ -37,21 +37,27 @@ def _snapshot(path: str, catalog: Any, policy: Any, profiles: Any, workloads: An
 def _export(path: str, catalog: Any, policy: Any, workloads: Any, host_rules: Any) -> tuple[Any, Any, dict[Any, str]]:
     """An RVTools export's run, its snapshot of VMs keyed by VI SDK UUID and VM UUID, and where each
     VM's findings point (its sheet and row) -> its key."""
-    from advisor.report.diff import Snapshot
+    from advisor.report.diff import Snapshot, shared_key
     from advisor.rvtools.check import evaluate
 
     run, estates = evaluate([path], catalog, policy, workloads, host_rules)
     snap = Snapshot(path, by_uuid=True, ids="rvtools")
     keys: dict[Any, str] = {}
-    for estate in estates:
-        for spec in estate.specs:
-            host = spec.doc["host"]["name"]
-            for vm in spec.doc["vms"]:
-                key = spec.origin.keys[vm["name"]]
-                place = run.sources[(spec.label, vm["name"])]
-                keys[(place.file, place.line)] = key
-                snap.vms[key] = {"name": vm["name"], "host": host, "vcpus": vm["vcpus"],
-                                 "cores_per_socket": vm.get("cores_per_socket"), "memory": vm["memory"]}
+    vms = [(spec.origin.keys[vm["name"]], vm, spec) for estate in estates for spec in estate.specs
+           for vm in spec.doc["vms"]]
+    held: dict[str, int] = {}
+    for key, _, _ in vms:
+        held[key] = held.get(key, 0) + 1
+    for key, vm, spec in vms:
+        if held[key] > 1:  # one UUID on several VMs (a copied VM keeps it): told apart by name
+            snap.shared.add(key)
+            key = shared_key(key, vm["name"])
+        if vm["name"] in spec.origin.unkeyed:
+            snap.unkeyed.add(key)
+        place = run.sources[(spec.label, vm["name"])]
+        keys[(place.file, place.line)] = key
+        snap.vms[key] = {"name": vm["name"], "host": spec.doc["host"]["name"], "vcpus": vm["vcpus"],
+                         "cores_per_socket": vm.get("cores_per_socket"), "memory": vm["memory"]}
     return run, snap, keys
 
 

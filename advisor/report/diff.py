@@ -27,6 +27,10 @@ class Snapshot:
     ids: str = ""  # what the UUID keys are ("rvtools", "vcenter"): two snapshots match by them only when equal
     vms: dict[str, dict[str, Any]] = field(default_factory=dict)  # key -> shape (name, host, vcpus, ...)
     findings: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)  # (vm key or host, rule) -> finding
+    # UUID keys several VMs of this snapshot hold (a copied VM keeps its UUID): those VMs are keyed
+    # shared_key(uuid, name), here and in the snapshot compared with it.
+    shared: set[str] = field(default_factory=set)
+    unkeyed: set[str] = field(default_factory=set)  # keys of VMs the export gives no UUID (server/name)
 
 
 @dataclass
@@ -49,9 +53,20 @@ class Diff:
                              "with_removed_vms": self.gone}}
 
 
-def _rekey(snapshot: Snapshot, by_uuid: bool) -> tuple[dict[str, dict[str, Any]], dict[tuple[str, str], Any]]:
+def shared_key(key: str, name: str) -> str:
+    """The key of a VM whose UUID another VM holds too: the UUID and the VM's name."""
+    return f"{key}|{name}"
+
+
+def _rekey(snapshot: Snapshot, by_uuid: bool, shared: set[str]) -> tuple[dict[str, dict[str, Any]],
+                                                                          dict[tuple[str, str], Any]]:
     if by_uuid:
-        return snapshot.vms, snapshot.findings
+        if not shared & snapshot.vms.keys():
+            return snapshot.vms, snapshot.findings
+        # A UUID this snapshot gives one VM but the other several: keyed with the name here too.
+        moved = {k: shared_key(k, vm["name"]) for k, vm in snapshot.vms.items() if k in shared}
+        return ({moved.get(k, k): vm for k, vm in snapshot.vms.items()},
+                {(moved.get(k, k), rule): f for (k, rule), f in snapshot.findings.items()})
     names = {key: f"{vm['host']}/{vm['name']}" for key, vm in snapshot.vms.items()}
     return ({names[k]: vm for k, vm in snapshot.vms.items()},
             {(names.get(k, k), rule): f for (k, rule), f in snapshot.findings.items()})
@@ -59,8 +74,10 @@ def _rekey(snapshot: Snapshot, by_uuid: bool) -> tuple[dict[str, dict[str, Any]]
 
 def compare(old: Snapshot, new: Snapshot) -> Diff:
     by_uuid = old.by_uuid and new.by_uuid and old.ids == new.ids
-    old_vms, old_findings = _rekey(old, by_uuid)
-    new_vms, new_findings = _rekey(new, by_uuid)
+    shared = old.shared | new.shared
+    old_vms, old_findings = _rekey(old, by_uuid, shared)
+    new_vms, new_findings = _rekey(new, by_uuid, shared)
+    by_name = _pair_unkeyed(old, new, old_vms, new_vms, new_findings) if by_uuid else 0
     added = [new_vms[k] for k in sorted(new_vms.keys() - old_vms.keys())]
     removed = [old_vms[k] for k in sorted(old_vms.keys() - new_vms.keys())]
     reshaped = []
@@ -74,11 +91,45 @@ def compare(old: Snapshot, new: Snapshot) -> Diff:
     gone_vms = old_vms.keys() - new_vms.keys()
     vanished = sorted(old_findings.keys() - new_findings.keys())
     matched_by = ("VM instance UUID" if old.ids == "vcenter" else "VM UUID") if by_uuid else "host and VM name"
+    if by_uuid and shared:
+        matched_by += f"; {len(shared)} UUID(s) held by several VMs: those VMs by UUID and name"
+    if by_name:
+        matched_by += f"; {by_name} VM(s) without a UUID in one snapshot by name"
     return Diff(old.label, new.label, matched_by, added, removed, reshaped,
                 [new_findings[k] for k in sorted(new_findings.keys() - old_findings.keys())],
                 [old_findings[k] for k in vanished if k[0] not in gone_vms],
                 len(old_findings.keys() & new_findings.keys()),
                 sum(1 for k in vanished if k[0] in gone_vms))
+
+
+def _pair_unkeyed(old: Snapshot, new: Snapshot, old_vms: dict[str, dict[str, Any]], new_vms: dict[str, dict[str, Any]],
+                  new_findings: dict[tuple[str, str], Any]) -> int:
+    """A VM the export gives no UUID (its row's "VM UUID" blank) in one snapshot is keyed by server
+    and name, so it cannot meet its UUID-keyed self in the other: it is paired by name with the one
+    unmatched VM of that name there, if there is exactly one, and the pair keyed alike (`new_vms`
+    and `new_findings` re-keyed in place). Returns the number of pairs."""
+    gone = {k: vm for k, vm in old_vms.items() if k not in new_vms}
+    came = {k: vm for k, vm in new_vms.items() if k not in old_vms}
+    if not (old.unkeyed & gone.keys() or new.unkeyed & came.keys()):
+        return 0
+
+    def by_name(vms: dict[str, dict[str, Any]]) -> dict[str, list[str]]:
+        out: dict[str, list[str]] = {}
+        for k, vm in vms.items():
+            out.setdefault(vm["name"], []).append(k)
+        return out
+
+    before, after = by_name(gone), by_name(came)
+    pairs = {}
+    for name, olds in before.items():
+        news = after.get(name, [])
+        if len(olds) == 1 and len(news) == 1 and (olds[0] in old.unkeyed or news[0] in new.unkeyed):
+            pairs[news[0]] = olds[0]
+    for new_key, old_key in pairs.items():
+        new_vms[old_key] = new_vms.pop(new_key)
+    for (k, rule) in [key for key in new_findings if key[0] in pairs]:
+        new_findings[(pairs[k], rule)] = new_findings.pop((k, rule))
+    return len(pairs)
 
 
 def changes(diff: Diff) -> list[dict[str, Any]]:

@@ -64,6 +64,7 @@ class Origin:
     host: str  # "<file>#vHost:<row>"
     vms: dict[str, str] = field(default_factory=dict)  # VM name in the spec -> "<file>#vInfo:<row>"
     keys: dict[str, str] = field(default_factory=dict)  # VM name in the spec -> "<VI SDK UUID>/<VM UUID>"
+    unkeyed: set[str] = field(default_factory=set)  # VM names whose row has no VM UUID (keyed by server/name)
     cluster: str = ""  # the host's cluster (vHost "Cluster"): a spec names its peers, not the cluster
 
 
@@ -164,7 +165,7 @@ def _add_vms(spec: EstateSpec, info: Sheet, rows: list[int], sheets: dict[str, S
     """One host's VMs into its spec, each with its workload (counted in `mapping`'s tally) and its row."""
     tally, attributes = mapping
     seen: set[str] = set()
-    keys = info.keys()
+    keys, uuids = info.keys(), info.texts("VM UUID")
     for i in rows:
         vm, vm_notes = _vm(info, i, sheets, details)
         spec.notes.extend(vm_notes)
@@ -177,6 +178,8 @@ def _add_vms(spec: EstateSpec, info: Sheet, rows: list[int], sheets: dict[str, S
         seen.add(vm["name"])
         spec.origin.vms[vm["name"]] = info.where(i)
         spec.origin.keys[vm["name"]] = "/".join(keys[i])
+        if not uuids[i]:
+            spec.origin.unkeyed.add(vm["name"])
         spec.doc["vms"].append(vm)
 
 

@@ -176,3 +176,34 @@ def test_workload_rules_that_match_no_vm_or_overlap_are_said(tmp_path: Path) -> 
     assert [n for n in run.notes if n.startswith("workloads")] == [
         "workloads from the configuration: java 1 VM(s) (rule 2), sql-server 1 VM(s) (rule 1), "
         "rule 3 (hpc) matched no VM, 1 VM(s) matched rules 1, 2: rule 1's workload taken"]
+
+
+def test_diff_keeps_vms_sharing_a_uuid_and_pairs_a_vm_without_one(cli, tmp_path: Path) -> None:
+    """rvtools.md: VMs are keyed across snapshots by VI SDK UUID and VM UUID. A copied VM can keep
+    its UUID, so one snapshot may hold two VMs with one UUID: keyed by UUID alone, one of them
+    vanished from the diff (neither added nor reshaped). And a row with a blank "VM UUID" is keyed
+    by its name, so the same VM with a UUID in the other snapshot was reported removed and added."""
+    import json
+
+    hosts = [GenHost("h1"), GenHost("h2")]
+    old = [GenVM("app", "h1", 4, 8192, uuid="u-app"), GenVM("blank", "h2", 2, 4096),
+           GenVM("swap-a", "h1", 2, 4096, uuid="u-1"), GenVM("swap-b", "h1", 2, 4096, uuid="u-2")]
+    new = [GenVM("app", "h1", 4, 8192, uuid="u-app"), GenVM("app-copy", "h2", 4, 8192, uuid="u-app"),
+           GenVM("blank", "h2", 2, 4096, uuid="u-blank"),
+           GenVM("swap-b", "h1", 2, 4096, uuid="u-1"), GenVM("swap-a", "h1", 2, 4096, uuid="u-2")]
+    data = sheets(hosts, old)
+    for sheet in ("vInfo", "vCPU", "vMemory", "vNetwork"):
+        head = data[sheet][0]
+        for row in data[sheet][1:]:
+            if row[head.index("VM")] == "blank":
+                row[head.index("VM UUID")] = ""
+    a, b = write_csv_folder(tmp_path / "old", data), write_csv_folder(tmp_path / "new", sheets(hosts, new))
+    doc = json.loads(cli("diff", str(a), str(b), "--format", "json").out)
+    assert [vm["name"] for vm in doc["vms"]["added"]] == ["app-copy"]
+    assert doc["vms"]["removed"] == []
+    assert sorted((vm["name"], vm["changes"]) for vm in doc["vms"]["reshaped"]) == [
+        ("swap-a", {"name": ["swap-b", "swap-a"]}), ("swap-b", {"name": ["swap-a", "swap-b"]})]
+    assert doc["matched_by"] == ("VM UUID; 1 UUID(s) held by several VMs: those VMs by UUID and name; "
+                                 "1 VM(s) without a UUID in one snapshot by name")
+    back = json.loads(cli("diff", str(b), str(a), "--format", "json").out)
+    assert [vm["name"] for vm in back["vms"]["removed"]] == ["app-copy"] and back["vms"]["added"] == []
