@@ -374,7 +374,13 @@ def _vm(info: Sheet, i: int, sheets: dict[str, Sheet],
 
 def _cpu(vm: dict[str, Any], rows: Sheet, i: int, notes: list[str], label: str) -> None:
     cps = rows.numbers("Cores p/s")[i]
-    if cps and cps >= 1:
+    sockets, cpus = rows.numbers("Sockets")[i], rows.numbers("CPUs")[i]
+    if cps and cps >= 1 and ((sockets and sockets * cps != vm["vcpus"]) or (cpus and cpus != vm["vcpus"])):
+        # The vCPU sheet and vInfo disagree (a row edited, or sheets of two moments): which is right
+        # is not known, so vInfo's count stands and the shape is left unstated.
+        notes.append(f"{label}: the vCPU sheet's {int(cpus or 0)} CPUs, {int(sockets or 0)} sockets x {int(cps)} "
+                     f"cores disagree with vInfo's {vm['vcpus']} CPUs; cores per socket not stated")
+    elif cps and cps >= 1:
         if vm["vcpus"] % int(cps):
             notes.append(f"{label}: {int(cps)} cores per socket do not divide {vm['vcpus']} vCPUs; not stated")
         else:

@@ -207,3 +207,17 @@ def test_diff_keeps_vms_sharing_a_uuid_and_pairs_a_vm_without_one(cli, tmp_path:
                                  "1 VM(s) without a UUID in one snapshot by name")
     back = json.loads(cli("diff", str(b), str(a), "--format", "json").out)
     assert [vm["name"] for vm in back["vms"]["removed"]] == ["app-copy"] and back["vms"]["added"] == []
+
+
+def test_vcpu_sheet_disagreeing_with_vinfo_leaves_the_shape_unstated(tmp_path: Path) -> None:
+    """rvtools.md: vInfo "CPUs" is the VM's vCPUs, vCPU "Sockets" and "Cores p/s" its shape, so
+    Sockets x Cores p/s is the vCPU count. Where the sheets disagree the export contradicts itself:
+    vInfo's count stands, the cores per socket are not taken as stated, and a note says so."""
+    data = sheets([GenHost("h")], [GenVM("odd", "h", 8, 8192, cps=2), GenVM("fine", "h", 8, 8192, cps=2)])
+    head = data["vCPU"][0]
+    data["vCPU"][1][head.index("Sockets")] = 2.0  # 2 x 2 = 4, vInfo says 8
+    run = _check(write_csv_folder(tmp_path / "x", data))
+    assert any("vm odd" in n.lower() and "disagree with vInfo's 8 CPUs" in n for n in run.notes)
+    shapes = {vm.name: (vm.topology or {}) for vm in run.vms}
+    assert set(shapes) == {"odd", "fine"}
+    assert not any("fine" in n for n in run.notes)
