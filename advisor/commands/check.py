@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -91,12 +91,16 @@ def command(
     elif exports and len(exports) == len(names):
         from advisor.rvtools.check import check_exports
 
-        run = check_exports(exports, s.catalog, s.policy, s.loaded.config.workloads,
-                            s.loaded.config.estate_hosts)
+        run = check_exports(exports, s.catalog, s.policy, *_estate_rules(s))
     else:
         run = _check_specs(names, exports, s, given)
     run.command = "check"
     sys.exit(emit(run, s))
+
+
+def _estate_rules(s: Settings) -> tuple[Any, Any]:
+    """The configuration's `workloads:` and `estate_hosts:` rules, for an RVTools export."""
+    return s.loaded.config.workloads, s.loaded.config.estate_hosts
 
 
 def _check_specs(names: list[str], exports: list[str], s: Settings, given: tuple[str, bytes] | None) -> Run:
@@ -108,8 +112,7 @@ def _check_specs(names: list[str], exports: list[str], s: Settings, given: tuple
     if exports:
         from advisor.rvtools.check import check_exports
 
-        runs.append(check_exports(exports, s.catalog, s.policy, s.loaded.config.workloads,
-                                  s.loaded.config.estate_hosts))
+        runs.append(check_exports(exports, s.catalog, s.policy, *_estate_rules(s)))
         names = [n for n in names if n not in exports]
     for scope in s.scopes.group(names):  # each spec file under its own configuration
         runs.append(check_files(scope.files, scope.catalog, scope.policy, scope.profiles,
