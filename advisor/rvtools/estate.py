@@ -43,8 +43,12 @@ _LATENCY = {"low", "normal", "medium", "high"}
 _NICS = {"vmxnet3": "vmxnet3", "vmxnet2": "vmxnet", "vmxnet": "vmxnet", "e1000": "e1000", "e1000e": "e1000e",
          "pcnet32": "vlance", "flexible": "vlance", "sriovethernetcard": "sriov", "sr-iov": "sriov"}
 # CPU families whose firmware can present more than one NUMA node per socket.
+# Xeon 6 and Xeon Max name no tier: "Intel(R) Xeon(R) 6980P", "Intel(R) Xeon(R) CPU Max 9480"; the
+# number must follow "Xeon" directly, or "Xeon(R) CPU E7- 4870" (Westmere-EX, one node per socket)
+# would be taken for one.
 _SPLITTABLE = re.compile(r"EPYC|Xeon\(R\)? (?:Platinum|Gold|Silver|Bronze)|Xeon .*(?:Platinum|Gold|Silver|Bronze)"
-                         r"|Xeon.*E5-2\d{3} v[34]|Xeon.*E7-\d{4} v[34]|Xeon.* [4-9]\d{3}[A-Z+]*\b", re.IGNORECASE)
+                         r"|Xeon.*E5-2\d{3} v[34]|Xeon.*E7-\d{4} v[34]"
+                         r"|Xeon(?:\(R\))?(?: CPU)? (?:Max )?[69]\d{3}[A-Z+]*\b", re.IGNORECASE)
 ONE_NODE = "one NUMA node per socket assumed (nodes per socket are not in an RVTools export)"
 UNCERTAIN_NODES = ("node count uncertain: the CPU can present several NUMA nodes per socket (NPS, SNC or "
                    "Cluster-on-Die); state it in .advisor.yaml (estate_hosts:) where it does")

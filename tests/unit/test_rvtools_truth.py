@@ -221,3 +221,18 @@ def test_vcpu_sheet_disagreeing_with_vinfo_leaves_the_shape_unstated(tmp_path: P
     shapes = {vm.name: (vm.topology or {}) for vm in run.vms}
     assert set(shapes) == {"odd", "fine"}
     assert not any("fine" in n for n in run.notes)
+
+
+def test_which_cpu_models_can_split_a_socket() -> None:
+    """vsphere-facts.md 1.9: Cluster-on-Die (Xeon E5/E7 v3 and v4), Sub-NUMA Clustering (Xeon
+    Scalable and later) and NPS (AMD EPYC) can split a socket; older Xeons cannot. "E7- 4870"
+    (Westmere-EX, 2011) was taken for a Xeon 6 by its space before the number."""
+    from advisor.rvtools.estate import _SPLITTABLE
+
+    splits = ["AMD EPYC 7543 32-Core Processor", "Intel(R) Xeon(R) Gold 6248R CPU @ 3.00GHz",
+              "Intel(R) Xeon(R) CPU E5-2680 v4 @ 2.40GHz", "Intel(R) Xeon(R) 6980P",
+              "Intel(R) Xeon(R) CPU Max 9480", "Intel(R) Xeon(R) Platinum 8480+"]
+    whole = ["Intel(R) Xeon(R) CPU E7- 4870 @ 2.40GHz", "Intel(R) Xeon(R) CPU E5-2650 0 @ 2.00GHz",
+             "Intel(R) Xeon(R) CPU E5-2660 v2 @ 2.20GHz", "Intel(R) Xeon(R) CPU X5670 @ 2.93GHz"]
+    assert [m for m in splits if not _SPLITTABLE.search(m)] == []
+    assert [m for m in whole if _SPLITTABLE.search(m)] == []
