@@ -107,7 +107,7 @@ def evaluate(paths: list[str], catalog: Any, policy: Any, workloads: Sequence[An
                 evaluate_spec(loaded, evaluator)
     run = evaluator.finish()
     from advisor.rvtools.alternatives import settle
-    from advisor.rvtools.estate import HT_ASSUMED_OFF, UNCERTAIN_NODES
+    from advisor.rvtools.vhost import HT_ASSUMED_OFF, UNCERTAIN_NODES
 
     # A finding that holds only under an assumption is capped (advisor.rvtools.alternatives).
     settle(run, [(spec.label, spec.doc, UNCERTAIN_NODES in spec.assumptions, HT_ASSUMED_OFF in spec.assumptions)

@@ -6,8 +6,8 @@ Read by header name, never by position (custom attributes insert columns after "
 column at a time (advisor.rvtools.columns); -1 means unlimited. What an export
 never holds stays unknown and is said once per host or per export:
 - NUMA nodes per socket and memory per node: nodes = sockets is an assumption, named on every
-  host; for a CPU that can split a socket (AMD EPYC NPS, Intel Xeon Scalable SNC, Xeon E5 v3/v4
-  Cluster-on-Die) the node count is called uncertain.
+  host; for a CPU that can split a socket the node count is called uncertain (advisor.rvtools.vhost
+  reads the hosts and names what each assumes).
 - host advanced settings (Numa.PreferHT, ...), every VM advanced key, vGPU profiles, guest settings.
 - disk roles (OS or data) and the controller a disk hangs on: storage rules are not evaluated
   on an export, and the report says so.
@@ -30,32 +30,22 @@ from typing import Any
 
 from advisor.errors import InputError
 from advisor.load.estate import VmLabels, WorkloadTally, cluster_peers
-from advisor.load.hosts import host_from_data
 from advisor.model.units import format_mib
 from advisor.rvtools.columns import Sheet
+from advisor.rvtools.vhost import (
+    HT_ASSUMED_OFF,
+    HT_FROM_VMS,
+    ONE_NODE,
+    TIERED_MEMORY,
+    UNCERTAIN_NODES,
+    read_hosts,
+    threads_from_running_vms,
+)
 from advisor.rvtools.workbook import Export
-from advisor.vcenter.to_spec import release
 
-# vHost "Current CPU power man. policy" as RVTools writes the policy's display name.
-_POWER = {"balanced": "balanced", "high performance": "high-performance", "low power": "low-power",
-          "custom": "custom"}
 _LATENCY = {"low", "normal", "medium", "high"}
 _NICS = {"vmxnet3": "vmxnet3", "vmxnet2": "vmxnet", "vmxnet": "vmxnet", "e1000": "e1000", "e1000e": "e1000e",
          "pcnet32": "vlance", "flexible": "vlance", "sriovethernetcard": "sriov", "sr-iov": "sriov"}
-# CPU families whose firmware can present more than one NUMA node per socket.
-# Xeon 6 and Xeon Max name no tier: "Intel(R) Xeon(R) 6980P", "Intel(R) Xeon(R) CPU Max 9480"; the
-# number must follow "Xeon" directly, or "Xeon(R) CPU E7- 4870" (Westmere-EX, one node per socket)
-# would be taken for one.
-_SPLITTABLE = re.compile(r"EPYC|Xeon\(R\)? (?:Platinum|Gold|Silver|Bronze)|Xeon .*(?:Platinum|Gold|Silver|Bronze)"
-                         r"|Xeon.*E5-2\d{3} v[34]|Xeon.*E7-\d{4} v[34]"
-                         r"|Xeon(?:\(R\))?(?: CPU)? (?:Max )?[69]\d{3}[A-Z+]*\b", re.IGNORECASE)
-ONE_NODE = "one NUMA node per socket assumed (nodes per socket are not in an RVTools export)"
-UNCERTAIN_NODES = ("node count uncertain: the CPU can present several NUMA nodes per socket (NPS, SNC or "
-                   "Cluster-on-Die); state it in .advisor.yaml (estate_hosts:) where it does")
-TIERED_MEMORY = ("NVMe memory tiering on: '# Memory' taken as the DRAM (the export does not say whether it "
-                 "counts the NVMe tier)")
-HT_ASSUMED_OFF = "'HT Active' not given: hyper-threading assumed off"
-HT_FROM_VMS = "'HT Active' not given: hyper-threading on, since a running VM has more vCPUs than the host has cores"
 NOT_IN_EXPORT = ("disk roles and controller buses, VM advanced keys (numa.*, preferHT, affinity), host NUMA "
                  "settings, vGPU profiles and guest settings are not in an RVTools export: the rules that need "
                  "them are not evaluated")
@@ -102,7 +92,7 @@ def build(export: Export, workloads: Sequence[Any] = (), host_rules: Sequence[An
 
     out = Estate()
     info = _vinfo(export)
-    hosts = _hosts(export, out)
+    hosts = read_hosts(export, out.notes, out.problems)
     hostrules.apply(host_rules, hosts, (ONE_NODE, UNCERTAIN_NODES), out.notes)
     clusters = _clusters(export)
     sheets = {name: Sheet(export.tables.get(name)) for name in ("vCPU", "vMemory", "vNetwork")}
@@ -111,7 +101,7 @@ def build(export: Export, workloads: Sequence[Any] = (), host_rules: Sequence[An
     per_host = _rows_by_host(info, hosts, out)
     tally = WorkloadTally(workloads)
     attributes = sorted({name for rule in workloads for name in rule.attributes})
-    _threads_from_running_vms(hosts, info, per_host)
+    threads_from_running_vms(hosts, info, per_host)
     peers_of = cluster_peers({name: doc for name, (doc, _, _) in hosts.items()}, clusters)
     for name, (host_doc, where, notes) in hosts.items():
         rows = per_host.get(name)
@@ -234,105 +224,6 @@ def _index(rows: Sheet, identity: str, joins: list[tuple[str, str]]) -> dict[int
     for i in rows.rows():
         by_key.setdefault(keys[i], []).append(i)
     return {i: by_key[key] for i, key in enumerate(joins) if key in by_key}
-
-
-def _hosts(export: Export, out: Estate) -> dict[str, tuple[dict[str, Any], str, list[str]]]:
-    table = Sheet(export.tables.get("vHost"))
-    hosts: dict[str, tuple[dict[str, Any], str, list[str]]] = {}
-    if table.table is None:
-        out.notes.append("no vHost sheet: no host can be described, so no VM is checked")
-        return hosts
-    for i in table.rows():
-        name = table.texts("Host")[i]
-        if not name:
-            continue
-        doc, problem, notes = _host(table, i, name)
-        if problem:
-            out.notes.append(f"host {name} ({table.where(i)}): {problem}; its VMs are not checked")
-            continue
-        try:  # a value out of a host's range is refused here, so it spoils no cluster peer's spec
-            host_from_data(doc, table.where(i))
-        except InputError as exc:
-            out.problems.append((table.where(i), exc.field, f"host {name}: {exc.message}; its VMs are not checked"))
-            continue
-        hosts[name] = (doc, table.where(i), notes)
-    return hosts
-
-
-def _host(table: Sheet, i: int, name: str) -> tuple[dict[str, Any], str | None, list[str]]:
-    sockets = table.numbers("# CPU")[i]
-    cores = table.numbers("Cores per CPU")[i]
-    memory = table.numbers("# Memory")[i]
-    if not sockets or not cores or not memory:
-        return {}, "no '# CPU', 'Cores per CPU' or '# Memory' value", []
-    ht = table.flags("HT Active")[i]
-    if ht is None and table.flags("HT Available")[i] is False:
-        ht = False  # no hyper-threads to turn on: off is a fact, not an assumption
-    doc: dict[str, Any] = {"name": name[:120]}
-    model = table.texts("CPU Model")[i]
-    if model:
-        doc["cpu"] = model
-    doc.update(sockets=int(sockets), cores_per_socket=int(cores), threads_per_core=2 if ht else 1,
-               numa_nodes_per_socket=1, memory=format_mib(int(memory)))
-    notes = [ONE_NODE]
-    if model and _SPLITTABLE.search(model):
-        notes.append(UNCERTAIN_NODES)
-    if ht is None:
-        notes.append(HT_ASSUMED_OFF)
-    _tiering(doc, table.texts("Memory Tiering Type")[i], notes)
-    speed = table.numbers("Speed")[i]
-    if speed and 100 <= speed <= 10000:
-        doc["core_mhz"] = int(speed)
-    version_text = table.texts("ESX Version")[i]
-    match = re.search(r"(\d+\.\d+(?:\.\d+)?)", version_text)
-    if not match:
-        return {}, f"ESX Version '{version_text[:60]}' not understood", []
-    version, problem = release(match[1])
-    if problem:
-        return {}, problem, []
-    doc["esxi"] = version
-    policy = table.texts("Current CPU power man. policy")[i].lower()
-    if policy in _POWER:
-        doc["power_policy"] = _POWER[policy]
-    elif policy:
-        notes.append(f"power policy '{policy[:40]}' is not one advisor knows: not stated")
-    return doc, None, notes
-
-
-def _threads_from_running_vms(hosts: dict[str, tuple[dict[str, Any], str, list[str]]], info: Sheet,
-                              per_host: Mapping[str, list[int]]) -> None:
-    """A host whose export leaves 'HT Active' blank has hyper-threading on when one of its powered-on
-    VMs has more vCPUs than the host has cores: a VM cannot have more vCPUs than the host has logical
-    processors (vSphere 6.7 Virtual Machine Administration, "CPU Configuration", GUID-13AD347E;
-    ../shared/reference/vsphere-facts.md 1.9), so the running VM states it. Assuming it off would
-    make the VM's own power-on impossible (HOST003) and shrink every node's threads."""
-    cpus = info.numbers("CPUs")
-    for name, (doc, _, notes) in hosts.items():
-        if HT_ASSUMED_OFF not in notes:
-            continue
-        cores = doc["sockets"] * doc["cores_per_socket"]
-        if any((cpus[i] or 0) > cores for i in per_host.get(name, ())):
-            doc["threads_per_core"] = 2
-            notes[notes.index(HT_ASSUMED_OFF)] = HT_FROM_VMS
-
-
-def _tiering(doc: dict[str, Any], kind: str, notes: list[str]) -> None:
-    """vHost "Memory Tiering Type" (vSphere 8.0 U3 and later exports), in the words of the vSphere API's
-    HostMemoryTieringType: noTiering, hardwareTiering (memory tiered by the hardware, such as Intel
-    Optane PMem in Memory Mode), softwareTiering (ESXi's NVMe memory tiering). Only the last is the
-    spec's `memory_tiering`; the column absent (older RVTools) leaves the spec's default, off, as
-    every spec without the field has it."""
-    word = kind.lower()
-    if word == "softwaretiering":
-        doc["memory_tiering"] = True
-        # Whether "# Memory" counts the NVMe tier is not stated: taken as DRAM, MEM006 (active memory
-        # over half the DRAM) can only fire later than it should, never sooner.
-        notes.append(TIERED_MEMORY)
-    elif word == "hardwaretiering":
-        notes.append("hardware memory tiering (such as PMem in Memory Mode) is not modelled: the host's "
-                     "memory is taken as stated")
-    elif word and word != "notiering":
-        notes.append(f"memory tiering type '{kind[:40]}' is not one advisor knows: not stated")
 
 
 def _vm(info: Sheet, i: int, sheets: dict[str, Sheet],

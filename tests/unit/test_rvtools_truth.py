@@ -227,7 +227,7 @@ def test_which_cpu_models_can_split_a_socket() -> None:
     """vsphere-facts.md 1.9: Cluster-on-Die (Xeon E5/E7 v3 and v4), Sub-NUMA Clustering (Xeon
     Scalable and later) and NPS (AMD EPYC) can split a socket; older Xeons cannot. "E7- 4870"
     (Westmere-EX, 2011) was taken for a Xeon 6 by its space before the number."""
-    from advisor.rvtools.estate import _SPLITTABLE
+    from advisor.rvtools.vhost import SPLITTABLE as _SPLITTABLE
 
     splits = ["AMD EPYC 7543 32-Core Processor", "Intel(R) Xeon(R) Gold 6248R CPU @ 3.00GHz",
               "Intel(R) Xeon(R) CPU E5-2680 v4 @ 2.40GHz", "Intel(R) Xeon(R) 6980P",
