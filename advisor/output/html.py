@@ -2,6 +2,16 @@
 host the NUMA map as SVG, per VM its default and recommended layouts side by side, then the
 findings with their fixes and links to the rule docs.
 
+The page's size is bounded by construction. A VM's own maps each draw every thread of its host
+(about 27 KB each), which is the point of a spec's report of a few VMs but made a 10,000-VM
+estate a 283 MB page no browser opens. So each VM's own maps are drawn on a page of at most
+MAX_VM_MAPS VMs (the page is then as it always was); on a larger page, for the MAX_VM_MAPS VMs
+with the most severe findings (then in report order), and the page says so and how many it left
+out. Every host keeps its map, which shows every VM as placed, and every VM keeps its row in the
+table, its article (layout, reasons, findings): the page grows by a bounded amount per VM, host
+and finding, never by a host drawing per VM. It is written in pieces (per file section), so a
+large page is never held whole.
+
 Nothing on the page is fetched (no script, font, stylesheet or image from elsewhere), so it opens
 the same from a CI artifact, an e-mail or a file share. The stylesheet lays the page out for a
 phone (a map keeps its size and scrolls sideways in its own box, since a 2×56-core host scaled
@@ -12,7 +22,7 @@ to find things (`data-host`, `data-vm`, `data-rule`) carry the same escaped text
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from html import escape
 
 import advisor
@@ -21,8 +31,13 @@ import advisor.output.numamap as numamap
 from advisor.output.describe import files_and_estates, fix_lines, report_files, topology_summary, totals
 from advisor.output.escape import command_safe, xml
 from advisor.report.findings import Finding, HostResult, Run, VmResult
+from advisor.vocab import SEVERITY_RANK
 
 RULE_DOCS = "https://github.com/vsphere-advisor/advisor/blob/v{version}/docs/rules.md#{anchor}"
+
+# Up to this many VMs, every VM's own maps are drawn (every example and hand-written spec set is
+# far below it); beyond, only this many VMs' are: 100 VMs × 2 layouts × about 27 KB is a few MB.
+MAX_VM_MAPS = 100
 
 # Paths, VM and host names and URLs come from outside and can be any length, and fonts differ from
 # machine to machine: any text may break anywhere (inherited from body), so none widens the page.
@@ -55,34 +70,66 @@ pre{white-space:pre-wrap;background:#f0f0f0;padding:.3rem .5rem;margin:.3rem 0}
 
 
 def render(run: Run) -> str:
+    return "".join(render_pieces(run))
+
+
+def render_pieces(run: Run) -> Iterator[str]:
+    """The page in pieces (head, summary, estate, one per file section, the rest), so writing a
+    large page never holds it whole; their concatenation is render()'s text."""
     palette = numamap.colours([vm.name for vm in run.vms])
     if run.command == "topology":  # no rule ran: totals of zero would read as a clean bill
         head = ("<p class=\"scope\">NUMA maps only: <code>advisor topology</code> evaluates no rules; "
                 "<code>advisor check</code> reports the findings.</p>")
     else:
         head = f"<p class=\"totals\">{_text(totals(run))}</p>"
-    body = [f"<header><h1>advisor report</h1>{head}</header>", _summary(run)]
-    if run.vms and run.command != "topology":  # verdicts need rules
-        body.append(_estate(run))
-    if run.errors:
-        body.append("<section class=\"errors\"><h2>Input errors</h2><ul>"
-                    + "".join(f"<li class=\"sev-error\">{_text(str(e))}</li>" for e in run.errors) + "</ul></section>")
     shown = [f for f in run.findings if f.suppressed is None]
+    drawn = _drawn(run)
+    yield ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+           "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+           f"<meta name=\"generator\" content=\"advisor {escape(advisor.__version__)}\">"
+           f"<title>advisor report</title><style>{_STYLE}</style></head><body>"
+           f"<header><h1>advisor report</h1>{head}</header>" + _summary(run) + _omitted(run, drawn))
+    if run.vms and run.command != "topology":  # verdicts need rules
+        yield _estate(run)
+    if run.errors:
+        yield ("<section class=\"errors\"><h2>Input errors</h2><ul>"
+               + "".join(f"<li class=\"sev-error\">{_text(str(e))}</li>" for e in run.errors) + "</ul></section>")
     placed: set[int] = set()
     for file in report_files(run):
-        body.append(_file_section(run, file, shown, placed, palette))
+        yield _file_section(run, file, shown, placed, palette, drawn)
     rest = [f for f in shown if id(f) not in placed]
     if rest:
-        body.append("<section><h2>Other findings</h2>" + _findings(rest) + "</section>")
+        yield "<section><h2>Other findings</h2>" + _findings(rest) + "</section>"
     notes = run.all_notes()
     if notes:
-        body.append("<section class=\"notes\"><h2>Notes</h2><ul>"
-                    + "".join(f"<li>{_text(n)}</li>" for n in notes) + "</ul></section>")
-    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-            f"<meta name=\"generator\" content=\"advisor {escape(advisor.__version__)}\">"
-            f"<title>advisor report</title><style>{_STYLE}</style></head><body>"
-            + "".join(body) + "</body></html>\n")
+        yield ("<section class=\"notes\"><h2>Notes</h2><ul>"
+               + "".join(f"<li>{_text(n)}</li>" for n in notes) + "</ul></section>")
+    yield "</body></html>\n"
+
+
+def _drawn(run: Run) -> set[int] | None:
+    """Whose own maps the page draws (ids of VM results), None for every VM's: all on a page of at
+    most MAX_VM_MAPS VMs, else the MAX_VM_MAPS whose worst shown finding is the most severe, ties in
+    report order (a VM without findings has nothing a map of its own would explain)."""
+    if len(run.vms) <= MAX_VM_MAPS:
+        return None
+    from advisor.report.vmrows import worst_findings
+
+    ranked = sorted((-SEVERITY_RANK[top.severity], index)
+                    for index, top in enumerate(worst_findings(run)) if top is not None)
+    return {id(run.vms[index]) for _, index in ranked[:MAX_VM_MAPS]}
+
+
+def _omitted(run: Run, drawn: set[int] | None) -> str:
+    """On a page that leaves VMs' own maps out, the line that says so, before anything else."""
+    if drawn is None:
+        return ""
+    left = len(run.vms) - len(drawn)
+    return (f"<p class=\"maps-omitted\" data-vms=\"{len(run.vms)}\" data-drawn=\"{len(drawn)}\""
+            f" data-omitted=\"{left}\">{len(run.vms)} VMs, more than {MAX_VM_MAPS}: each host's map shows "
+            f"every VM as placed; a VM's own layouts are drawn for {len(drawn)} VM(s), those with the most "
+            f"severe findings, and left out for the other {left}, so that the page stays small enough "
+            "to open.</p>")
 
 
 def _summary(run: Run) -> str:
@@ -157,7 +204,8 @@ def _text(value: object) -> str:
     return xml(value)
 
 
-def _file_section(run: Run, file: str, shown: list[Finding], placed: set[int], palette: dict[str, str]) -> str:
+def _file_section(run: Run, file: str, shown: list[Finding], placed: set[int], palette: dict[str, str],
+                  drawn: set[int] | None) -> str:
     hosts = [h for h in run.hosts if h.file == file]
     vms = [v for v in run.vms if v.file == file]
     mine = [f for f in shown if f.file == file]
@@ -169,7 +217,7 @@ def _file_section(run: Run, file: str, shown: list[Finding], placed: set[int], p
     for vm in vms:
         own = [f for f in mine if f.vm == vm.name]
         placed.update(id(f) for f in own)
-        out.append(_vm(vm, hosts, own, palette, vms))
+        out.append(_vm(vm, hosts, own, palette, vms, drawn is None or id(vm) in drawn))
     rest = [f for f in mine if id(f) not in placed]
     if rest:
         placed.update(id(f) for f in rest)
@@ -187,13 +235,16 @@ def _host(host: HostResult, vms: list[VmResult], findings: list[Finding], palett
 
 
 def _vm(vm: VmResult, hosts: list[HostResult], findings: list[Finding], palette: dict[str, str],
-        neighbours: list[VmResult]) -> str:
+        neighbours: list[VmResult], maps: bool = True) -> str:
     count = f" ×{vm.count}" if vm.count > 1 else ""
     where = f" on {_text(vm.host)}" if vm.host else ""
     out = [f"<article class=\"vm\" data-vm=\"{_text(vm.name)}\"><h3>vm {_text(vm.name)}{count}{where}</h3>",
            f"<p class=\"topology\">{_text(topology_summary(vm.topology))}</p>"]
     host = next((h for h in hosts if h.name == vm.host), None)
-    if host is not None and vm.layouts:
+    if host is not None and vm.layouts and not maps:
+        out.append("<p class=\"muted map-omitted\">own layouts not drawn on a page this large: "
+                   "the host's map shows where it is placed</p>")
+    elif host is not None and vm.layouts:
         out.append("<div class=\"maps\">")
         for layout in vm.layouts:
             drawn = hostmaps.layout_map(host, vm, layout, [v for v in neighbours if v.host == host.name])

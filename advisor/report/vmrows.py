@@ -45,16 +45,23 @@ def _shape(vm: VmResult, topo: dict[str, Any], memory: int) -> str:
     return ", ".join(shape)
 
 
-def rows(run: Run) -> list[dict[str, Any]]:
-    """One dict per VM of the run, keyed by COLUMNS, in the run's VM order (one pass over the findings)."""
+def worst_findings(run: Run) -> list[Finding | None]:
+    """Each VM's worst shown finding (None for a VM without one), in the run's VM order."""
     worst = _worst(run)
-    hosts = {(h.name, h.file): h for h in run.hosts}
     out = []
     for vm in run.vms:
+        source = run.sources.get((vm.file, vm.name))
+        out.append(worst.get((vm.name, source.file, source.line) if source else (vm.name, vm.file, None)))
+    return out
+
+
+def rows(run: Run) -> list[dict[str, Any]]:
+    """One dict per VM of the run, keyed by COLUMNS, in the run's VM order (one pass over the findings)."""
+    hosts = {(h.name, h.file): h for h in run.hosts}
+    out = []
+    for vm, top in zip(run.vms, worst_findings(run), strict=True):
         topo = vm.topology or {}
         source = run.sources.get((vm.file, vm.name))
-        key = (vm.name, source.file, source.line) if source else (vm.name, vm.file, None)
-        top = worst.get(key)
         memory = (topo.get("memory_local_mib") or 0) + (topo.get("memory_remote_mib") or 0)
         host_result = hosts.get((vm.host or "", vm.file))
         out.append({

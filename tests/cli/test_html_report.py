@@ -53,3 +53,49 @@ def test_a_counted_vm_draws_as_many_elements_at_any_count(cli, tmp_path: Path) -
     # The same cells; only the over-subscription outlines may differ (a few per map).
     assert pages[1].count("<rect") <= pages[0].count("<rect") + 50
     assert pages[0].count("data-instance=") == pages[1].count("data-instance=") > 0
+
+
+def _estate_page(cli, folder: Path, vms: int) -> str:
+    """The HTML page of a generated RVTools export: `vms` VMs of 2 to 16 vCPUs, 25 on each host of
+    2×10 cores with HT (an estate grows by hosts: ESXi caps the VMs a host runs), three in four with
+    an emulated NIC (NET001, their only finding)."""
+    from rvtools_gen import GenHost, GenVM, sheets, write_csv_folder
+
+    hosts = [GenHost(f"esx{h:02d}") for h in range(-(-vms // 25))]
+    guests = [GenVM(f"vm{i:04d}", hosts[i // 25].name, cpus=2 << (i % 4), memory_mb=4096,
+                    nics=["Vmxnet3"] if i % 4 == 3 else ["E1000"]) for i in range(vms)]
+    export = write_csv_folder(folder, sheets(hosts, guests))
+    result = cli("check", "--fail-on", "never", "--format", "html", export)
+    assert result.code == 0, result.err
+    return result.out
+
+
+def test_an_estate_page_grows_by_a_small_constant_per_vm_not_by_a_host_drawing(cli, tmp_path: Path) -> None:
+    """Issue 37: each VM's own maps drew every thread of its host, 28 KB per VM (a 10,000-VM export
+    made a 283 MB page). Past MAX_VM_MAPS VMs, the page draws a map per host and the own maps of
+    MAX_VM_MAPS VMs at most: twice the VMs add a row, an article and their findings each, and their
+    hosts' maps, counted in bytes and elements."""
+    from advisor.output.html import MAX_VM_MAPS
+
+    small, large = (_estate_page(cli, tmp_path / str(n), n) for n in (150, 300))
+    for page, vms in ((small, 150), (large, 300)):
+        assert page.count("<svg") <= vms // 25 + 2 * MAX_VM_MAPS  # a host map each, 1 or 2 layouts per drawn VM
+        drawn = min(MAX_VM_MAPS, vms - vms // 4)  # the VMs with a finding, up to MAX_VM_MAPS
+        assert f'data-vms="{vms}" data-drawn="{drawn}" data-omitted="{vms - drawn}"' in page
+        assert page.count('<figure class="layout"') >= drawn
+        assert page.count('<article class="vm"') == vms  # every VM keeps its article
+        assert page.count("<tr data-vm=") == vms  # and its row
+    added = 300 - 150
+    # Each VM: its share of its host's drawing (about 70 cells for 25 VMs) and a memory bar per node it is
+    # on; it was about 90 more, a 2×10×2-thread host drawn for it alone.
+    assert (large.count("<rect") - small.count("<rect")) / added <= 6
+    assert (len(large) - len(small)) / added <= 3000  # was about 28,000 bytes
+
+
+def test_a_page_of_max_vm_maps_vms_draws_every_vms_own_maps(cli, tmp_path: Path) -> None:
+    """Up to MAX_VM_MAPS VMs the page is as it always was: every VM's own maps, no note."""
+    from advisor.output.html import MAX_VM_MAPS
+
+    page = _estate_page(cli, tmp_path, MAX_VM_MAPS)
+    assert page.count('<figure class="layout"') >= MAX_VM_MAPS
+    assert "maps-omitted" not in page and "map-omitted" not in page
