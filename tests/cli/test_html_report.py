@@ -99,3 +99,10 @@ def test_a_page_of_max_vm_maps_vms_draws_every_vms_own_maps(cli, tmp_path: Path)
     page = _estate_page(cli, tmp_path, MAX_VM_MAPS)
     assert page.count('<figure class="layout"') >= MAX_VM_MAPS
     assert "maps-omitted" not in page and "map-omitted" not in page
+
+
+def test_the_readme_states_the_page_size_where_the_code_sets_it() -> None:
+    from advisor.output.html import MAX_VM_MAPS
+
+    text = " ".join((REPO / "README.md").read_text(encoding="utf-8").split())
+    assert f"A page of more than {MAX_VM_MAPS} VMs draws the own layouts of the {MAX_VM_MAPS} VMs" in text
