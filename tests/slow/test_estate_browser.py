@@ -84,7 +84,7 @@ def test_a_page_of_more_than_max_vm_maps_vms_draws_host_maps_and_the_worst_vms_o
     assert len(note) == 1 and body.children.index(note[0]) < body.children.index(body.all("section", "estate")[0])
     assert (note[0].attrs["data-vms"], note[0].attrs["data-drawn"]) == ("150", str(MAX_VM_MAPS))
     assert f"left out for the other {150 - MAX_VM_MAPS}" in note[0].content()
-    worst_first = [r["vm"] for r in rows if r["verdict"] == "error"] + [r["vm"] for r in rows if r["verdict"] == "warning"]
+    worst_first = [r["vm"] for verdict in ("error", "warning") for r in rows if r["verdict"] == verdict]
     assert len(worst_first) > MAX_VM_MAPS and worst_first[:10] == [f"vm{i}" for i in range(140, 150)]
     articles = body.all("article", "vm")
     assert [a.attrs["data-vm"] for a in articles] == [r["vm"] for r in rows]
