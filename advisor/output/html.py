@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from html import escape
+from typing import TypeVar
 
 import advisor
 import advisor.output.hostmaps as hostmaps
@@ -33,6 +34,7 @@ from advisor.output.escape import command_safe, xml
 from advisor.report.findings import Finding, HostResult, Run, VmResult
 from advisor.vocab import SEVERITY_RANK
 
+_Filed = TypeVar("_Filed", HostResult, VmResult, Finding)
 RULE_DOCS = "https://github.com/vsphere-advisor/advisor/blob/v{version}/docs/rules.md#{anchor}"
 
 # Up to this many VMs, every VM's own maps are drawn (every example and hand-written spec set is
@@ -95,8 +97,12 @@ def render_pieces(run: Run) -> Iterator[str]:
         yield ("<section class=\"errors\"><h2>Input errors</h2><ul>"
                + "".join(f"<li class=\"sev-error\">{_text(str(e))}</li>" for e in run.errors) + "</ul></section>")
     placed: set[int] = set()
+    # Each file's hosts, VMs and findings picked out in one pass, not one per file: an estate
+    # read from one export is a file per host, 250 of them for 10,000 VMs.
+    hosts, vms, findings = _by_file(run.hosts), _by_file(run.vms), _by_file(shown)
     for file in report_files(run):
-        yield _file_section(run, file, shown, placed, palette, drawn)
+        yield _file_section(file, hosts.get(file, []), vms.get(file, []), findings.get(file, []), placed, palette,
+                            drawn)
     rest = [f for f in shown if id(f) not in placed]
     if rest:
         yield "<section><h2>Other findings</h2>" + _findings(rest) + "</section>"
@@ -105,6 +111,13 @@ def render_pieces(run: Run) -> Iterator[str]:
         yield ("<section class=\"notes\"><h2>Notes</h2><ul>"
                + "".join(f"<li>{_text(n)}</li>" for n in notes) + "</ul></section>")
     yield "</body></html>\n"
+
+
+def _by_file(items: Iterable[_Filed]) -> dict[str | None, list[_Filed]]:
+    out: dict[str | None, list[_Filed]] = {}
+    for item in items:
+        out.setdefault(item.file, []).append(item)
+    return out
 
 
 def _drawn(run: Run) -> set[int] | None:
@@ -204,11 +217,8 @@ def _text(value: object) -> str:
     return xml(value)
 
 
-def _file_section(run: Run, file: str, shown: list[Finding], placed: set[int], palette: dict[str, str],
-                  drawn: set[int] | None) -> str:
-    hosts = [h for h in run.hosts if h.file == file]
-    vms = [v for v in run.vms if v.file == file]
-    mine = [f for f in shown if f.file == file]
+def _file_section(file: str, hosts: list[HostResult], vms: list[VmResult], mine: list[Finding], placed: set[int],
+                  palette: dict[str, str], drawn: set[int] | None) -> str:
     out = [f"<section class=\"file\" data-file=\"{_text(file)}\"><h2>{_text(file)}</h2>"]
     for host in hosts:
         own = [f for f in mine if f.vm is None and f.subject == f"host {host.name}"]
