@@ -1,7 +1,8 @@
 """Findings that rest on what an RVTools export cannot state (issue 37, item 2).
 
-An export gives no NUMA node count, and some leave 'HT Active' blank; advisor.rvtools.estate then
-assumes one node per socket and hyper-threading off, and names each assumption. An assumption must
+An export gives no NUMA node count, and some leave 'HT Active' blank; advisor.rvtools.vhost then
+assumes one node per socket (four on AMD EPYC 7001, its default) and hyper-threading off, and names
+each assumption. An assumption must
 never raise a finding above what the known facts support. So a host whose spec rests on one is
 checked again under each setting the hardware documents as possible, and a finding that does not
 fire under every one of them holds only under the assumption: it is kept, capped at info and
@@ -60,20 +61,21 @@ def depends(facts: frozenset[str]) -> bool:
     """Whether a rule reading `facts` may fire under one setting and not another."""
     return any(f in _DEPENDS or (f.startswith(_DEPENDS_PREFIXES) and f not in _NOT_DEPENDS) for f in facts)
 UNCERTAIN = "uncertain, holds only if {what} (the export does not say): "
-_WHAT = {"nodes": "each socket is one NUMA node", "ht": "hyper-threading is off",
-         "both": "each socket is one NUMA node and hyper-threading is off"}
+_WHAT = {"nodes": "each socket is {nodes}", "ht": "hyper-threading is off",
+         "both": "each socket is {nodes} and hyper-threading is off"}
+_NODES = {1: "one NUMA node", 4: "four NUMA nodes"}  # the counts advisor.rvtools.vhost assumes
 
 
 def settings(doc: dict[str, Any], split: bool, ht_unknown: bool) -> list[tuple[int, int]]:
-    """The (nodes per socket, threads per core) a host may run besides the assumed (1, 1 or its
-    stated threads): empty when nothing is assumed."""
+    """The (nodes per socket, threads per core) a host may run besides the assumed ones (its spec's):
+    empty when nothing is assumed."""
     host = doc["host"]
     cores = host["cores_per_socket"]
     nodes = [1]
     if split:
         nodes += [n for n in ((2, 4) if _EPYC in str(host.get("cpu", "")).lower() else (2,)) if cores % n == 0]
     threads = [1, 2] if ht_unknown else [host["threads_per_core"]]
-    assumed = (1, host["threads_per_core"])
+    assumed = (host["numa_nodes_per_socket"], host["threads_per_core"])
     return [s for s in itertools.product(nodes, threads) if s != assumed]
 
 
@@ -110,7 +112,7 @@ def settle(run: Any, specs: Iterable[tuple[str, dict[str, Any], bool, bool]], ca
         of_host = by_file.get(label, [])
         tried = settings(doc, split, ht_unknown) if of_host else []
         if of_host and tried:
-            nodes_vary = any(n != 1 for n, _ in tried)
+            nodes_vary = any(n != doc["host"]["numa_nodes_per_socket"] for n, _ in tried)
             threads_vary = any(t != doc["host"]["threads_per_core"] for _, t in tried)
             what = "both" if nodes_vary and threads_vary else ("nodes" if nodes_vary else "ht")
             jobs.append((label, of_host, what, tried, doc))
@@ -132,13 +134,14 @@ def settle(run: Any, specs: Iterable[tuple[str, dict[str, Any], bool, bool]], ca
             key = (FAMILY.get(f.rule, f.rule), f.subject)
             worst[key] = max(worst.get(key, 0), SEVERITY_RANK[f.severity])
     changed = False
-    for label, of_host, what, tried, _ in jobs:
+    for label, of_host, what, tried, doc in jobs:
         runs = [fired.get(f"{label}\0{k}", {}) for k in range(len(tried))]
         for f in of_host:
             key = (FAMILY.get(f.rule, f.rule), f.subject)
             if any(worst.get(key, 0) < SEVERITY_RANK[f.severity] for worst in runs):
                 f.severity = "info"
-                f.message = UNCERTAIN.format(what=_WHAT[what]) + f.message
+                count = _NODES.get(doc["host"]["numa_nodes_per_socket"], "as assumed")
+                f.message = UNCERTAIN.format(what=_WHAT[what].format(nodes=count)) + f.message
                 changed = True
     if changed:
         run.sort()

@@ -33,6 +33,7 @@ from advisor.load.estate import VmLabels, WorkloadTally, cluster_peers
 from advisor.model.units import format_mib
 from advisor.rvtools.columns import Sheet
 from advisor.rvtools.vhost import (
+    FOUR_NODES,
     HT_ASSUMED_OFF,
     HT_FROM_VMS,
     ONE_NODE,
@@ -93,7 +94,7 @@ def build(export: Export, workloads: Sequence[Any] = (), host_rules: Sequence[An
     out = Estate()
     info = _vinfo(export)
     hosts = read_hosts(export, out.notes, out.problems)
-    hostrules.apply(host_rules, hosts, (ONE_NODE, UNCERTAIN_NODES), out.notes)
+    hostrules.apply(host_rules, hosts, (ONE_NODE, FOUR_NODES, UNCERTAIN_NODES), out.notes)
     clusters = _clusters(export)
     sheets = {name: Sheet(export.tables.get(name)) for name in ("vCPU", "vMemory", "vNetwork")}
     identity = _identity(info, sheets, out)
@@ -181,7 +182,7 @@ def _close_notes(out: Estate, export: Export, tally: WorkloadTally) -> None:
     """The estate's closing notes: workloads chosen, each assumption with its hosts, what the export lacks."""
     if note := tally.note():
         out.notes.append(note)
-    for assumption in (ONE_NODE, UNCERTAIN_NODES, HT_ASSUMED_OFF, HT_FROM_VMS, TIERED_MEMORY):
+    for assumption in (ONE_NODE, FOUR_NODES, UNCERTAIN_NODES, HT_ASSUMED_OFF, HT_FROM_VMS, TIERED_MEMORY):
         names = [s.doc["host"]["name"] for s in out.specs if assumption in s.assumptions]
         if names:
             shown = ", ".join(names[:8]) + (f" and {len(names) - 8} more" if len(names) > 8 else "")

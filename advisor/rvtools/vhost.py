@@ -33,7 +33,13 @@ _POWER = {"balanced": "balanced", "high performance": "high-performance", "low p
 SPLITTABLE = re.compile(r"EPYC|Xeon\(R\)? (?:Platinum|Gold|Silver|Bronze)|Xeon .*(?:Platinum|Gold|Silver|Bronze)"
                         r"|Xeon.*E5-2\d{3} v[34]|Xeon.*E7-\d{4} v[34]"
                         r"|Xeon(?:\(R\))?(?: CPU)? (?:Max )?[69]\d{3}[A-Z+]*\b", re.IGNORECASE)
+# AMD EPYC 7001 (Naples: 7251 ... 7601, P for one-socket parts) presents one NUMA node per die, four
+# per socket, by default (vsphere-facts.md 1.9, from Denneman's "AMD EPYC Naples vs Rome"); its BIOS
+# can interleave memory across the dies and present fewer, so the count stays uncertain.
+NAPLES = re.compile(r"EPYC 7\d\d1P?\b", re.IGNORECASE)
 ONE_NODE = "one NUMA node per socket assumed (nodes per socket are not in an RVTools export)"
+FOUR_NODES = ("four NUMA nodes per socket assumed, AMD EPYC 7001's default of one per die (nodes per socket are "
+              "not in an RVTools export)")
 UNCERTAIN_NODES = ("node count uncertain: the CPU can present several NUMA nodes per socket (NPS, SNC or "
                    "Cluster-on-Die); state it in .advisor.yaml (estate_hosts:) where it does")
 TIERED_MEMORY = ("NVMe memory tiering on: '# Memory' taken as the DRAM (the export does not say whether it "
@@ -80,9 +86,10 @@ def _host(table: Sheet, i: int, name: str) -> tuple[dict[str, Any], str | None, 
     model = table.texts("CPU Model")[i]
     if model:
         doc["cpu"] = model
+    naples = bool(model and NAPLES.search(model)) and int(cores) % 4 == 0
     doc.update(sockets=int(sockets), cores_per_socket=int(cores), threads_per_core=2 if ht else 1,
-               numa_nodes_per_socket=1, memory=format_mib(int(memory)))
-    notes = [ONE_NODE]
+               numa_nodes_per_socket=4 if naples else 1, memory=format_mib(int(memory)))
+    notes = [FOUR_NODES if naples else ONE_NODE]
     if model and SPLITTABLE.search(model):
         notes.append(UNCERTAIN_NODES)
     if ht is None:

@@ -111,13 +111,15 @@ def test_the_settings_a_host_may_run() -> None:
     from advisor.rvtools.alternatives import depends, settings
 
     def host(cpu: str, cores: int, threads: int = 2) -> dict:
-        return {"host": {"cpu": cpu, "cores_per_socket": cores, "threads_per_core": threads}}
+        return {"host": {"cpu": cpu, "cores_per_socket": cores, "threads_per_core": threads,
+                         "numa_nodes_per_socket": 4 if "7601" in cpu else 1}}
 
     assert settings(host("AMD EPYC 7543 32-Core Processor", 32), True, False) == [(2, 2), (4, 2)]  # NPS2, NPS4
     assert settings(host("AMD EPYC 7413 24-Core Processor", 10), True, False) == [(2, 2)]  # 4 does not divide 10
     assert settings(host(GOLD, 16), True, False) == [(2, 2)]  # SNC2
     assert settings(host(GOLD, 16, 1), True, True) == [(1, 2), (2, 1), (2, 2)]
     assert settings(host(SANDY, 16), False, False) == []
+    assert settings(host("AMD EPYC 7601 32-Core Processor", 32), True, False) == [(1, 2), (2, 2)]  # Naples: 4
     assert depends(frozenset({"topo.wide"})) and depends(frozenset({"host.logical_cpus", "vm.vcpus"}))
     assert not depends(frozenset({"vm.legacy_nics", "vm.vmxnet3_possible"}))
     assert not depends(frozenset({"cluster.hw_unsupported_hosts"}))
@@ -236,3 +238,19 @@ def test_which_cpu_models_can_split_a_socket() -> None:
              "Intel(R) Xeon(R) CPU E5-2660 v2 @ 2.20GHz", "Intel(R) Xeon(R) CPU X5670 @ 2.93GHz"]
     assert [m for m in splits if not _SPLITTABLE.search(m)] == []
     assert [m for m in whole if _SPLITTABLE.search(m)] == []
+
+
+def test_epyc_naples_is_four_nodes_per_socket_by_default(tmp_path: Path) -> None:
+    """vsphere-facts.md 1.9 (Denneman, "AMD EPYC Naples vs Rome"): EPYC 7001 presents 4 NUMA nodes
+    per socket, one per die of up to 8 cores. One node per socket was assumed for it as for any CPU.
+    Its BIOS can interleave the dies into fewer nodes, so the count stays uncertain: a finding that
+    needs the four nodes is kept at info, worded with the count it rests on."""
+    host = GenHost("naples", cores=32, memory_mb=524288, cpu_model="AMD EPYC 7601 32-Core Processor")
+    run = _check(write_csv_folder(tmp_path / "x", sheets([host], [GenVM("v24", "naples", 24, 65536, cps=24)])))
+    (result,) = run.hosts
+    assert result.capacity["assumptions"][0].startswith("four NUMA nodes per socket assumed")
+    spans = [f for f in run.findings if f.rule == "NUMA010"]
+    assert spans and spans[0].severity == "info"
+    assert spans[0].message.startswith("uncertain, holds only if each socket is four NUMA nodes")
+    assert any(n.startswith("four NUMA nodes per socket assumed") and n.endswith("1 host(s): naples")
+               for n in run.notes)
