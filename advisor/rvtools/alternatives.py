@@ -32,7 +32,7 @@ from __future__ import annotations
 import copy
 import itertools
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, NamedTuple
 
 from advisor.vocab import SEVERITY_RANK
 
@@ -94,54 +94,89 @@ def _variant(doc: dict[str, Any], nodes: int, threads: int, vms: set[str] | None
     return out
 
 
+class _Job(NamedTuple):
+    """One host to check again: its spec's label and document, its findings in question, the
+    settings to try and what they vary (a key of _WHAT)."""
+
+    label: str
+    doc: dict[str, Any]
+    found: list[Any]
+    tried: list[tuple[int, int]]
+    what: str
+
+
 def settle(run: Any, specs: Iterable[tuple[str, dict[str, Any], bool, bool]], catalog: Any, policy: Any) -> None:
     """Cap at info, worded uncertain, every finding of `run` on a spec (label, doc, node count
     uncertain, HT unknown) that does not fire under each setting the host may run instead."""
-    from advisor.engine.engine import Evaluator
-    from advisor.engine.policy import Policy
-    from advisor.engine.specs import evaluate_spec
-    from advisor.load.specfile import spec_from_root
-
-    open_rules = {rule.d.id for rule in catalog.rules if depends(rule.facts)}
-    by_file: dict[str, list[Any]] = {}
-    for f in run.findings:
-        if f.suppressed is None and f.rule in open_rules:
-            by_file.setdefault(f.file or "", []).append(f)
-    jobs: list[tuple[str, list[Any], str, list[tuple[int, int]], dict[str, Any]]] = []
-    for label, doc, split, ht_unknown in specs:
-        of_host = by_file.get(label, [])
-        tried = settings(doc, split, ht_unknown) if of_host else []
-        if of_host and tried:
-            nodes_vary = any(n != doc["host"]["numa_nodes_per_socket"] for n, _ in tried)
-            threads_vary = any(t != doc["host"]["threads_per_core"] for _, t in tried)
-            what = "both" if nodes_vary and threads_vary else ("nodes" if nodes_vary else "ht")
-            jobs.append((label, of_host, what, tried, doc))
+    jobs = _jobs(run, specs, catalog)
     if not jobs:
         return
-    # Only the rules in question run again, and a host's findings all on VMs need only those VMs (a
-    # VM rule reads its VM, its host and the cluster's peers, not the host's other VMs); a host finding
-    # needs them all. Suppressed findings are left as they are, so no exemption is needed here.
-    rules = tuple(sorted({f.rule for _, of_host, _, _, _ in jobs for f in of_host}))
-    evaluator = Evaluator(catalog, Policy(select=rules, severity=policy.severity), keep_recommendations=False)
-    for label, of_host, _, tried, doc in jobs:
-        vms = None if any(f.vm is None for f in of_host) else {f.vm for f in of_host}
-        for k, (nodes, threads) in enumerate(tried):
-            evaluate_spec(spec_from_root(_variant(doc, nodes, threads, vms), f"{label}\0{k}"), evaluator)
     fired: dict[str, dict[tuple[str, str], int]] = {}
-    for f in evaluator.finish().findings:
+    for f in _rerun(jobs, catalog, policy):
         if f.suppressed is None:
             worst = fired.setdefault(f.file or "", {})
             key = (FAMILY.get(f.rule, f.rule), f.subject)
             worst[key] = max(worst.get(key, 0), SEVERITY_RANK[f.severity])
     changed = False
-    for label, of_host, what, tried, doc in jobs:
-        runs = [fired.get(f"{label}\0{k}", {}) for k in range(len(tried))]
-        for f in of_host:
+    for job in jobs:
+        runs = [fired.get(f"{job.label}\0{k}", {}) for k in range(len(job.tried))]
+        for f in job.found:
             key = (FAMILY.get(f.rule, f.rule), f.subject)
             if any(worst.get(key, 0) < SEVERITY_RANK[f.severity] for worst in runs):
                 f.severity = "info"
-                count = _NODES.get(doc["host"]["numa_nodes_per_socket"], "as assumed")
-                f.message = UNCERTAIN.format(what=_WHAT[what].format(nodes=count)) + f.message
+                count = _NODES.get(job.doc["host"]["numa_nodes_per_socket"], "as assumed")
+                f.message = UNCERTAIN.format(what=_WHAT[job.what].format(nodes=count)) + f.message
                 changed = True
     if changed:
         run.sort()
+
+
+def _jobs(run: Any, specs: Iterable[tuple[str, dict[str, Any], bool, bool]], catalog: Any) -> list[_Job]:
+    """The hosts with findings a setting could change, each with those findings and its settings."""
+    open_rules = {rule.d.id for rule in catalog.rules if depends(rule.facts)}
+    by_file: dict[str, list[Any]] = {}
+    for f in run.findings:
+        if f.suppressed is None and f.rule in open_rules:
+            by_file.setdefault(f.file or "", []).append(f)
+    jobs = []
+    for label, doc, split, ht_unknown in specs:
+        found = by_file.get(label, [])
+        if not ht_unknown:
+            # HOST005 (every node loaded beyond its threads) means more vCPUs than logical processors;
+            # however the sockets split, some node then holds more vCPUs than its threads, so HOST001
+            # or HOST005 (its FAMILY, at info or above) fires: it holds without checking again.
+            found = [f for f in found if f.rule != "HOST005"]
+        tried = settings(doc, split, ht_unknown) if found else []
+        if found and tried:
+            nodes_vary = any(n != doc["host"]["numa_nodes_per_socket"] for n, _ in tried)
+            threads_vary = any(t != doc["host"]["threads_per_core"] for _, t in tried)
+            what = "both" if nodes_vary and threads_vary else ("nodes" if nodes_vary else "ht")
+            jobs.append(_Job(label, doc, found, tried, what))
+    return jobs
+
+
+def _rerun(jobs: list[_Job], catalog: Any, policy: Any) -> list[Any]:
+    """The findings of every job's host under each of its settings, each run labelled
+    "<label>\\0<setting's index>". Only the rules in question run again. A VM rule reads its VM, its
+    host and the cluster's peers, not the host's other VMs: the VMs with findings in question are
+    enough, under the VM rules. A host rule reads every VM's placement: all the VMs, under the host
+    rules only. Suppressed findings are left as they are, so no exemption is needed here."""
+    from advisor.engine.engine import Evaluator
+    from advisor.engine.policy import Policy
+    from advisor.engine.specs import evaluate_spec
+    from advisor.load.specfile import spec_from_root
+
+    out: list[Any] = []
+    for of_vms in (True, False):
+        rules = tuple(sorted({f.rule for job in jobs for f in job.found if (f.vm is not None) == of_vms}))
+        if not rules:
+            continue
+        evaluator = Evaluator(catalog, Policy(select=rules, severity=policy.severity), keep_recommendations=False)
+        for job in jobs:
+            if not any((f.vm is not None) == of_vms for f in job.found):
+                continue
+            vms = {f.vm for f in job.found if f.vm is not None} if of_vms else None
+            for k, (nodes, threads) in enumerate(job.tried):
+                evaluate_spec(spec_from_root(_variant(job.doc, nodes, threads, vms), f"{job.label}\0{k}"), evaluator)
+        out += evaluator.finish().findings
+    return out
