@@ -123,9 +123,12 @@ def _by_file(items: Iterable[_Filed]) -> dict[str | None, list[_Filed]]:
 def _drawn(run: Run) -> set[int] | None:
     """Whose own maps the page draws (ids of VM results), None for every VM's: all on a page of at
     most MAX_VM_MAPS VMs, else the MAX_VM_MAPS whose worst shown finding is the most severe, ties in
-    report order (a VM without findings has nothing a map of its own would explain)."""
+    report order (a VM without findings has nothing a map of its own would explain). `advisor
+    topology` runs no rules and shows layouts only: its first MAX_VM_MAPS VMs."""
     if len(run.vms) <= MAX_VM_MAPS:
         return None
+    if run.command == "topology":
+        return {id(vm) for vm in run.vms[:MAX_VM_MAPS]}
     from advisor.report.vmrows import worst_findings
 
     ranked = sorted((-SEVERITY_RANK[top.severity], index)
@@ -138,11 +141,11 @@ def _omitted(run: Run, drawn: set[int] | None) -> str:
     if drawn is None:
         return ""
     left = len(run.vms) - len(drawn)
+    which = "the first in report order" if run.command == "topology" else "those with the most severe findings"
     return (f"<p class=\"maps-omitted\" data-vms=\"{len(run.vms)}\" data-drawn=\"{len(drawn)}\""
             f" data-omitted=\"{left}\">{len(run.vms)} VMs, more than {MAX_VM_MAPS}: each host's map shows "
-            f"every VM as placed; a VM's own layouts are drawn for {len(drawn)} VM(s), those with the most "
-            f"severe findings, and left out for the other {left}, so that the page stays small enough "
-            "to open.</p>")
+            f"every VM as placed; a VM's own layouts are drawn for {len(drawn)} VM(s), {which}, and left out "
+            f"for the other {left}, so that the page stays small enough to open.</p>")
 
 
 def _summary(run: Run) -> str:

@@ -106,3 +106,18 @@ def test_the_readme_states_the_page_size_where_the_code_sets_it() -> None:
 
     text = " ".join((REPO / "README.md").read_text(encoding="utf-8").split())
     assert f"A page of more than {MAX_VM_MAPS} VMs draws the own layouts of the {MAX_VM_MAPS} VMs" in text
+
+
+def test_a_topology_page_of_many_vms_draws_the_first_max_vm_maps_vms_own_maps(cli, tmp_path: Path) -> None:
+    """`advisor topology` runs no rules, so no finding ranks the VMs: the first MAX_VM_MAPS are drawn."""
+    from advisor.output.html import MAX_VM_MAPS
+
+    spec = tmp_path / "many.yaml"
+    spec.write_text("host: hp-dl580-g7\nvms:\n" + "".join(f"  - {{name: vm{i:03d}, vcpus: 2, memory: 4GB}}\n"
+                                                        for i in range(MAX_VM_MAPS + 20)), encoding="utf-8")
+    result = cli("topology", "--format", "html", spec)
+    assert result.code == 0, result.err
+    page = result.out
+    assert f'data-drawn="{MAX_VM_MAPS}" data-omitted="20">' in page and "the first in report order" in page
+    drawn = [a for a in page.split('<article class="vm"')[1:] if "<svg" in a.split("</article>")[0]]
+    assert [a[len(' data-vm="'):].split('"')[0] for a in drawn] == [f"vm{i:03d}" for i in range(MAX_VM_MAPS)]
