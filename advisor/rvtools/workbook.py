@@ -274,7 +274,12 @@ def _csv_table(sheet: str, name: str, text: str) -> Table | None:
     if not text.strip("\ufeff \t\r\n,;"):
         return None
     first = text.split("\n", 1)[0].split("\r", 1)[0]
-    delimiter = max((",", ";", "\t"), key=first.count)  # RVTools writes the list separator of its locale
+    skipped = 0
+    if len(first) == 5 and first.lower().startswith("sep=") and first[4] in ",;\t|":  # Excel's separator line
+        delimiter, skipped = first[4], 1
+        text = text[len(first) + (2 if text[len(first):].startswith("\r\n") else 1):]  # its line end too
+    else:
+        delimiter = max((",", ";", "\t"), key=first.count)  # RVTools writes the list separator of its locale
     rows: list[list[Any]] = []
     limit = csv.field_size_limit()
     csv.field_size_limit(MAX_FILE)  # process-wide, so put back below: other readers keep the default
@@ -282,13 +287,15 @@ def _csv_table(sheet: str, name: str, text: str) -> Table | None:
     try:
         for row in reader:
             if len(rows) > MAX_ROWS:
-                raise InputError(f"more than {MAX_ROWS:,} rows", file=name, line=reader.line_num)
+                raise InputError(f"more than {MAX_ROWS:,} rows", file=name, line=reader.line_num + skipped)
             rows.append(row)
     except csv.Error as exc:
         raise InputError(f"not a CSV file the way RVTools writes one ({exc})", file=name,
-                         line=reader.line_num) from None
+                         line=reader.line_num + skipped) from None
     finally:
         csv.field_size_limit(limit)
+    if not rows:
+        return None
     # Where the list separator is ';', the locale writes decimal commas (Excel's CSV takes both from
     # the Windows regional settings): a number both locales could have written ("1.024") is read so.
-    return Table(sheet, name, rows[0], rows[1:], decimal="," if delimiter == ";" else ".")
+    return Table(sheet, name, rows[0], rows[1:], first_row=2 + skipped, decimal="," if delimiter == ";" else ".")

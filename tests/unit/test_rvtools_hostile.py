@@ -133,7 +133,7 @@ def test_per_vm_sheets_are_joined_by_what_every_sheet_carries(tmp_path: Path, ex
                for n in estate.notes)
 
 
-@pytest.mark.parametrize("variant", ["lower-case names", "utf-16", "cp1252", "cr line ends", "long cell"])
+@pytest.mark.parametrize("variant", ["lower-case names", "utf-16", "cp1252", "cr line ends", "long cell", "sep= line"])
 def test_csv_files_as_other_tools_save_them_read_the_same(tmp_path: Path, expected: list[dict], variant: str) -> None:
     folder = write_csv_folder(tmp_path / "csv", sheets(HOSTS, VMS))
     if variant == "lower-case names":
@@ -146,6 +146,11 @@ def test_csv_files_as_other_tools_save_them_read_the_same(tmp_path: Path, expect
         expected[1]["name"] = "wéb01"
     elif variant == "cr line ends":  # classic Mac Excel
         _rewrite(folder, list, newline="\r")
+    elif variant == "sep= line":  # Excel's first line naming the separator; rows keep their file line numbers
+        _rewrite(folder, list, delimiter=";")
+        for path in folder.iterdir():
+            path.write_bytes(b"\xef\xbb\xbfsep=;\r\n" + path.read_bytes().removeprefix(b"\xef\xbb\xbf"))
+        assert read_export(str(folder)).tables["vInfo"].first_row == 3
     else:  # a cell past the csv module's default field limit (131,072): read and cut as a workbook's
         _rewrite(folder, lambda r: [("y" * 200_000 if c == "" else c) if r[0] == "web01" else c for c in r])
     from advisor.rvtools.detect import is_export
