@@ -242,3 +242,16 @@ def test_a_sheet_too_large_to_hold_is_refused_before_it_is_parsed(tmp_path: Path
     monkeypatch.setattr(workbook, "MAX_SHEET", 1 << 20)
     with pytest.raises(InputError, match="needs python-calamine"):  # under the cap: on to the parser
         read_export(str(path))
+
+
+def test_a_sheet_of_too_many_cells_is_refused_at_the_row_that_passes_the_bound(tmp_path: Path, monkeypatch) -> None:
+    """A CSV file of short fields took ~30 bytes of memory per byte of file: the cells are counted as read."""
+    from advisor.rvtools import workbook
+
+    monkeypatch.setattr(workbook, "MAX_CELLS", 3 * len(sheets(HOSTS, VMS)["vInfo"][0]))  # the header and two rows
+    folder = write_csv_folder(tmp_path / "csv", sheets(HOSTS, VMS))
+    with pytest.raises(InputError, match=r"more than [0-9,]+ cells") as info:
+        read_export(str(folder))
+    assert (Path(info.value.file or "").name, info.value.line) == ("RVTools_tabvInfo.csv", 4)
+    with pytest.raises(InputError, match=r"sheet vInfo has [0-9,]+ cells, more than"):
+        read_export(str(write_xlsx(tmp_path / "x.xlsx", sheets(HOSTS, VMS))))
