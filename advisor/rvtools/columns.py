@@ -138,7 +138,7 @@ class Sheet:
         """`export.xlsx#vInfo:12`, or `RVTools_tabvInfo.csv:12` for the CSV form (a file and its line)."""
         assert self.table is not None
         if self.table.source.lower().endswith(".csv"):
-            return f"{self.table.source}:{self.table.first_row + i}"
+            return f"{self.table.source}:{self.table.line(i)}"
         return f"{self.table.source}#{self.table.where(i)}"
 
     def keys(self, identity: str = "uuid") -> list[tuple[str, str]]:

@@ -59,6 +59,7 @@ class Table:
     rows: list[list[Any]]
     first_row: int = 2  # the spreadsheet/CSV row number of rows[0] (the header is row 1)
     decimal: str = "."  # the decimal mark of numbers written as text (advisor.rvtools.columns.number)
+    lines: list[int] | None = None  # each row's first line in a CSV file whose cells span lines, else None
     index: dict[str, int] = field(default_factory=dict)
     found: dict[tuple[str, ...], Any] = field(default_factory=dict)  # column() answers, asked per row
 
@@ -80,7 +81,11 @@ class Table:
         return found
 
     def where(self, i: int) -> str:
-        return f"{self.sheet}:{self.first_row + i}"
+        return f"{self.sheet}:{self.line(i)}"
+
+    def line(self, i: int) -> int:
+        """Row i's number in the sheet, or its first line in the CSV file."""
+        return self.lines[i] if self.lines is not None else self.first_row + i
 
 
 @dataclass
@@ -292,12 +297,16 @@ def _csv_table(sheet: str, name: str, text: str) -> Table | None:
     csv.field_size_limit(MAX_FILE)  # process-wide, so put back below: other readers keep the default
     reader = csv.reader(io.StringIO(text, newline=None), delimiter=delimiter, strict=True)
     cells = 0
+    starts = []  # each row's first line: a quoted cell may hold line breaks (an annotation often does)
+    last = 0
     try:
         for row in reader:
             cells += len(row)
             if len(rows) > MAX_ROWS or cells > MAX_CELLS:
                 what = f"{MAX_ROWS:,} rows" if len(rows) > MAX_ROWS else f"{MAX_CELLS:,} cells"
                 raise InputError(f"more than {what}", file=name, line=reader.line_num + skipped)
+            starts.append(last + 1 + skipped)
+            last = reader.line_num
             rows.append(row)
     except csv.Error as exc:
         raise InputError(f"not a CSV file the way RVTools writes one ({exc})", file=name,
@@ -308,4 +317,5 @@ def _csv_table(sheet: str, name: str, text: str) -> Table | None:
         return None
     # Where the list separator is ';', the locale writes decimal commas (Excel's CSV takes both from
     # the Windows regional settings): a number both locales could have written ("1.024") is read so.
-    return Table(sheet, name, rows[0], rows[1:], first_row=2 + skipped, decimal="," if delimiter == ";" else ".")
+    return Table(sheet, name, rows[0], rows[1:], first_row=2 + skipped, decimal="," if delimiter == ";" else ".",
+                 lines=starts[1:] if last != len(rows) else None)  # else each row is its own line

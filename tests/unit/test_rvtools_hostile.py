@@ -255,3 +255,18 @@ def test_a_sheet_of_too_many_cells_is_refused_at_the_row_that_passes_the_bound(t
     assert (Path(info.value.file or "").name, info.value.line) == ("RVTools_tabvInfo.csv", 4)
     with pytest.raises(InputError, match=r"sheet vInfo has [0-9,]+ cells, more than"):
         read_export(str(write_xlsx(tmp_path / "x.xlsx", sheets(HOSTS, VMS))))
+
+
+def test_a_finding_points_at_its_line_when_a_cell_above_spans_lines(tmp_path: Path) -> None:
+    """An annotation with line breaks (quoted, as RVTools writes it) made every later row's line
+    number the row's position, off by the breaks above it."""
+    data = sheets(HOSTS, VMS)
+    data["vInfo"][1][data["vInfo"][0].index("Annotation")] = "owner: dba\nticket: 42\nno reboot"
+    folder = write_csv_folder(tmp_path / "csv", data)
+    estate = build(read_export(str(folder)))
+    lines = (folder / "RVTools_tabvInfo.csv").read_text(encoding="utf-8-sig").splitlines()
+    for spec in estate.specs:
+        for vm, where in spec.origin.vms.items():
+            assert lines[int(where.rpartition(":")[2]) - 1].startswith(f"{vm},"), (vm, where)
+    assert {vm: w.rpartition(":")[2] for s in estate.specs for vm, w in s.origin.vms.items()} == {
+        "sql01": "2", "web01": "5", "app02": "6"}
