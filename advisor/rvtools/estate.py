@@ -45,6 +45,11 @@ from advisor.rvtools.vhost import (
 from advisor.rvtools.workbook import Export
 
 _LATENCY = {"low", "normal", "medium", "high"}
+# vInfo "Connection state" is the VM's runtime.connectionState (vSphere API VirtualMachineConnectionState):
+# orphaned (no longer registered on its host), inaccessible (configuration files unreachable: the
+# configuration "may be incomplete") and invalid (configuration format invalid) leave its values
+# unreliable; connected and disconnected (its host disconnected) keep the last configuration read.
+_UNREADABLE = {"orphaned", "inaccessible", "invalid"}
 _NICS = {"vmxnet3": "vmxnet3", "vmxnet2": "vmxnet", "vmxnet": "vmxnet", "e1000": "e1000", "e1000e": "e1000e",
          "pcnet32": "vlance", "flexible": "vlance", "sriovethernetcard": "sriov", "sr-iov": "sriov"}
 NOT_IN_EXPORT = ("disk roles and controller buses, VM advanced keys (numa.*, preferHT, affinity), host NUMA "
@@ -136,9 +141,14 @@ def _rows_by_host(info: Sheet, hosts: Mapping[str, Any], out: Estate) -> dict[st
     per_host: dict[str, list[int]] = {}
     skipped = {"powered off": 0, "suspended": 0, "templates": 0, "on hosts not in vHost": 0}
     templates, states, on = info.flags("Template"), info.texts("Powerstate"), info.texts("Host")
+    connections = info.texts("Connection state")
+    unreadable = 0
     for i in info.rows():
         if templates[i]:
             skipped["templates"] += 1
+            continue
+        if connections[i].lower() in _UNREADABLE:
+            unreadable += 1
             continue
         state = states[i].lower()
         if state not in ("poweredon", ""):
@@ -152,6 +162,9 @@ def _rows_by_host(info: Sheet, hosts: Mapping[str, Any], out: Estate) -> dict[st
     for what, count in skipped.items():
         if count:
             out.notes.append(f"{count} VM(s) {what} not checked (a spec holds the VMs that run on a host)")
+    if unreadable:
+        out.notes.append(f"{unreadable} VM(s) orphaned, inaccessible or invalid ('Connection state') not checked: "
+                         "vCenter does not hold their configuration whole")
     return per_host
 
 
@@ -253,6 +266,8 @@ def _vm(info: Sheet, i: int, sheets: dict[str, Sheet],
     latency = info.texts("Latency Sensitivity")[i].lower()
     if latency in _LATENCY and latency != "normal":
         vm["latency_sensitivity"] = latency
+    elif latency and latency not in _LATENCY:
+        notes.append(f"{label}: latency sensitivity '{latency[:40]}' is not one advisor knows: not stated")
     ft = info.texts("FT State")[i]
     if ft and ft.lower() not in ("notconfigured", "not configured"):
         vm["fault_tolerance"] = True

@@ -254,3 +254,19 @@ def test_epyc_naples_is_four_nodes_per_socket_by_default(tmp_path: Path) -> None
     assert spans[0].message.startswith("uncertain, holds only if each socket is four NUMA nodes")
     assert any(n.startswith("four NUMA nodes per socket assumed") and n.endswith("1 host(s): naples")
                for n in run.notes)
+
+
+def test_orphaned_vms_and_unknown_latency_values_are_said_not_guessed(tmp_path: Path) -> None:
+    """vInfo "Connection state" is the VM's runtime.connectionState (vSphere API
+    VirtualMachineConnectionState): an orphaned, inaccessible or invalid VM's configuration is not
+    whole, so its row is not checked, and a note counts it. A "Latency Sensitivity" value outside
+    the documented low/normal/medium/high (rvtools.md) is not taken for normal silently."""
+    vms = [GenVM("ok", "h", 2, 4096), GenVM("lost", "h", 64, 4096), GenVM("odd", "h", 2, 4096, latency="turbo")]
+    data = sheets([GenHost("h")], vms)
+    head = data["vInfo"][0]
+    data["vInfo"][2][head.index("Connection state")] = "orphaned"
+    run = _check(write_csv_folder(tmp_path / "x", data))
+    assert {vm.name for vm in run.vms} == {"ok", "odd"}
+    assert any(n.startswith("1 VM(s) orphaned, inaccessible or invalid ('Connection state') not checked")
+               for n in run.notes)
+    assert any("VM odd" in n and "latency sensitivity 'turbo' is not one advisor knows" in n for n in run.notes)
