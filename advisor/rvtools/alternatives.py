@@ -2,11 +2,11 @@
 
 An export gives no NUMA node count, and some leave 'HT Active' blank; advisor.rvtools.vhost then
 assumes one node per socket (four on AMD EPYC 7001, its default) and hyper-threading off, and names
-each assumption. An assumption must
-never raise a finding above what the known facts support. So a host whose spec rests on one is
-checked again under each setting the hardware documents as possible, and a finding that does not
-fire under every one of them holds only under the assumption: it is kept, capped at info and
-worded "uncertain" (no document settles which setting the host runs).
+each assumption. An assumption must never raise a finding above what the known facts support. So
+a host whose spec rests on one is checked again under each setting the hardware documents as
+possible, and a finding that does not fire under every one of them holds only under the
+assumption: it is kept, capped at info and worded "uncertain" (no document settles which setting
+the host runs).
 
 The settings tried:
 - nodes per socket on a CPU that can split its sockets: 1 and 2 on Intel (Cluster-on-Die on Xeon
@@ -25,6 +25,11 @@ rest (a NIC type, a hardware version, a reservation) fire alike under every sett
 A finding is matched across the runs by its rule (or its FAMILY) and subject ("vm sql01"), and holds
 when every run has it at its severity or above; its message keeps the assumed figures (a node's
 cores, its memory), which the note on the assumption names.
+
+Not done here: cluster peers with another CPU (or another host's blank 'HT Active') keep their own
+assumption in every run; a finding that would fire only under another setting is not reported (the
+host's note says its node count is uncertain); a VM's recommended shape is built from its findings
+before they are capped.
 """
 
 from __future__ import annotations
@@ -37,6 +42,10 @@ from typing import Any, NamedTuple
 from advisor.vocab import SEVERITY_RANK
 
 _EPYC = "epyc"
+UNCERTAIN = "uncertain, holds only if {what} (the export does not say): "
+_WHAT = {"nodes": "each socket is {nodes}", "ht": "hyper-threading is off",
+         "both": "each socket is {nodes} and hyper-threading is off"}
+_NODES = {1: "one NUMA node", 4: "four NUMA nodes"}  # the counts advisor.rvtools.vhost assumes
 # Facts whose value can change with the nodes per socket or the threads per core: the predicted
 # topology, its placement on the host's nodes, the cluster's layouts and smallest hosts, SQL Server's
 # view of the guest's nodes, and the host and VM facts computed from nodes or threads. A rule reading
@@ -48,7 +57,8 @@ _NOT_DEPENDS = frozenset({"cluster.hw_unsupported_hosts", "cluster.hw_unsupporte
 _DEPENDS = frozenset({"host.logical_cpus", "host.ht", "host.nodes", "host.nps", "host.sub_numa", "host.ccx_as_numa",
                       "host.cores_per_node", "host.threads_per_node", "host.memory_per_node_mib",
                       "vm.aligned_vcpus", "vm.aligned_vcpus_text", "vm.effective_cores_per_socket",
-                      "vm.fitting_cores_per_socket", "vm.exclusive_cores", "vm.high_ht_supported"})
+                      "vm.fitting_cores_per_socket", "vm.exclusive_cores", "vm.high_ht_supported",
+                      "vm.sockets", "vm.guest_socket_cores_per_socket", "vm.latency_max_vcpus"})
 
 
 # Rules that say one thing in two forms on one subject: either fires, by how the setting splits it
@@ -60,10 +70,6 @@ FAMILY = {"HOST001": "HOST005", "NUMA007": "NUMA014", "HOST009": "HOST008"}
 def depends(facts: frozenset[str]) -> bool:
     """Whether a rule reading `facts` may fire under one setting and not another."""
     return any(f in _DEPENDS or (f.startswith(_DEPENDS_PREFIXES) and f not in _NOT_DEPENDS) for f in facts)
-UNCERTAIN = "uncertain, holds only if {what} (the export does not say): "
-_WHAT = {"nodes": "each socket is {nodes}", "ht": "hyper-threading is off",
-         "both": "each socket is {nodes} and hyper-threading is off"}
-_NODES = {1: "one NUMA node", 4: "four NUMA nodes"}  # the counts advisor.rvtools.vhost assumes
 
 
 def settings(doc: dict[str, Any], split: bool, ht_unknown: bool) -> list[tuple[int, int]]:
