@@ -24,12 +24,13 @@ rest (a NIC type, a hardware version, a reservation) fire alike under every sett
 
 A finding is matched across the runs by its rule (or its FAMILY) and subject ("vm sql01"), and holds
 when every run has it at its severity or above; its message keeps the assumed figures (a node's
-cores, its memory), which the note on the assumption names.
+cores, its memory), which the note on the assumption names. A VM whose finding is capped gets its
+recommendation built again without that finding's fix: what advisor recommends follows what it
+finally finds.
 
 Not done here: cluster peers with another CPU (or another host's blank 'HT Active') keep their own
 assumption in every run; a finding that would fire only under another setting is not reported (the
-host's note says its node count is uncertain); a VM's recommended shape is built from its findings
-before they are capped.
+host's note says its node count is uncertain).
 """
 
 from __future__ import annotations
@@ -123,7 +124,7 @@ def settle(run: Any, specs: Iterable[tuple[str, dict[str, Any], bool, bool]], ca
             worst = fired.setdefault(f.file or "", {})
             key = (FAMILY.get(f.rule, f.rule), f.subject)
             worst[key] = max(worst.get(key, 0), SEVERITY_RANK[f.severity])
-    changed = False
+    capped: dict[str, tuple[dict[str, Any], dict[str, set[str]]]] = {}
     for job in jobs:
         runs = [fired.get(f"{job.label}\0{k}", {}) for k in range(len(job.tried))]
         for f in job.found:
@@ -132,9 +133,52 @@ def settle(run: Any, specs: Iterable[tuple[str, dict[str, Any], bool, bool]], ca
                 f.severity = "info"
                 count = _NODES.get(job.doc["host"]["numa_nodes_per_socket"], "as assumed")
                 f.message = UNCERTAIN.format(what=_WHAT[job.what].format(nodes=count)) + f.message
-                changed = True
-    if changed:
+                if f.vm is not None:
+                    capped.setdefault(job.label, (job.doc, {}))[1].setdefault(f.vm, set()).add(f.rule)
+                else:
+                    capped.setdefault(job.label, (job.doc, {}))
+    if capped:
+        _recommend_again(run, capped, catalog, policy)
         run.sort()
+
+
+def _recommend_again(run: Any, capped: dict[str, tuple[dict[str, Any], dict[str, set[str]]]], catalog: Any,
+                     policy: Any) -> None:
+    """What advisor recommends for a VM must be justified by what it finally finds: a VM's
+    recommendation (its shape, .vmx keys and suggestions) is built again without the fixes of its
+    findings that now hold only under an assumption, as if those findings were suppressed. The
+    host's spec runs whole, as assumed, so every other fact (the host's load among them) is as in
+    the first run; only the recommendations are taken from it."""
+    import glob
+    from dataclasses import replace
+
+    from advisor.engine.engine import Evaluator
+    from advisor.engine.policy import Exemption
+    from advisor.engine.specs import evaluate_spec
+    from advisor.load.specfile import spec_from_root
+
+    uncertain = [Exemption(rule, "holds only under an assumption", "config", vms=(glob.escape(vm),))
+                 for _, by_vm in capped.values() for vm, rules in by_vm.items() for rule in sorted(rules)]
+    if not uncertain:
+        return
+    evaluator = Evaluator(catalog, replace(policy, exemptions=[*policy.exemptions, *uncertain]))
+    for label, (doc, by_vm) in capped.items():
+        if by_vm:
+            evaluate_spec(spec_from_root(doc, f"{label}\0again"), evaluator)
+    again: dict[str, list[Any]] = {}
+    for vm in evaluator.finish().vms:
+        again.setdefault(vm.file.removesuffix("\0again"), []).append(vm)
+    first: dict[str, list[Any]] = {}
+    for vm in run.vms:
+        if vm.file in again:
+            first.setdefault(vm.file, []).append(vm)
+    for label, vms in first.items():
+        # The same document evaluated the same way: its VMs come in the same order.
+        for old, new in zip(vms, again[label], strict=True):
+            if old.name in capped[label][1]:
+                old.recommendation, old.recommended_vmx = new.recommendation, new.recommended_vmx
+                old.recommended_guest, old.vmx_reasons = new.recommended_guest, new.vmx_reasons
+                old.suggested_vmx = new.suggested_vmx
 
 
 def _jobs(run: Any, specs: Iterable[tuple[str, dict[str, Any], bool, bool]], catalog: Any) -> list[_Job]:
@@ -164,24 +208,32 @@ def _jobs(run: Any, specs: Iterable[tuple[str, dict[str, Any], bool, bool]], cat
 def _rerun(jobs: list[_Job], catalog: Any, policy: Any) -> list[Any]:
     """The findings of every job's host under each of its settings, each run labelled
     "<label>\\0<setting's index>". Only the rules in question run again. A VM rule reads its VM, its
-    host and the cluster's peers, not the host's other VMs: the VMs with findings in question are
-    enough, under the VM rules. A host rule reads every VM's placement: all the VMs, under the host
-    rules only. Suppressed findings are left as they are, so no exemption is needed here."""
+    host and the cluster's peers, and not the host's other VMs unless it reads the host's load: the
+    VMs with findings in question are enough, under those VM rules. A host rule (and a VM rule
+    reading the load) reads every VM's placement: all the VMs, under those rules only. Suppressed
+    findings are left as they are, so no exemption is needed here."""
     from advisor.engine.engine import Evaluator
     from advisor.engine.policy import Policy
     from advisor.engine.specs import evaluate_spec
     from advisor.load.specfile import spec_from_root
 
+    # A VM rule that reads the host's load (place.*: STO004 reads place.vcpu_per_core) needs every
+    # VM of the host, as a host rule does.
+    loaded = {rule.d.id for rule in catalog.rules if any(f.startswith("place.") for f in rule.facts)}
+
+    def alone(f: Any) -> bool:
+        return f.vm is not None and f.rule not in loaded
+
     out: list[Any] = []
     for of_vms in (True, False):
-        rules = tuple(sorted({f.rule for job in jobs for f in job.found if (f.vm is not None) == of_vms}))
+        rules = tuple(sorted({f.rule for job in jobs for f in job.found if alone(f) == of_vms}))
         if not rules:
             continue
         evaluator = Evaluator(catalog, Policy(select=rules, severity=policy.severity), keep_recommendations=False)
         for job in jobs:
-            if not any((f.vm is not None) == of_vms for f in job.found):
+            if not any(alone(f) == of_vms for f in job.found):
                 continue
-            vms = {f.vm for f in job.found if f.vm is not None} if of_vms else None
+            vms = {f.vm for f in job.found if alone(f)} if of_vms else None
             for k, (nodes, threads) in enumerate(job.tried):
                 evaluate_spec(spec_from_root(_variant(job.doc, nodes, threads, vms), f"{job.label}\0{k}"), evaluator)
         out += evaluator.finish().findings

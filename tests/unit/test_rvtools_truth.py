@@ -91,6 +91,15 @@ def test_a_finding_that_holds_only_if_each_socket_is_one_node_is_uncertain(tmp_p
         "uncertain, holds only if each socket is one NUMA node (the export does not say): ")
     # A finding no setting of the host changes (a NIC type) is left as it is.
     assert found[("NET001", "nic")].severity == "warning"
+    # What advisor recommends follows what it finally finds: the sure finding's fix (cores per
+    # socket 12) is in its VM's recommendation, the uncertain one's is not; the other fixes of the
+    # host's VMs (the NIC's) are kept.
+    vms = {vm.name: vm for vm in run.vms}
+    assert vms["on-sandy"].recommended_vmx["cpuid.coresPerSocket"] == "12"
+    assert vms["on-sandy"].recommendation.cores_per_socket == 12
+    assert vms["on-gold"].recommended_vmx.get("cpuid.coresPerSocket", "8") == "8"
+    assert vms["on-gold"].recommendation.cores_per_socket in (None, 8)
+    assert vms["nic"].recommended_vmx["ethernet0.virtualDev"] == "vmxnet3"
 
 
 def test_a_finding_that_holds_only_with_hyper_threading_off_is_uncertain(tmp_path: Path) -> None:
@@ -306,3 +315,35 @@ def test_every_fact_is_placed_as_changing_with_the_host_setting_or_not() -> None
     from advisor.rvtools.alternatives import depends
 
     assert sorted(f for f in FACTS if not depends(frozenset({f}))) == sorted(INDEPENDENT)
+
+
+def test_a_vm_rule_reading_the_hosts_load_is_checked_again_with_every_vm(tmp_path: Path) -> None:
+    """STO004 (a disk with an I/O filter on a host with more vCPUs than cores) reads the load of
+    the whole host (place.vcpu_per_core); splitting the sockets into nodes does not change it, so
+    checked again under every setting it still holds, and must: the host's other VMs are its load.
+    (An export states no disk filters; the spec of the host is given one by hand here.)"""
+    from advisor.commands.scopes import Options, Scopes
+    from advisor.engine.engine import Evaluator
+    from advisor.engine.specs import evaluate_spec
+    from advisor.load.config import load_config
+    from advisor.load.specfile import spec_from_root
+    from advisor.rvtools.alternatives import settle
+    from advisor.rvtools.estate import build
+    from advisor.rvtools.workbook import read_export
+
+    hosts = [GenHost("gold", cores=16, cpu_model=GOLD, esx="VMware ESXi 7.0.3 build-1")]
+    vms = [GenVM(f"load{i}", "gold", 4, 4096) for i in range(12)] + [GenVM("filtered", "gold", 2, 4096)]
+    folder = write_csv_folder(tmp_path / "x", sheets(hosts, vms))
+    spec = build(read_export(str(folder))).specs[0]
+    for vm in spec.doc["vms"]:
+        if vm["name"] == "filtered":
+            vm["advanced"] = {**vm.get("advanced", {}), "scsi0:0.filters": "vmwarevmcrypt"}
+    scopes = Scopes(Options((), (), (), None, None))
+    first = scopes.of(load_config(None, [str(folder)], scopes.found))
+    evaluator = Evaluator(first.catalog, first.policy)
+    evaluate_spec(spec_from_root(spec.doc, spec.label), evaluator)
+    run = evaluator.finish()
+    assert {(f.rule, f.vm) for f in run.findings} >= {("STO004", "filtered")}
+    settle(run, [(spec.label, spec.doc, True, False)], first.catalog, first.policy)
+    sto = next(f for f in run.findings if f.rule == "STO004")
+    assert not sto.message.startswith("uncertain"), sto.message
