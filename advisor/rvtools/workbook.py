@@ -309,8 +309,9 @@ def _csv_table(sheet: str, name: str, text: str) -> Table | None:
             last = reader.line_num
             rows.append(row)
     except csv.Error as exc:
+        # at the line where the row it could not read begins (an unclosed quote runs to the file's end)
         raise InputError(f"not a CSV file the way RVTools writes one ({exc})", file=name,
-                         line=reader.line_num + skipped) from None
+                         line=last + 1 + skipped) from None
     finally:
         csv.field_size_limit(limit)
     if not rows:

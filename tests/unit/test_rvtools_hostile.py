@@ -180,7 +180,7 @@ def test_an_unclosed_quote_is_refused_at_its_line(tmp_path: Path) -> None:
     """A truncated copy: the old reader took the rest of the file as one cell of a made-up row."""
     folder = write_csv_folder(tmp_path / "csv", sheets(HOSTS, VMS))
     path = folder / "RVTools_tabvInfo.csv"
-    path.write_bytes(path.read_bytes() + b'"cut01,poweredOn\r\n')
+    path.write_bytes(path.read_bytes() + b'"cut01,poweredOn\r\nmore,lines\r\nto,the,end\r\n')
     with pytest.raises(InputError, match="unexpected end of data") as info:
         read_export(str(folder))
     assert (info.value.file, info.value.line) == (str(path), 5)  # where the quote opens
