@@ -22,13 +22,19 @@ class VmLabels(NamedTuple):
     attributes: Mapping[str, str]  # custom attribute name -> value
 
 
-def _matches(rule: Any, vm: VmLabels) -> bool:
-    """Whether `vm` passes every test `rule` gives; a rule with no test matches nothing, and an
-    attribute the VM lacks matches as the empty value."""
-    tests = [(rule.vms, vm.name), (rule.folders, vm.folder), (rule.guest_os, vm.guest_os)]
-    tests += [([glob], vm.attributes.get(attribute, "")) for attribute, glob in rule.attributes.items()]
+def passes(tests: Sequence[tuple[Sequence[str], str]]) -> bool:
+    """Whether a configuration rule's tests, each (globs, value), all pass: a test with no globs is
+    not given, a given test passes when one of its globs matches, and a rule with no test given
+    matches nothing (`workloads:` here, `estate_hosts:` in advisor.rvtools.hostrules)."""
     given = [(globs, value) for globs, value in tests if globs]
     return bool(given) and all(any(fnmatchcase(value, g) for g in globs) for globs, value in given)
+
+
+def _matches(rule: Any, vm: VmLabels) -> bool:
+    """Whether `vm` passes every test `rule` gives; an attribute the VM lacks matches as the empty value."""
+    tests = [(rule.vms, vm.name), (rule.folders, vm.folder), (rule.guest_os, vm.guest_os)]
+    tests += [([glob], vm.attributes.get(attribute, "")) for attribute, glob in rule.attributes.items()]
+    return passes(tests)
 
 
 class WorkloadTally:

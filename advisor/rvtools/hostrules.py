@@ -9,17 +9,13 @@ host's cores, is said in a note; nothing is guessed.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from fnmatch import fnmatchcase
 from typing import Any
+
+from advisor.load.estate import passes
 
 
 def _first(rules: Sequence[Any], name: str, cpu: str) -> int | None:
-    for index, rule in enumerate(rules):
-        tests = [(rule.cpu, cpu), (rule.hosts, name)]
-        given = [(globs, value) for globs, value in tests if globs]
-        if given and all(any(fnmatchcase(value, g) for g in globs) for globs, value in given):
-            return index
-    return None
+    return next((i for i, rule in enumerate(rules) if passes([(rule.cpu, cpu), (rule.hosts, name)])), None)
 
 
 def apply(rules: Sequence[Any], hosts: dict[str, tuple[dict[str, Any], str, list[str]]],
