@@ -58,17 +58,23 @@ class Evaluator:
     """Runs one catalog under one policy; collects findings into a Run."""
 
     def __init__(self, catalog: Catalog, policy: Policy | None = None, full_vmx: bool = True,
-                 keep_recommendations: bool = True, typed: bool = True) -> None:
+                 keep_recommendations: bool = True, typed: bool = True,
+                 vms: bool | frozenset[str] = True) -> None:
         """full_vmx: recommend every key of the VM (check, vmx) or only the keys fixes change
         (lint: a template already holds the rest, and a large estate should not be copied
         into memory once more). keep_recommendations: keep each VM's Recommendation for the
         caller (advisor fix); the report needs only what its VmResult holds. typed: each
         VmResult holds the typed recommendation the emitters write (check, vmx, size), not only
-        its .vmx keys (lint reports those alone: VmResult.recommendation stays NO_RECOMMENDATION)."""
+        its .vmx keys (lint reports those alone: VmResult.recommendation stays NO_RECOMMENDATION).
+        vms: which VMs are evaluated (their facts, rules, findings and recommendation): all, none
+        (False: the host rules run on the placement alone, which is all they read), or those
+        named; every VM is placed on its host all the same, so the host's load is the whole
+        host's (advisor.rvtools.alternatives checks a few VMs again so)."""
         from advisor.engine.conditions import cel_env
 
         self.full_vmx = full_vmx
         self.typed = typed
+        self.vms = vms
         self._applicable: dict[tuple[str, Version | None], tuple[list[Rule], tuple[str, ...], frozenset[str]]] = {}
         self._groups: dict[tuple[str, Version | None, frozenset[str], bool], _Group] = {}
         self._last_groups: dict[tuple[str, Version | None, bool], _Group] = {}  # (workload, version, hosted)
@@ -148,7 +154,8 @@ class Evaluator:
         with gc_frozen():
             file = host_file or (subjects[0].file if subjects else "")
             placed = self.place(subjects, host, version, cluster)
-            self.evaluate_placed(subjects, placed, release)
+            if self.vms is not False:
+                self.evaluate_placed(subjects, placed, release)
             if host is not None and version is not None:
                 self._evaluate_host(placed.workloads, host, version, placed.facts, placed.placement, file, host_line)
 
@@ -184,8 +191,11 @@ class Evaluator:
         self._context = (host, version, cache, cluster, place_facts)  # a resized VM's next pass (_again)
         shapes = placed.shapes
         self.decider.start(len(subjects))
+        only = self.vms if isinstance(self.vms, frozenset) else None  # evaluate() runs this pass for True or a set
         for index, s in enumerate(subjects):
             asked = shapes.pop() if shapes else None
+            if only is not None and s.vm.name not in only:
+                continue
             facts, topo = facts_for(host, s.vm, version, s.unknown, cache, cluster,
                                     asked[1] if asked is not None and asked[0] is s.vm else False)
             facts.update(place_facts)

@@ -147,8 +147,8 @@ def _recommend_again(run: Any, capped: dict[str, tuple[dict[str, Any], dict[str,
     """What advisor recommends for a VM must be justified by what it finally finds: a VM's
     recommendation (its shape, .vmx keys and suggestions) is built again without the fixes of its
     findings that now hold only under an assumption, as if those findings were suppressed. The
-    host's spec runs whole, as assumed, so every other fact (the host's load among them) is as in
-    the first run; only the recommendations are taken from it."""
+    host's spec is placed whole, as assumed, so every fact (the host's load among them) is as in
+    the first run; only those VMs are evaluated, and only their recommendations are taken."""
     import glob
     from dataclasses import replace
 
@@ -161,24 +161,19 @@ def _recommend_again(run: Any, capped: dict[str, tuple[dict[str, Any], dict[str,
                  for _, by_vm in capped.values() for vm, rules in by_vm.items() for rule in sorted(rules)]
     if not uncertain:
         return
-    evaluator = Evaluator(catalog, replace(policy, exemptions=[*policy.exemptions, *uncertain]))
+    names = frozenset(vm for _, by_vm in capped.values() for vm in by_vm)
+    evaluator = Evaluator(catalog, replace(policy, exemptions=[*policy.exemptions, *uncertain]), vms=names)
     for label, (doc, by_vm) in capped.items():
         if by_vm:
             evaluate_spec(spec_from_root(doc, f"{label}\0again"), evaluator)
-    again: dict[str, list[Any]] = {}
-    for vm in evaluator.finish().vms:
-        again.setdefault(vm.file.removesuffix("\0again"), []).append(vm)
-    first: dict[str, list[Any]] = {}
-    for vm in run.vms:
-        if vm.file in again:
-            first.setdefault(vm.file, []).append(vm)
-    for label, vms in first.items():
-        # The same document evaluated the same way: its VMs come in the same order.
-        for old, new in zip(vms, again[label], strict=True):
-            if old.name in capped[label][1]:
-                old.recommendation, old.recommended_vmx = new.recommendation, new.recommended_vmx
-                old.recommended_guest, old.vmx_reasons = new.recommended_guest, new.vmx_reasons
-                old.suggested_vmx = new.suggested_vmx
+    # A host's VM names are its own (advisor.rvtools.estate makes equal names distinct).
+    again = {(vm.file.removesuffix("\0again"), vm.name): vm for vm in evaluator.finish().vms}
+    for old in run.vms:
+        new = again.get((old.file, old.name))
+        if new is not None and old.name in capped[old.file][1]:
+            old.recommendation, old.recommended_vmx = new.recommendation, new.recommended_vmx
+            old.recommended_guest, old.vmx_reasons = new.recommended_guest, new.vmx_reasons
+            old.suggested_vmx = new.suggested_vmx
 
 
 def _jobs(run: Any, specs: Iterable[tuple[str, dict[str, Any], bool, bool]], catalog: Any) -> list[_Job]:
@@ -218,22 +213,23 @@ def _rerun(jobs: list[_Job], catalog: Any, policy: Any) -> list[Any]:
     from advisor.load.specfile import spec_from_root
 
     # A VM rule that reads the host's load (place.*: STO004 reads place.vcpu_per_core) needs every
-    # VM of the host, as a host rule does.
+    # VM of the host, as a host rule does; a host rule needs their placement only (Evaluator's vms).
     loaded = {rule.d.id for rule in catalog.rules if any(f.startswith("place.") for f in rule.facts)}
 
-    def alone(f: Any) -> bool:
-        return f.vm is not None and f.rule not in loaded
+    def kind(f: Any) -> str:
+        return "host" if f.vm is None else ("loaded" if f.rule in loaded else "vm")
 
     out: list[Any] = []
-    for of_vms in (True, False):
-        rules = tuple(sorted({f.rule for job in jobs for f in job.found if alone(f) == of_vms}))
+    for of_kind in ("vm", "loaded", "host"):
+        rules = tuple(sorted({f.rule for job in jobs for f in job.found if kind(f) == of_kind}))
         if not rules:
             continue
-        evaluator = Evaluator(catalog, Policy(select=rules, severity=policy.severity), keep_recommendations=False)
+        evaluator = Evaluator(catalog, Policy(select=rules, severity=policy.severity), keep_recommendations=False,
+                              vms=of_kind != "host")
         for job in jobs:
-            if not any(alone(f) == of_vms for f in job.found):
+            if not any(kind(f) == of_kind for f in job.found):
                 continue
-            vms = {f.vm for f in job.found if alone(f)} if of_vms else None
+            vms = {f.vm for f in job.found if kind(f) == "vm"} if of_kind == "vm" else None
             for k, (nodes, threads) in enumerate(job.tried):
                 evaluate_spec(spec_from_root(_variant(job.doc, nodes, threads, vms), f"{job.label}\0{k}"), evaluator)
         out += evaluator.finish().findings

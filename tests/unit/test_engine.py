@@ -117,3 +117,36 @@ def test_lint_without_typed_recommendations_reports_the_same(monkeypatch: pytest
             assert list(to_vmx(a.recommendation).items()) == list(b.recommended_vmx.items())
             a.recommendation = b.recommendation
         assert typed == untyped
+
+
+def test_evaluating_some_vms_or_none_keeps_the_hosts_load_whole(tmp_path: Path) -> None:
+    """Evaluator(vms=...) evaluates only the VMs named (or none), yet places every VM of the host:
+    the host's findings are those of the whole evaluation, and a named VM's findings and
+    recommendation are the same as when every VM is evaluated (advisor.rvtools.alternatives
+    relies on both)."""
+    from advisor.load.specfile import load_spec
+
+    catalog = load_catalog()
+    spec_path = tmp_path / "host.yaml"
+    # Nine 8-vCPU VMs, one per name: the ninth overloads a node (the host finding of
+    # examples/consolidation-9x8.yaml, which states them as one VM with `count: 9`).
+    spec_path.write_text(SPEC + "".join(f"  - {{name: vm{i}, vcpus: 8, memory: 32GB, nics: [{{adapter: e1000}}]}}\n"
+                                        for i in range(9)))
+
+    def run_with(vms):
+        evaluator = engine.Evaluator(catalog, Policy(), vms=vms)
+        evaluate_spec(load_spec(str(spec_path)), evaluator)
+        return evaluator.finish()
+
+    whole = run_with(True)
+    names = [v.name for v in whole.vms]
+    assert len(names) > 2 and any(f.vm is None for f in whole.findings)
+    host_findings = sorted((f.rule, f.message) for f in whole.findings if f.vm is None)
+    none = run_with(False)
+    assert none.vms == [] and sorted((f.rule, f.message) for f in none.findings) == host_findings
+    one = run_with(frozenset(names[1:2]))
+    assert [v.name for v in one.vms] == names[1:2]
+    assert sorted((f.rule, f.message) for f in one.findings if f.vm is None) == host_findings
+    assert ([(f.rule, f.message) for f in one.findings if f.vm == names[1]]
+            == [(f.rule, f.message) for f in whole.findings if f.vm == names[1]])
+    assert one.vms[0].recommended_vmx == whole.vms[1].recommended_vmx
