@@ -12,9 +12,7 @@ sheet and characters per cell. Nothing is extracted to disk.
 from __future__ import annotations
 
 import csv
-import html
 import io
-import re
 import zipfile
 import zlib
 from dataclasses import dataclass, field
@@ -150,26 +148,38 @@ def _check_members(archive: zipfile.ZipFile, label: str) -> None:
 
 def _sheet_members(archive: zipfile.ZipFile, sizes: dict[str, int]) -> dict[str, str]:
     """Each sheet's XML member by the sheet's lower-case name, from xl/workbook.xml and its
-    relationships; read with patterns, not an XML parser (no entity is expanded, no DTD read), and
-    {} where they are missing or oversized (the total size cap above still holds)."""
+    relationships, parsed with defusedxml as the OVF reader parses (no entity expanded, no external
+    reference followed), and {} where they are missing, oversized or broken (the total size cap
+    above still holds, and calamine refuses a broken workbook in its own words)."""
+    from xml.etree.ElementTree import ParseError
+
+    from defusedxml import DefusedXmlException
+    from defusedxml.ElementTree import fromstring
+
     book, rels = "xl/workbook.xml", "xl/_rels/workbook.xml.rels"
     if not 0 < sizes.get(book, 0) <= 16 << 20 or not 0 < sizes.get(rels, 0) <= 16 << 20:
         return {}
     try:
-        book_xml, rels_xml = archive.read(book), archive.read(rels)
-    except (zipfile.BadZipFile, zlib.error, OSError, NotImplementedError, RuntimeError):
-        return {}  # a broken or encrypted member: calamine refuses the workbook in its own words
+        book_root, rels_root = fromstring(archive.read(book)), fromstring(archive.read(rels))
+    # zipfile: NotImplementedError for a compression method it lacks, RuntimeError for an encrypted member.
+    except (zipfile.BadZipFile, zlib.error, OSError, NotImplementedError, RuntimeError, ParseError,
+            DefusedXmlException):
+        return {}
+
+    def local(name: str) -> str:  # "{namespace}id" -> "id": transitional and strict OOXML name them apart
+        return name.rpartition("}")[2]
+
     targets = {}
-    for tag in re.findall(rb"<(?:\w+:)?Relationship\b[^>]*>", rels_xml):
-        rid, target = re.search(rb'\bId="([^"]*)"', tag), re.search(rb'\bTarget="([^"]*)"', tag)
-        if rid and target:
-            goes = target[1].decode("utf-8", "replace")
-            targets[rid[1]] = goes.lstrip("/") if goes.startswith("/") else f"xl/{goes}"
+    for rel in rels_root.iter():
+        attrs = {local(k): v for k, v in rel.attrib.items()}
+        if local(rel.tag) == "Relationship" and "Id" in attrs and "Target" in attrs:
+            goes = attrs["Target"]
+            targets[attrs["Id"]] = goes.lstrip("/") if goes.startswith("/") else f"xl/{goes}"
     found = {}
-    for tag in re.findall(rb"<(?:\w+:)?sheet\b[^>]*>", book_xml):
-        name, rid = re.search(rb'\bname="([^"]*)"', tag), re.search(rb'\b(?:\w+:)?id="([^"]*)"', tag)
-        if name and rid and rid[1] in targets:
-            found[html.unescape(name[1].decode("utf-8", "replace")).lower()] = targets[rid[1]]
+    for sheet in book_root.iter():
+        attrs = {local(k): v for k, v in sheet.attrib.items()}
+        if local(sheet.tag) == "sheet" and attrs.get("id") in targets and "name" in attrs:
+            found[attrs["name"].lower()] = targets[attrs["id"]]
     return found
 
 
