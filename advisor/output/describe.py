@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, TypeVar
 
 from advisor.output.escape import one_line, terminal
-from advisor.report.findings import EstateRead, Finding, Run
+from advisor.report.findings import EstateRead, Finding, HostResult, Run, VmResult
+
+_Filed = TypeVar("_Filed", HostResult, VmResult, Finding)
 
 # The terminal escaping under the names the formatters have long used (advisor.output.escape).
 visible = terminal
@@ -209,10 +211,11 @@ def first_reference(finding: Finding) -> str | None:
     return one_line(finding.references[0]) if finding.references else None
 
 
-def by_file(items: Iterable[Any]) -> dict[str | None, list[Any]]:
+def by_file(items: Iterable[_Filed]) -> dict[str | None, list[_Filed]]:
     """Items grouped by their file, each group in the items' order: a report's sections are built
-    from these rather than by scanning every list for every file (quadratic on a thousand files)."""
-    groups: dict[str | None, list[Any]] = {}
+    from these rather than by scanning every list for every file (quadratic on a thousand files;
+    an estate read from one export is a file per host)."""
+    groups: dict[str | None, list[_Filed]] = {}
     for item in items:
         groups.setdefault(item.file, []).append(item)
     return groups

@@ -24,17 +24,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from html import escape
-from typing import TypeVar
 
 import advisor
 import advisor.output.hostmaps as hostmaps
 import advisor.output.numamap as numamap
-from advisor.output.describe import files_and_estates, fix_lines, report_files, topology_summary, totals
+from advisor.output.describe import by_file, files_and_estates, fix_lines, report_files, topology_summary, totals
 from advisor.output.escape import command_safe, xml
 from advisor.report.findings import Finding, HostResult, Run, VmResult
 from advisor.vocab import SEVERITY_RANK
 
-_Filed = TypeVar("_Filed", HostResult, VmResult, Finding)
 RULE_DOCS = "https://github.com/vsphere-advisor/advisor/blob/v{version}/docs/rules.md#{anchor}"
 
 # Up to this many VMs, every VM's own maps are drawn (every example and hand-written spec set is
@@ -97,9 +95,7 @@ def render_pieces(run: Run) -> Iterator[str]:
         yield ("<section class=\"errors\"><h2>Input errors</h2><ul>"
                + "".join(f"<li class=\"sev-error\">{_text(str(e))}</li>" for e in run.errors) + "</ul></section>")
     placed: set[int] = set()
-    # Each file's hosts, VMs and findings picked out in one pass, not one per file: an estate
-    # read from one export is a file per host, 250 of them for 10,000 VMs.
-    hosts, vms, findings = _by_file(run.hosts), _by_file(run.vms), _by_file(shown)
+    hosts, vms, findings = by_file(run.hosts), by_file(run.vms), by_file(shown)
     for file in report_files(run):
         yield _file_section(file, hosts.get(file, []), vms.get(file, []), findings.get(file, []), placed, palette,
                             drawn)
@@ -111,13 +107,6 @@ def render_pieces(run: Run) -> Iterator[str]:
         yield ("<section class=\"notes\"><h2>Notes</h2><ul>"
                + "".join(f"<li>{_text(n)}</li>" for n in notes) + "</ul></section>")
     yield "</body></html>\n"
-
-
-def _by_file(items: Iterable[_Filed]) -> dict[str | None, list[_Filed]]:
-    out: dict[str | None, list[_Filed]] = {}
-    for item in items:
-        out.setdefault(item.file, []).append(item)
-    return out
 
 
 def _drawn(run: Run) -> set[int] | None:
